@@ -1,0 +1,5 @@
+"""``python -m toolwire``: the command line."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,96 @@
+"""The ``toolwire`` command.
+
+    toolwire run path/to/server.py[:object]    serve a file's Server over stdio
+
+``run`` is what desktop MCP clients launch, so it imports only what serving over stdio
+needs. Without ``:object`` it serves the module's ``server``, ``mcp`` or ``app``, or its only
+:class:`~toolwire.Server` instance; an object that is a function is called to make one.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+USAGE = """usage: toolwire run FILE[:OBJECT] [-v]
+
+commands:
+  run FILE[:OBJECT]   serve the Server defined in FILE over stdio (stdout carries only
+                      protocol messages; logs go to stderr). -v logs at INFO level.
+"""
+
+
+class UsageError(Exception):
+    """The command line asks for something that cannot be done; the message says why."""
+
+
+def load_server(target: str) -> Any:
+    """The :class:`~toolwire.Server` named by ``FILE[:OBJECT]``; :class:`UsageError` if none."""
+    import importlib.util
+    import os
+
+    from .server.server import Server
+
+    path, _, name = target.partition(":")
+    if not os.path.isfile(path):
+        raise UsageError(f"no such file: {path}")
+    directory = os.path.dirname(os.path.abspath(path))
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    module_name = "__toolwire_target__"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"cannot load {path} as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    if name:
+        if not hasattr(module, name):
+            raise UsageError(f"{path} has no object named {name!r}")
+        found = getattr(module, name)
+    else:
+        candidates = [getattr(module, n) for n in ("server", "mcp", "app") if isinstance(getattr(module, n, None), Server)]
+        if not candidates:
+            candidates = [value for value in vars(module).values() if isinstance(value, Server)]
+        if len(candidates) != 1:
+            what = "no Server" if not candidates else "several Servers"
+            raise UsageError(f"{path} defines {what}: name the one to serve as {path}:OBJECT")
+        found = candidates[0]
+    if callable(found) and not isinstance(found, Server):
+        found = found()
+    if not isinstance(found, Server):
+        raise UsageError(f"{target} is a {type(found).__name__}, not a toolwire Server")
+    return found
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the command line; exits with 2 and a message on stderr for a usage error."""
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        if len(args) >= 2 and args[0] == "run":
+            _run(args[1], verbose="-v" in args[2:])
+            return
+        if args and args[0] in ("-h", "--help", "help"):
+            sys.stdout.write(USAGE)
+            return
+        raise UsageError("unknown command line" if args else "a command is needed")
+    except UsageError as exc:
+        sys.stderr.write(f"toolwire: {exc}\n{USAGE}")
+        raise SystemExit(2) from None
+
+
+def _run(target: str, verbose: bool) -> None:
+    import asyncio
+    import logging
+
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.INFO if verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    server = load_server(target)
+    from .transports.stdio import serve_stdio
+
+    try:
+        asyncio.run(serve_stdio(server))
+    except KeyboardInterrupt:
+        pass

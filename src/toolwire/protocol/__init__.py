@@ -1,0 +1,12 @@
+"""The sans-IO core: JSON-RPC framing, error codes, versions and eras, per-version codecs,
+and the per-connection state machine. Imports nothing else of toolwire; does no I/O."""
+
+from .codec import Codec, codec_for
+from .connection import Cancelled, Request, Response, ServerConnection, ServerIdentity
+from .errors import ProtocolError
+from .versions import LATEST, LEGACY_VERSIONS, MODERN_VERSIONS, SUPPORTED_VERSIONS
+
+__all__ = [
+    "LATEST", "LEGACY_VERSIONS", "MODERN_VERSIONS", "SUPPORTED_VERSIONS", "Cancelled", "Codec",
+    "ProtocolError", "Request", "Response", "ServerConnection", "ServerIdentity", "codec_for",
+]

@@ -1,0 +1,199 @@
+"""Per-version wire codecs: the one place that knows what each protocol version looks like.
+
+Tools, results and notifications are built once in neutral terms (the newest shape, every
+field present); a :class:`Codec` renders them for the version a peer speaks, leaving out what
+that version lacks and reshaping what it spells differently. Nothing outside this module
+compares version strings.
+
+What changes, by version:
+
+=================  =========================================================================
+2024-11-05         tools: name, description, inputSchema; content: text, image, resource
+2025-03-26         + tool annotations, audio content, progress ``message``, JSON-RPC batches
+2025-06-18         + title, outputSchema and structuredContent (objects only), resource_link,
+                   elicitation; batches removed
+2025-11-25         + icons; argument validation failures become ``isError`` results;
+                   elicitation carries ``mode``
+2026-07-28         no handshake; ``resultType`` on every result; ``ttlMs``/``cacheScope`` on
+                   discover and list results; outputSchema and structuredContent of any type;
+                   ``-32021`` for a missing client capability
+=================  =========================================================================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, ProtocolError
+from .versions import LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS
+
+LOG_LEVELS: tuple[str, ...] = (
+    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+)
+LOG_SEVERITY: dict[str, int] = {level: rank for rank, level in enumerate(LOG_LEVELS)}
+
+_TOOL_FIELDS_BASE = ("name", "description", "inputSchema")
+
+
+class Codec:
+    """Renders neutral protocol objects for one protocol version.
+
+    Codecs are immutable and shared: get one with :func:`codec_for`.
+    """
+
+    __slots__ = (
+        "version", "modern", "batches", "annotations", "audio", "progress_message",
+        "structured", "icons", "validation_is_error", "elicitation", "elicitation_mode",
+        "_tool_fields",
+    )
+
+    def __init__(self, version: str) -> None:
+        at_least = version.__ge__  # ISO dates compare in order as strings
+        self.version = version
+        self.modern = version in MODERN_VERSIONS
+        self.batches = version == "2025-03-26"
+        self.annotations = at_least("2025-03-26")
+        self.audio = at_least("2025-03-26")
+        self.progress_message = at_least("2025-03-26")
+        self.structured = at_least("2025-06-18")
+        self.elicitation = at_least("2025-06-18")
+        self.icons = at_least("2025-11-25")
+        self.validation_is_error = at_least("2025-11-25")
+        self.elicitation_mode = at_least("2025-11-25")
+        fields = list(_TOOL_FIELDS_BASE)
+        if self.annotations:
+            fields.append("annotations")
+        if self.structured:
+            fields += ["title", "outputSchema", "_meta"]
+        if self.icons:
+            fields.append("icons")
+        self._tool_fields = tuple(fields)
+
+    def __repr__(self) -> str:
+        return f"Codec({self.version!r})"
+
+    # -- results ---------------------------------------------------------------------------
+
+    def finish(self, result: dict[str, Any], server_info: dict[str, Any] | None) -> dict[str, Any]:
+        """Complete a result for the wire: modern results get ``resultType`` and ``serverInfo``."""
+        if not self.modern:
+            return result
+        result.setdefault("resultType", "complete")
+        if server_info is not None:
+            meta = result.get("_meta")
+            if meta is None:
+                result["_meta"] = {META_SERVER_INFO: server_info}
+            elif META_SERVER_INFO not in meta:
+                result["_meta"] = {**meta, META_SERVER_INFO: server_info}
+        return result
+
+    def cacheable(self, result: dict[str, Any], ttl_ms: int, scope: str) -> dict[str, Any]:
+        """Add the caching hints 2026-07-28 requires on discover, list and read results."""
+        if self.modern:
+            result["ttlMs"] = ttl_ms
+            result["cacheScope"] = scope
+        return result
+
+    # -- tools -----------------------------------------------------------------------------
+
+    def tool(self, tool: dict[str, Any]) -> dict[str, Any]:
+        """Render a neutral tool definition: only the fields this version has."""
+        rendered = {key: tool[key] for key in self._tool_fields if key in tool}
+        if not self.modern and "outputSchema" in rendered:
+            rendered["outputSchema"] = object_output_schema(rendered["outputSchema"])
+        if self.annotations and not self.structured and "title" in tool:
+            # 2025-03-26 has no Tool.title; its annotations carry one.
+            rendered["annotations"] = {"title": tool["title"], **tool.get("annotations", {})}
+        return rendered
+
+    def call_result(self, result: dict[str, Any], wrap_structured: bool) -> dict[str, Any]:
+        """Render a neutral ``CallToolResult``.
+
+        ``wrap_structured`` says the tool's output schema is not an object: legacy versions
+        then receive ``{"result": value}``, matching :func:`object_output_schema`.
+        """
+        if "structuredContent" in result:
+            if not self.structured:
+                del result["structuredContent"]
+            elif wrap_structured and not self.modern:
+                result["structuredContent"] = {"result": result["structuredContent"]}
+        if not self.structured or not self.audio:
+            result["content"] = self.content(result["content"])
+        return result
+
+    def content(self, blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Content blocks this version cannot carry become text that says what they were."""
+        if self.structured:
+            return blocks
+        return [self._downgrade(block) for block in blocks]
+
+    def _downgrade(self, block: dict[str, Any]) -> dict[str, Any]:
+        kind = block.get("type")
+        if kind == "resource_link":
+            name = block.get("title") or block.get("name") or block.get("uri")
+            return {"type": "text", "text": f"Resource {name}: {block.get('uri')}"}
+        if kind == "audio" and not self.audio:
+            size = len(block.get("data", "")) * 3 // 4
+            return {"type": "text", "text": f"[audio {block.get('mimeType')}, {size} bytes]"}
+        if "_meta" in block:
+            block = {key: value for key, value in block.items() if key != "_meta"}
+        return block
+
+    def invalid_arguments(self, message: str) -> dict[str, Any]:
+        """Arguments that break the inputSchema: an ``isError`` result from 2025-11-25 on,
+        a ``-32602`` error before (raised)."""
+        if not self.validation_is_error:
+            raise ProtocolError(INVALID_PARAMS, message)
+        return {"content": [{"type": "text", "text": message}], "isError": True}
+
+    def missing_capability(self, capability: str, message: str) -> dict[str, Any]:
+        """A tool needs a client capability the request did not declare.
+
+        Modern: ``-32021`` naming the capability (raised). Legacy has no such code: the call
+        becomes an ``isError`` result the model can read.
+        """
+        if self.modern:
+            raise ProtocolError(
+                MISSING_REQUIRED_CLIENT_CAPABILITY, message,
+                {"requiredCapabilities": {capability: {}}},
+            )
+        return {"content": [{"type": "text", "text": message}], "isError": True}
+
+    # -- notifications and server requests -------------------------------------------------
+
+    def progress(
+        self, token: str | int, progress: float, total: float | None, message: str | None
+    ) -> dict[str, Any]:
+        params: dict[str, Any] = {"progressToken": token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None and self.progress_message:
+            params["message"] = message
+        return params
+
+    def elicitation_request(self, message: str, schema: dict[str, Any]) -> dict[str, Any]:
+        params: dict[str, Any] = {"message": message, "requestedSchema": schema}
+        if self.elicitation_mode:
+            params = {"mode": "form", **params}
+        return params
+
+
+def object_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Legacy versions allow only object output schemas: wrap others as ``{"result": ...}``."""
+    if schema.get("type") == "object":
+        return schema
+    wrapped: dict[str, Any] = {
+        "type": "object", "properties": {"result": schema}, "required": ["result"],
+    }
+    if "$defs" in schema:
+        inner = {key: value for key, value in schema.items() if key != "$defs"}
+        wrapped = {**wrapped, "properties": {"result": inner}, "$defs": schema["$defs"]}
+    return wrapped
+
+
+_CODECS: dict[str, Codec] = {v: Codec(v) for v in (*LEGACY_VERSIONS, *MODERN_VERSIONS)}
+
+
+def codec_for(version: str) -> Codec:
+    """The shared codec of a supported version (``KeyError`` for an unknown one)."""
+    return _CODECS[version]

@@ -1,0 +1,510 @@
+"""The server side of one MCP connection, free of I/O.
+
+Theory of operation
+-------------------
+A transport feeds the bytes it reads to :meth:`ServerConnection.receive_data` (a stream of
+newline-delimited messages, as on stdio) or :meth:`ServerConnection.receive_message` (one
+whole message, as in an HTTP body). Each call returns a list of *events*:
+
+* ``bytes`` — something to write to the peer now (an error, the ``initialize`` answer, ...);
+* :class:`Request` — a request the application must answer, later, with :meth:`respond`,
+  :meth:`respond_raw` or :meth:`respond_error`;
+* :class:`Cancelled` — the peer cancelled a request still in flight: stop its work; whatever
+  is sent for it from now on is dropped here;
+* :class:`Response` — the peer answered a request we sent with :meth:`send_request`.
+
+The connection owns everything that is protocol rather than application: framing and size
+limits, JSON-RPC validation, the legacy ``initialize`` handshake and version negotiation,
+modern per-request ``_meta`` checks, ``ping``, ``logging/setLevel``, in-flight id
+bookkeeping, cancellation and 2025-03-26 batches. It never blocks, never awaits and never
+looks at a clock; one process may hold many connections (one per stdio pipe or HTTP session).
+
+Both eras live on one connection: a request whose ``_meta`` names a protocol version is
+served statelessly in that version; any other request is served in the version the
+``initialize`` handshake chose, and refused before the handshake.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from .codec import LOG_SEVERITY, Codec, codec_for
+from .errors import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    ProtocolError,
+)
+from .versions import (
+    LEGACY_VERSIONS,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    MODERN_VERSIONS,
+    SUPPORTED_VERSIONS,
+    negotiate_legacy,
+)
+
+RequestId = str | int
+
+#: Methods that exist in one era only; the other era gets ``-32601``.
+MODERN_ONLY_METHODS = frozenset({"server/discover", "subscriptions/listen"})
+LEGACY_ONLY_METHODS = frozenset({
+    "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
+})
+
+DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+DEFAULT_MAX_DEPTH = 64
+
+
+class Request:
+    """A request for the application to answer.
+
+    ``codec`` renders results for the version this request speaks; ``capabilities`` are the
+    client capabilities that apply to it (from its own ``_meta`` when modern, from the
+    handshake when legacy); ``log_level`` is the minimum level to send log messages at, or
+    ``None`` for none at all.
+    """
+
+    __slots__ = (
+        "id", "method", "params", "codec", "capabilities", "client_info", "log_level",
+        "progress_token", "cancelled", "batch",
+    )
+
+    def __init__(
+        self, id: RequestId, method: str, params: dict[str, Any], codec: Codec,
+        capabilities: dict[str, Any], client_info: Any, log_level: str | None,
+    ) -> None:
+        self.id = id
+        self.method = method
+        self.params = params
+        self.codec = codec
+        self.capabilities = capabilities
+        self.client_info = client_info
+        self.log_level = log_level
+        meta = params.get("_meta")
+        self.progress_token = meta.get("progressToken") if type(meta) is dict else None
+        self.cancelled = False
+        self.batch: _Batch | None = None
+
+    def __repr__(self) -> str:
+        return f"Request({self.id!r}, {self.method!r}, {self.codec.version})"
+
+
+class Cancelled:
+    """The peer cancelled ``request``; its work should stop. ``flush``, when set, is to be
+    written: the rest of a batch that was only waiting for the cancelled request."""
+
+    __slots__ = ("request", "reason", "flush")
+
+    def __init__(self, request: Request, reason: str | None) -> None:
+        self.request = request
+        self.reason = reason
+        self.flush: bytes | None = None
+
+
+class Response:
+    """The peer's answer to a request we sent: exactly one of ``result`` and ``error``."""
+
+    __slots__ = ("id", "result", "error")
+
+    def __init__(self, id: RequestId, result: Any, error: dict[str, Any] | None) -> None:
+        self.id = id
+        self.result = result
+        self.error = error
+
+
+Event = bytes | Request | Cancelled | Response
+
+
+class _Batch:
+    """Answers to a 2025-03-26 batch, held until every request in it has one."""
+
+    __slots__ = ("pending", "answers")
+
+    def __init__(self) -> None:
+        self.pending = 0
+        self.answers: list[dict[str, Any]] = []
+
+
+class ServerIdentity:
+    """What a server says about itself: in the handshake, ``server/discover`` and results."""
+
+    __slots__ = ("info", "capabilities", "instructions", "ttl_ms", "cache_scope")
+
+    def __init__(
+        self, info: dict[str, Any], capabilities: dict[str, Any], instructions: str | None,
+        ttl_ms: int = 60_000, cache_scope: str = "public",
+    ) -> None:
+        self.info = info
+        self.capabilities = capabilities
+        self.instructions = instructions
+        self.ttl_ms = ttl_ms
+        self.cache_scope = cache_scope
+
+
+class ServerConnection:
+    """Protocol state of one server connection (a stdio pipe pair or an HTTP session).
+
+    ``terminator`` ends every message written (``b"\\n"`` for stdio); ``max_message_bytes``
+    and ``max_depth`` bound what a peer may send: larger or deeper messages are refused with
+    ``-32600`` and the connection goes on.
+    """
+
+    def __init__(
+        self,
+        identity: ServerIdentity,
+        *,
+        terminator: bytes = b"\n",
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+    ) -> None:
+        self.identity = identity
+        self.terminator = terminator
+        self.max_message_bytes = max_message_bytes
+        self.max_depth = max_depth
+        #: The codec the handshake chose, or ``None`` before (and without) one.
+        self.legacy: Codec | None = None
+        self.client_capabilities: dict[str, Any] = {}
+        self.client_info: Any = None
+        self.initialized = False
+        self.log_level = "info"
+        self.in_flight: dict[RequestId, Request] = {}
+        self._buffer = bytearray()
+        self._scanned = 0
+        self._discarding = False
+        self._next_request_id = 0
+        self._awaiting: set[RequestId] = set()
+
+    # -- input -----------------------------------------------------------------------------
+
+    def receive_data(self, data: bytes) -> list[Event]:
+        """Feed bytes from a newline-delimited stream; returns the events they complete."""
+        events: list[Event] = []
+        buffer = self._buffer
+        buffer += data
+        start = 0
+        while True:
+            end = buffer.find(b"\n", self._scanned)
+            if end < 0:
+                break
+            line = bytes(buffer[start:end])
+            start = self._scanned = end + 1
+            if self._discarding:
+                self._discarding = False
+                continue
+            if len(line) > self.max_message_bytes:
+                events.append(self._too_large(len(line)))
+            elif line.strip():
+                events += self.receive_message(line)
+        if start:
+            del buffer[:start]
+        self._scanned = len(buffer)  # no newline in what is left: never scan it again
+        if len(buffer) > self.max_message_bytes and not self._discarding:
+            events.append(self._too_large(len(buffer)))
+            self._discarding = True
+        if self._discarding:
+            buffer.clear()
+            self._scanned = 0
+        return events
+
+    def receive_message(self, data: bytes | str) -> list[Event]:
+        """Feed one whole message (a JSON-RPC object, or a batch array where allowed)."""
+        if len(data) > self.max_message_bytes:
+            return [self._too_large(len(data))]
+        try:
+            message = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            return [self._error(None, PARSE_ERROR, f"Parse error: the message is not valid JSON ({exc})")]
+        if len(data) > 2 * self.max_depth and _depth(message, self.max_depth):
+            return [self._error(
+                _id_of(message), INVALID_REQUEST,
+                f"Invalid Request: JSON nested deeper than {self.max_depth} levels",
+            )]
+        if type(message) is list:
+            return self._receive_batch(message)
+        try:
+            event = self._receive(message, None)
+        except ProtocolError as exc:
+            return [self._error(_id_of(message), exc.code, exc.message, exc.data)]
+        return [] if event is None else [event]
+
+    def _receive_batch(self, messages: list[Any]) -> list[Event]:
+        codec = self.legacy
+        if codec is None or not codec.batches:
+            version = codec.version if codec else "this connection's protocol version"
+            return [self._error(
+                None, INVALID_REQUEST, f"Invalid Request: batches are not allowed in {version}",
+            )]
+        if not messages:
+            return [self._error(None, INVALID_REQUEST, "Invalid Request: empty batch")]
+        batch = _Batch()
+        events: list[Event] = []
+        for message in messages:
+            try:
+                event = self._receive(message, batch)
+            except ProtocolError as exc:
+                batch.answers.append(_error_message(_id_of(message), exc.code, exc.message, exc.data))
+                continue
+            if isinstance(event, Request):
+                event.batch = batch
+                batch.pending += 1
+                events.append(event)
+            elif type(event) is bytes:
+                batch.answers.append(orjson.loads(event))
+            elif event is not None:
+                events.append(event)
+        if batch.pending == 0 and batch.answers:
+            events.append(orjson.dumps(batch.answers) + self.terminator)
+        return events
+
+    def _receive(self, message: Any, batch: _Batch | None) -> Event | None:
+        if type(message) is not dict:
+            raise ProtocolError(INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
+        if message.get("jsonrpc") != "2.0":
+            raise ProtocolError(INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
+        method = message.get("method")
+        if method is None:
+            return self._receive_response(message)
+        if type(method) is not str:
+            raise ProtocolError(INVALID_REQUEST, 'Invalid Request: "method" must be a string')
+        params = message.get("params")
+        if params is None:
+            params = {}
+        elif type(params) is not dict:
+            raise ProtocolError(INVALID_PARAMS, 'Invalid params: "params" must be an object')
+        if "id" not in message:
+            return self._receive_notification(method, params)
+        id = message["id"]
+        if type(id) is not str and type(id) is not int:
+            raise ProtocolError(INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer')
+        if id in self.in_flight:
+            raise ProtocolError(
+                INVALID_REQUEST, f"Invalid Request: id {id!r} is already used by a request in flight",
+            )
+        request = self._request(id, method, params, batch)
+        if type(request) is bytes:
+            return request
+        self.in_flight[id] = request
+        return request
+
+    def _request(
+        self, id: RequestId, method: str, params: dict[str, Any], batch: _Batch | None,
+    ) -> Request | bytes:
+        meta = params.get("_meta")
+        version = meta.get(META_PROTOCOL_VERSION) if type(meta) is dict else None
+        if version is not None:
+            return self._modern_request(id, method, params, meta, version)  # type: ignore[arg-type]
+        if method == "initialize":
+            if batch is not None:
+                raise ProtocolError(INVALID_REQUEST, "Invalid Request: initialize must not be batched")
+            return self._initialize(id, params)
+        if method == "ping":
+            return self._result(id, {})
+        codec = self.legacy
+        if codec is None:
+            raise ProtocolError(
+                INVALID_PARAMS,
+                f"Invalid params: {method!r} needs either an initialize handshake first (protocol "
+                f"2025-11-25 and earlier) or _meta[{META_PROTOCOL_VERSION!r}] on the request (2026-07-28)",
+            )
+        if method in MODERN_ONLY_METHODS:
+            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method} does not exist in {codec.version}")
+        if method == "logging/setLevel":
+            self.log_level = _log_level(params.get("level"))
+            return self._result(id, {})
+        return Request(id, method, params, codec, self.client_capabilities, self.client_info, self.log_level)
+
+    def _modern_request(
+        self, id: RequestId, method: str, params: dict[str, Any], meta: dict[str, Any], version: Any,
+    ) -> Request | bytes:
+        if version not in MODERN_VERSIONS:
+            hint = " (a legacy version: open with initialize instead)" if version in LEGACY_VERSIONS else ""
+            raise ProtocolError(
+                UNSUPPORTED_PROTOCOL_VERSION,
+                f"Unsupported protocol version: {version!r}{hint}",
+                {"supported": list(SUPPORTED_VERSIONS), "requested": version if type(version) is str else repr(version)},
+            )
+        capabilities = meta.get(META_CLIENT_CAPABILITIES)
+        if type(capabilities) is not dict:
+            raise ProtocolError(
+                INVALID_PARAMS, f"Invalid params: _meta[{META_CLIENT_CAPABILITIES!r}] must be an object",
+            )
+        level = meta.get(META_LOG_LEVEL)
+        if level is not None:
+            level = _log_level(level)
+        if method in LEGACY_ONLY_METHODS or method == "initialize":
+            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method} does not exist in {version}")
+        codec = codec_for(version)
+        if method == "server/discover":
+            return self._result(id, self._discover(codec))
+        return Request(id, method, params, codec, capabilities, meta.get(META_CLIENT_INFO), level)
+
+    def _initialize(self, id: RequestId, params: dict[str, Any]) -> bytes:
+        if self.legacy is not None:
+            raise ProtocolError(INVALID_REQUEST, "Invalid Request: this connection is already initialized")
+        capabilities = params.get("capabilities", {})
+        if type(capabilities) is not dict:
+            raise ProtocolError(INVALID_PARAMS, 'Invalid params: "capabilities" must be an object')
+        codec = self.legacy = codec_for(negotiate_legacy(params.get("protocolVersion")))
+        self.client_capabilities = capabilities
+        self.client_info = params.get("clientInfo")
+        identity = self.identity
+        result: dict[str, Any] = {
+            "protocolVersion": codec.version,
+            "capabilities": identity.capabilities,
+            "serverInfo": identity.info,
+        }
+        if identity.instructions:
+            result["instructions"] = identity.instructions
+        return self._result(id, result)
+
+    def _discover(self, codec: Codec) -> dict[str, Any]:
+        identity = self.identity
+        result: dict[str, Any] = {
+            "supportedVersions": list(SUPPORTED_VERSIONS), "capabilities": identity.capabilities,
+        }
+        if identity.instructions:
+            result["instructions"] = identity.instructions
+        codec.cacheable(result, identity.ttl_ms, identity.cache_scope)
+        return codec.finish(result, identity.info)
+
+    def _receive_notification(self, method: str, params: dict[str, Any]) -> Event | None:
+        if method == "notifications/cancelled":
+            id = params.get("requestId")
+            request = self.in_flight.pop(id, None) if type(id) in (str, int) else None
+            if request is None:
+                return None  # unknown or finished: ignored, as the spec allows
+            request.cancelled = True
+            reason = params.get("reason")
+            cancelled = Cancelled(request, reason if type(reason) is str else None)
+            batch = request.batch
+            if batch is not None:
+                batch.pending -= 1
+                if batch.pending == 0 and batch.answers:
+                    cancelled.flush = orjson.dumps(batch.answers) + self.terminator
+            return cancelled
+        if method == "notifications/initialized":
+            self.initialized = True
+        return None  # other notifications carry nothing the protocol layer acts on
+
+    def _receive_response(self, message: dict[str, Any]) -> Response | None:
+        id = message.get("id")
+        if ("result" in message) == ("error" in message) or id is None:
+            raise ProtocolError(INVALID_REQUEST, "Invalid Request: neither a request, a notification nor a response")
+        if id not in self._awaiting:
+            return None  # an answer to nothing we asked: dropped
+        self._awaiting.discard(id)
+        error = message.get("error")
+        if error is not None and type(error) is not dict:
+            error = {"code": INVALID_REQUEST, "message": "malformed error object"}
+        return Response(id, message.get("result"), error)
+
+    # -- output ----------------------------------------------------------------------------
+
+    def respond(self, request: Request, result: dict[str, Any]) -> bytes | None:
+        """The answer to ``request``, rendered for its version; ``None`` if nothing is to be
+        sent (the request was cancelled, or is part of a batch still being answered)."""
+        result = request.codec.finish(result, self.identity.info)
+        return self._answer(request, {"jsonrpc": "2.0", "id": request.id, "result": result})
+
+    def respond_raw(self, request: Request, result_json: bytes) -> bytes | None:
+        """Like :meth:`respond` with a result already finished and encoded (cached pages)."""
+        if request.batch is not None:
+            return self.respond(request, orjson.loads(result_json))
+        if self.in_flight.pop(request.id, None) is None or request.cancelled:
+            return None
+        return b'{"jsonrpc":"2.0","id":' + orjson.dumps(request.id) + b',"result":' + result_json + b"}" + self.terminator
+
+    def respond_error(self, request: Request, error: ProtocolError) -> bytes | None:
+        """An error answer to ``request``; ``None`` as for :meth:`respond`."""
+        return self._answer(request, _error_message(request.id, error.code, error.message, error.data))
+
+    def notify(self, request: Request | None, method: str, params: dict[str, Any]) -> bytes | None:
+        """A notification, on behalf of ``request`` when given (dropped once it was cancelled
+        or answered: nothing more is sent for a finished request)."""
+        if request is not None and (request.cancelled or request.id not in self.in_flight):
+            return None
+        return orjson.dumps({"jsonrpc": "2.0", "method": method, "params": params}) + self.terminator
+
+    def send_request(self, method: str, params: dict[str, Any]) -> tuple[RequestId, bytes]:
+        """A request to the client (legacy era only); its answer arrives as a :class:`Response`."""
+        self._next_request_id += 1
+        id = self._next_request_id
+        self._awaiting.add(id)
+        message = {"jsonrpc": "2.0", "id": id, "method": method, "params": params}
+        return id, orjson.dumps(message) + self.terminator
+
+    def forget_request(self, id: RequestId) -> None:
+        """Stop waiting for the answer to a request we sent (it timed out or was abandoned)."""
+        self._awaiting.discard(id)
+
+    def wants_log(self, request: Request | None, level: str) -> bool:
+        """Whether a log message at ``level`` may be sent for ``request``."""
+        threshold = self.log_level if request is None else request.log_level
+        return threshold is not None and LOG_SEVERITY[level] >= LOG_SEVERITY[threshold]
+
+    def _answer(self, request: Request, message: dict[str, Any]) -> bytes | None:
+        if self.in_flight.pop(request.id, None) is None or request.cancelled:
+            return None
+        batch = request.batch
+        if batch is None:
+            return orjson.dumps(message) + self.terminator
+        batch.answers.append(message)
+        batch.pending -= 1
+        return orjson.dumps(batch.answers) + self.terminator if batch.pending == 0 else None
+
+    def _result(self, id: RequestId, result: dict[str, Any]) -> bytes:
+        return orjson.dumps({"jsonrpc": "2.0", "id": id, "result": result}) + self.terminator
+
+    def _error(self, id: Any, code: int, message: str, data: Any = None) -> bytes:
+        return orjson.dumps(_error_message(id, code, message, data)) + self.terminator
+
+    def _too_large(self, size: int) -> bytes:
+        return self._error(
+            None, INVALID_REQUEST,
+            f"Invalid Request: message of {size} bytes exceeds the limit of {self.max_message_bytes} bytes",
+        )
+
+
+def _error_message(id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": id, "error": error}
+
+
+def _id_of(message: Any) -> RequestId | None:
+    """The id to answer an invalid message with: its own when readable, else ``None``."""
+    if type(message) is dict:
+        id = message.get("id")
+        if type(id) is str or type(id) is int:
+            return id
+    return None
+
+
+def _log_level(level: Any) -> str:
+    if level not in LOG_SEVERITY:
+        raise ProtocolError(
+            INVALID_PARAMS, f"Invalid params: log level must be one of {', '.join(LOG_SEVERITY)}, not {level!r}",
+        )
+    return level  # type: ignore[no-any-return]
+
+
+def _depth(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests deeper than ``limit`` containers (iterative: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if type(item) is dict:
+            stack += [(child, depth + 1) for child in item.values() if type(child) in (dict, list)]
+        elif type(item) is list:
+            stack += [(child, depth + 1) for child in item if type(child) in (dict, list)]
+    return False

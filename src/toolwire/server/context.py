@@ -1,0 +1,255 @@
+"""The :class:`Context` a tool receives when it annotates a parameter with it.
+
+Through it a tool reports progress, logs to the client, learns it was cancelled, and asks the
+user (elicitation, form mode) or the client's model (sampling). The same tool code works in
+both eras: on a legacy connection :meth:`Context.elicit` and :meth:`Context.sample` send a
+request to the client and wait for the answer; on a 2026-07-28 request they end this round
+with an ``InputRequiredResult`` and, when the client retries with the answers, the tool runs
+again from the start and gets them back at the same calls. Write such tools so that work
+with side effects happens after the questions.
+
+``report_progress`` and ``log`` work from async and sync tools alike (sync tools run on a
+worker thread) and may be awaited or not. ``elicit`` and ``sample`` are coroutines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from ..protocol.codec import LOG_SEVERITY
+from ..tools.tool import ToolContext
+from ..tools.validation import ArgumentsInvalid, Validator
+
+if TYPE_CHECKING:
+    from ..protocol.connection import Request
+    from .session import ServerSession
+
+
+class CapabilityMissing(Exception):
+    """The client did not declare a capability the tool needs (``elicitation``, ``sampling``).
+
+    A tool may catch it to fall back; uncaught, the call fails with ``-32021`` (2026-07-28) or
+    an ``isError`` result (legacy versions, which have no such code)."""
+
+    def __init__(self, capability: str, message: str) -> None:
+        super().__init__(message)
+        self.capability = capability
+
+
+class ClientRequestFailed(Exception):
+    """The client answered a server request (elicitation, sampling) with an error."""
+
+
+class InputRequired(BaseException):
+    """Ends a 2026-07-28 round: the client must answer ``requests`` and retry.
+
+    A ``BaseException`` so that a tool's ``except Exception`` does not swallow it."""
+
+    def __init__(self, requests: dict[str, Any]) -> None:
+        super().__init__("input required")
+        self.requests = requests
+
+
+class Elicitation:
+    """The user's answer: ``action`` is ``"accept"``, ``"decline"`` or ``"cancel"``; ``data``
+    holds the accepted content (as the requested type when a type was given)."""
+
+    __slots__ = ("action", "content", "data")
+
+    def __init__(self, action: str, content: dict[str, Any] | None, data: Any) -> None:
+        self.action = action
+        self.content = content
+        self.data = data
+
+    @property
+    def accepted(self) -> bool:
+        return self.action == "accept"
+
+    def __repr__(self) -> str:
+        return f"Elicitation(action={self.action!r}, data={self.data!r})"
+
+
+class _Done:
+    """What ``report_progress`` and ``log`` return: already done, awaitable for symmetry."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Generator[Any, None, None]:
+        return
+        yield
+
+
+_DONE = _Done()
+
+
+class Context(ToolContext):
+    """Per-call services for a tool. Get one by adding a parameter annotated ``Context``."""
+
+    def __init__(self, session: ServerSession, request: Request, answers: dict[str, Any] | None = None) -> None:
+        self._session = session
+        self._request = request
+        self._progress: float | None = None
+        #: 2026-07-28: answers gathered in earlier rounds, by input-request key.
+        self.answers: dict[str, Any] = answers if answers is not None else {}
+        self._asked = 0
+
+    @property
+    def request_id(self) -> str | int:
+        return self._request.id
+
+    @property
+    def protocol_version(self) -> str:
+        return self._request.codec.version
+
+    @property
+    def client_info(self) -> Any:
+        """The client's self-reported name and version (not to be trusted for decisions)."""
+        return self._request.client_info
+
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        return self._request.capabilities
+
+    @property
+    def is_cancelled(self) -> bool:
+        """Whether the client cancelled this call (sync tools should poll it in long loops)."""
+        return self._request.cancelled
+
+    def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> _Done:
+        """Send ``notifications/progress`` if the client asked for progress on this call.
+
+        ``ValueError`` if ``progress`` does not increase (the specification requires it to).
+        """
+        if self._progress is not None and progress <= self._progress:
+            raise ValueError(f"progress must increase with each report: got {progress} after {self._progress}")
+        self._progress = progress
+        token = self._request.progress_token
+        if token is not None:
+            params = self._request.codec.progress(token, progress, total, message)
+            self._session.send_for(self._request, "notifications/progress", params)
+        return _DONE
+
+    def log(self, level: str, data: Any, logger: str | None = None) -> _Done:
+        """Send a log message to the client, if its level for this call lets it through."""
+        if level not in LOG_SEVERITY:
+            raise ValueError(f"unknown log level {level!r}: use one of {', '.join(LOG_SEVERITY)}")
+        if self._session.connection.wants_log(self._request, level):
+            params: dict[str, Any] = {"level": level, "data": data}
+            if logger is not None:
+                params["logger"] = logger
+            self._session.send_for(self._request, "notifications/message", params)
+        return _DONE
+
+    def debug(self, data: Any) -> _Done:
+        return self.log("debug", data)
+
+    def info(self, data: Any) -> _Done:
+        return self.log("info", data)
+
+    def warning(self, data: Any) -> _Done:
+        return self.log("warning", data)
+
+    def error(self, data: Any) -> _Done:
+        return self.log("error", data)
+
+    async def elicit(self, message: str, schema: dict[str, Any] | type) -> Elicitation:
+        """Ask the user to fill in a form: ``schema`` is a flat JSON object schema, or a
+        dataclass / TypedDict / pydantic model (then ``data`` is an instance of it).
+
+        :class:`CapabilityMissing` if the client cannot elicit; :class:`ClientRequestFailed`
+        if it answers with an error or with content that breaks the schema (legacy).
+        """
+        requested, convert = _form_schema(schema)
+        codec = self._request.codec
+        if not codec.elicitation or "elicitation" not in self._request.capabilities:
+            raise CapabilityMissing("elicitation", "This tool needs to ask the user, but the client does not support elicitation")
+        params = codec.elicitation_request(message, requested)
+        validator = Validator(requested)
+        answer = await self._ask("elicit", "elicitation/create", params, lambda a: _check_elicitation(a, validator))
+        action = answer.get("action")
+        content = answer.get("content") if action == "accept" else None
+        data = convert(content) if content is not None and convert is not None else content
+        return Elicitation(action, content, data)
+
+    async def sample(
+        self,
+        messages: str | list[dict[str, Any]],
+        *,
+        max_tokens: int,
+        system_prompt: str | None = None,
+        temperature: float | None = None,
+        stop_sequences: list[str] | None = None,
+        model_preferences: dict[str, Any] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Ask the client's model for a completion; returns the ``CreateMessageResult``
+        (``role``, ``content``, ``model``, ``stopReason``). A string is one user message.
+
+        :class:`CapabilityMissing` if the client cannot sample; :class:`ClientRequestFailed`
+        if it refuses.
+        """
+        if "sampling" not in self._request.capabilities:
+            raise CapabilityMissing("sampling", "This tool needs the client's model, but the client does not support sampling")
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+        params: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens}
+        optional = {
+            "systemPrompt": system_prompt, "temperature": temperature, "stopSequences": stop_sequences,
+            "modelPreferences": model_preferences, "metadata": metadata,
+        }
+        params.update({key: value for key, value in optional.items() if value is not None})
+        return await self._ask("sample", "sampling/createMessage", params, _check_sampling)
+
+    async def _ask(self, kind: str, method: str, params: dict[str, Any], check: Any) -> dict[str, Any]:
+        if not self._request.codec.modern:
+            answer = await self._session.request_client(method, params)
+            problem = check(answer)
+            if problem:
+                raise ClientRequestFailed(f"the client's answer to {method} is not valid: {problem}")
+            return answer  # type: ignore[no-any-return]
+        key = f"{kind}-{self._asked}"
+        self._asked += 1
+        answer = self.answers.get(key)
+        if answer is None or check(answer):
+            self.answers.pop(key, None)  # missing or invalid: ask again
+            raise InputRequired({key: {"method": method, "params": params}})
+        return answer  # type: ignore[no-any-return]
+
+
+def _check_elicitation(answer: Any, validator: Validator) -> str | None:
+    if type(answer) is not dict or answer.get("action") not in ("accept", "decline", "cancel"):
+        return 'expected {"action": "accept" | "decline" | "cancel", ...}'
+    if answer["action"] == "accept":
+        try:
+            validator.check(answer.get("content", {}), "content")
+        except ArgumentsInvalid as exc:
+            return str(exc)
+    return None
+
+
+def _check_sampling(answer: Any) -> str | None:
+    if type(answer) is not dict or "content" not in answer or "role" not in answer:
+        return "expected a CreateMessageResult with role and content"
+    return None
+
+
+def _form_schema(schema: dict[str, Any] | type) -> tuple[dict[str, Any], Any]:
+    if isinstance(schema, dict):
+        return schema, None
+    import sys
+
+    from ..tools.schema import SchemaBuilder
+
+    pydantic = sys.modules.get("pydantic")
+    if pydantic is not None and issubclass(schema, pydantic.BaseModel):
+        return schema.model_json_schema(), schema.model_validate
+    builder = SchemaBuilder()
+    spec = builder.compile(schema)
+    flat = builder.defs[next(iter(builder.defs))] if builder.defs else spec.schema
+    return flat, spec.convert
+
+
+__all__ = [
+    "CapabilityMissing", "ClientRequestFailed", "Context", "Elicitation", "InputRequired",
+]

@@ -1,0 +1,68 @@
+"""``requestState`` for 2026-07-28 multi round-trip requests, sealed with an HMAC.
+
+When a tool asks the user or the model something on a modern request, the server answers
+``InputRequiredResult`` and forgets the call; the client retries with the answers and the
+``requestState`` it was given. The state carries the answers of earlier rounds, and is bound
+to the tool, a digest of its arguments, the caller's principal (when there is one) and an
+expiry, all under an HMAC-SHA256 with the server's key. A state that was altered, expired, or
+presented with another tool or other arguments is refused with ``-32602``.
+
+Run several server processes behind one endpoint? Give them the same key
+(``Server(state_key=...)`` or the ``TOOLWIRE_STATE_KEY`` environment variable).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import time
+from typing import Any
+
+import orjson
+
+from ..protocol.errors import INVALID_PARAMS, ProtocolError
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def binding(tool: str, arguments: Any, principal: str | None) -> str:
+    """What a state is bound to: the tool, a digest of its arguments and the principal."""
+    digest = hashlib.sha256(orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return f"{tool}\x00{digest}\x00{principal or ''}"
+
+
+def seal(key: bytes, bound_to: str, answers: dict[str, Any], ttl_seconds: float) -> str:
+    """A ``requestState`` carrying ``answers``, valid for ``ttl_seconds``."""
+    payload = orjson.dumps({"b": bound_to, "e": int(time.time() + ttl_seconds), "r": answers})
+    mac = hmac.new(key, payload, hashlib.sha256).digest()
+    return f"{_b64(payload)}.{_b64(mac)}"
+
+
+def unseal(key: bytes, bound_to: str, state: Any) -> dict[str, Any]:
+    """The answers in ``state``; ``ProtocolError(-32602)`` if it fails any check."""
+    try:
+        body, _, tag = state.partition(".")
+        payload = _unb64(body)
+        mac = _unb64(tag)
+    except (AttributeError, ValueError):
+        raise _refused("it is not a requestState this server issued") from None
+    if not hmac.compare_digest(hmac.new(key, payload, hashlib.sha256).digest(), mac):
+        raise _refused("it failed verification")
+    data = orjson.loads(payload)
+    if data["b"] != bound_to:
+        raise _refused("it was issued for another tool, other arguments or another caller")
+    if data["e"] < time.time():
+        raise _refused("it has expired: call the tool again without it")
+    answers: dict[str, Any] = data["r"]
+    return answers
+
+
+def _refused(why: str) -> ProtocolError:
+    return ProtocolError(INVALID_PARAMS, f"Invalid params: requestState refused because {why}")

@@ -1,0 +1,226 @@
+"""The :class:`Server` users define tools on.
+
+A server is a definition (its identity, its tools, its options); it holds no connection
+state, so one server object serves any number of connections, in either protocol era, at
+once. ``server.run()`` serves it over stdio; transports in :mod:`toolwire.transports` serve
+it in other ways.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar, overload
+
+from ..protocol.connection import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, ServerConnection, ServerIdentity
+from ..protocol.errors import INVALID_PARAMS, ProtocolError
+from ..tools.registry import ToolRegistry
+from ..tools.results import raw_result
+from ..tools.tool import Tool, annotations_from
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_ListHandler = Callable[..., Any]
+_CallHandler = Callable[..., Any]
+
+
+class Server:
+    """An MCP server offering tools, for every protocol version from 2024-11-05 to 2026-07-28.
+
+    Options:
+
+    - ``instructions``: guidance for the model on using this server.
+    - ``page_size``: tools per ``tools/list`` page (``None``: all in one page).
+    - ``mask_errors``: answer unexpected tool exceptions with a generic message instead of
+      the exception's text (it is always logged to stderr). For production.
+    - ``lenient_arguments``: default for decorated tools: accept ``"5"`` for ``5`` and JSON
+      text for objects and arrays (see :mod:`toolwire.tools.validation`).
+    - ``max_message_bytes``, ``max_depth``: larger or deeper messages are refused (-32600).
+    - ``state_key``, ``state_ttl``: HMAC key and lifetime (seconds) of 2026-07-28
+      ``requestState``; the key defaults to ``TOOLWIRE_STATE_KEY`` or a random per-process key.
+    - ``cache_ttl_ms``, ``cache_scope``: caching hints on 2026-07-28 discover and list results.
+    """
+
+    def __init__(
+        self,
+        name: str = "toolwire-server",
+        version: str = "0.1.0",
+        *,
+        title: str | None = None,
+        instructions: str | None = None,
+        page_size: int | None = None,
+        mask_errors: bool = False,
+        lenient_arguments: bool = True,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        state_key: bytes | str | None = None,
+        state_ttl: float = 600.0,
+        cache_ttl_ms: int = 60_000,
+        cache_scope: str = "public",
+    ) -> None:
+        if cache_scope not in ("public", "private"):
+            raise ValueError('cache_scope must be "public" or "private"')
+        if cache_ttl_ms < 0:
+            raise ValueError("cache_ttl_ms must be 0 or more")
+        self.name = name
+        self.version = version
+        self.registry = ToolRegistry(page_size)
+        self.mask_errors = mask_errors
+        self.lenient_arguments = lenient_arguments
+        self.max_message_bytes = max_message_bytes
+        self.max_depth = max_depth
+        key = state_key if state_key is not None else os.environ.get("TOOLWIRE_STATE_KEY")
+        self.state_key = key.encode() if isinstance(key, str) else key if key is not None else os.urandom(32)
+        self.state_ttl = state_ttl
+        info: dict[str, Any] = {"name": name, "version": version}
+        if title is not None:
+            info["title"] = title
+        capabilities = {"tools": {"listChanged": True}, "logging": {}}
+        self.identity = ServerIdentity(info, capabilities, instructions, cache_ttl_ms, cache_scope)
+        self.raw_list_handler: _ListHandler | None = None
+        self.raw_call_handler: _CallHandler | None = None
+        self._raw_tools: dict[str, Tool] = {}
+
+    # -- decorators ------------------------------------------------------------------------
+
+    @overload
+    def tool(self, fn: F, /) -> F: ...
+
+    @overload
+    def tool(
+        self, fn: None = None, /, *, name: str | None = None, title: str | None = None,
+        description: str | None = None, read_only: bool | None = None,
+        destructive: bool | None = None, idempotent: bool | None = None,
+        open_world: bool | None = None, annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None, structured_output: bool | None = None,
+        lenient: bool | None = None,
+    ) -> Callable[[F], F]: ...
+
+    def tool(self, fn: Any = None, /, **options: Any) -> Any:
+        """Register a function as a tool: ``@server.tool`` or ``@server.tool(name=..., ...)``.
+
+        The function may be sync (run on a worker thread, never blocking the event loop) or
+        async. Its name, docstring and type hints give the tool's name, description and
+        schemas; the keywords override them. ``read_only``, ``destructive``, ``idempotent``
+        and ``open_world`` set the annotation hints. Raises ``ValueError`` for an invalid or
+        taken name and ``TypeError`` for a type that has no JSON Schema.
+        """
+        def register(function: F) -> F:
+            self.add_tool(function, **options)
+            return function
+
+        return register(fn) if fn is not None else register
+
+    def add_tool(self, tool: Tool | Callable[..., Any], **options: Any) -> Tool:
+        """Register a :class:`Tool`, or a function with the same keywords as :meth:`tool`."""
+        if not isinstance(tool, Tool):
+            hints = {key: options.pop(key, None) for key in ("read_only", "destructive", "idempotent", "open_world")}
+            options["annotations"] = annotations_from(hints, options.get("annotations"))
+            if options.get("lenient") is None:
+                options["lenient"] = self.lenient_arguments
+            tool = Tool.from_function(tool, **options)
+        return self.registry.add(tool)
+
+    def raw_tool(
+        self, name: str, *, input_schema: dict[str, Any], **options: Any,
+    ) -> Callable[[F], F]:
+        """Register a low-level tool: ``handler(arguments)`` (or ``handler(arguments, context)``)
+        receives the arguments dict, validated against ``input_schema`` as given."""
+        def register(handler: F) -> F:
+            self.registry.add(Tool.from_schema(name, input_schema, handler, **options))
+            return handler
+
+        return register
+
+    def remove_tool(self, name: str) -> Tool:
+        """Unregister a tool (clients are told the list changed); ``KeyError`` if unknown."""
+        return self.registry.remove(name)
+
+    def enable_tool(self, name: str) -> None:
+        """Show a disabled tool again; ``KeyError`` if unknown."""
+        self.registry.set_enabled(name, True)
+
+    def disable_tool(self, name: str) -> None:
+        """Hide a tool from ``tools/list`` and refuse calls to it; ``KeyError`` if unknown."""
+        self.registry.set_enabled(name, False)
+
+    # -- low-level handlers ----------------------------------------------------------------
+
+    def list_tools_handler(self, fn: F) -> F:
+        """Take over ``tools/list``: ``fn()`` or ``fn(cursor)`` returns tool definitions (dicts
+        or :class:`Tool`), or ``{"tools": [...], "nextCursor": ...}``. Calls are still
+        validated against the schemas it lists."""
+        self.raw_list_handler = fn
+        return fn
+
+    def call_tool_handler(self, fn: F) -> F:
+        """Take over ``tools/call`` for tools not registered otherwise: ``fn(name, arguments)``
+        (or ``fn(name, arguments, context)``) returns a value, content blocks or a result dict."""
+        self.raw_call_handler = fn
+        return fn
+
+    async def list_raw_tools(self, cursor: str | None) -> tuple[list[Tool], str | None]:
+        """The low-level list handler's tools (as :class:`Tool`, for rendering and validation)."""
+        assert self.raw_list_handler is not None
+        handler = self.raw_list_handler
+        code = getattr(getattr(handler, "__func__", handler), "__code__", None)
+        takes_cursor = code is not None and code.co_argcount - hasattr(handler, "__func__") >= 1
+        listed = handler(cursor) if takes_cursor else handler()
+        if asyncio.iscoroutine(listed):
+            listed = await listed
+        next_cursor = None
+        if isinstance(listed, dict):
+            next_cursor = listed.get("nextCursor")
+            listed = listed.get("tools", [])
+        tools = [item if isinstance(item, Tool) else self._raw_definition(item) for item in listed]
+        self._raw_tools.update((tool.name, tool) for tool in tools)
+        return tools, next_cursor
+
+    async def find_raw_tool(self, name: str) -> Tool | None:
+        """The tool ``name`` as the low-level handlers define it, or ``None``."""
+        tool = self._raw_tools.get(name)
+        if tool is None and self.raw_list_handler is not None:
+            cursor: str | None = None
+            for _ in range(1000):  # every page, with a cap against endless cursors
+                _, cursor = await self.list_raw_tools(cursor)
+                if cursor is None or name in self._raw_tools:
+                    break
+            tool = self._raw_tools.get(name)
+        return tool
+
+    def _raw_definition(self, definition: dict[str, Any]) -> Tool:
+        call = self.raw_call_handler
+        if call is None:
+            raise ProtocolError(INVALID_PARAMS, "tools are listed by a handler but no call_tool_handler is set")
+        name = definition.get("name", "")
+        wants_context = getattr(getattr(call, "__code__", None), "co_argcount", 2) >= 3
+
+        async def handler(arguments: dict[str, Any], context: Any = None) -> Any:
+            value = call(name, arguments, context) if wants_context else call(name, arguments)
+            if asyncio.iscoroutine(value):
+                value = await value
+            return raw_result(value)
+
+        options = {
+            "description": definition.get("description"), "title": definition.get("title"),
+            "output_schema": definition.get("outputSchema"), "annotations": definition.get("annotations"),
+            "icons": definition.get("icons"), "meta": definition.get("_meta"),
+        }
+        return Tool.from_schema(name, definition.get("inputSchema", {"type": "object"}), handler, **options)
+
+    # -- serving ---------------------------------------------------------------------------
+
+    def connection(self, terminator: bytes = b"\n") -> ServerConnection:
+        """Fresh protocol state for one connection to this server."""
+        return ServerConnection(
+            self.identity, terminator=terminator,
+            max_message_bytes=self.max_message_bytes, max_depth=self.max_depth,
+        )
+
+    def run(self) -> None:
+        """Serve over stdio until stdin closes (what desktop MCP clients launch)."""
+        from ..transports.stdio import serve_stdio
+
+        asyncio.run(serve_stdio(self))

@@ -1,0 +1,307 @@
+"""Serving one connection: dispatching its requests to the server's tools.
+
+A :class:`ServerSession` sits between a transport and a :class:`~toolwire.Server`. The
+transport feeds it bytes; the session passes them through the connection's protocol state
+machine, answers ``tools/list`` at once from the registry's encoded pages, runs each
+``tools/call`` in a task of its own (the unit of concurrency and of cancellation), and writes
+what comes back through the ``write`` callable the transport gave it.
+
+A tool that fails never takes the session down: its exception becomes an ``isError`` result
+(masked to a generic message when the server says so) and is logged to stderr with its
+traceback; a protocol problem becomes the JSON-RPC error the specification prescribes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..protocol.connection import Cancelled, Request, RequestId, Response, ServerConnection
+from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError
+from ..protocol.versions import META_SUBSCRIPTION_ID
+from ..tools.registry import InvalidCursor
+from ..tools.results import ToolError, error_result
+from ..tools.tool import OutputInvalid, Tool
+from ..tools.validation import ArgumentsInvalid
+from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
+from .request_state import binding, seal, unseal
+
+if TYPE_CHECKING:
+    from .server import Server
+
+log = logging.getLogger("toolwire")
+
+
+class ServerSession:
+    """Serves ``connection`` for ``server``; ``write`` sends bytes to the peer.
+
+    Must be created on the event loop it will run on. ``principal`` names the authenticated
+    caller, if the transport knows one (2026-07-28 request state is bound to it).
+    """
+
+    def __init__(
+        self, server: Server, connection: ServerConnection, write: Callable[[bytes], None],
+        principal: str | None = None,
+    ) -> None:
+        self.server = server
+        self.connection = connection
+        self.principal = principal
+        self._write = write
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.get_ident()
+        self._tasks: dict[RequestId, asyncio.Task[None]] = {}
+        self._subscriptions: dict[RequestId, tuple[Request, dict[str, Any]]] = {}
+        self._waiting: dict[RequestId, asyncio.Future[Response]] = {}
+        self._closed = False
+        self._methods: dict[str, Callable[[Request], None]] = {
+            "tools/list": self._list_tools,
+            "tools/call": self._call_tool,
+            "subscriptions/listen": self._listen,
+        }
+        self._stop_listening = server.registry.on_change(self._tools_changed)
+
+    # -- input -----------------------------------------------------------------------------
+
+    def feed(self, data: bytes) -> None:
+        """Bytes from a newline-delimited stream (stdio)."""
+        self._handle(self.connection.receive_data(data))
+
+    def feed_message(self, data: bytes) -> None:
+        """One whole message (an HTTP body, an in-memory message)."""
+        self._handle(self.connection.receive_message(data))
+
+    def _handle(self, events: list[Any]) -> None:
+        for event in events:
+            kind = type(event)
+            if kind is bytes:
+                self._write(event)
+            elif kind is Request:
+                handler = self._methods.get(event.method)
+                if handler is None:
+                    self._fail(event, ProtocolError(METHOD_NOT_FOUND, f"Method not found: {event.method}"))
+                else:
+                    handler(event)
+            elif kind is Cancelled:
+                self._cancelled(event)
+            else:
+                future = self._waiting.get(event.id)
+                if future is not None and not future.done():
+                    future.set_result(event)
+
+    # -- output ----------------------------------------------------------------------------
+
+    def send(self, data: bytes | None) -> None:
+        """Write ``data`` (if any), from the loop's thread or any other."""
+        if data is None or self._closed:
+            return
+        if threading.get_ident() == self._thread:
+            self._write(data)
+        else:
+            self._loop.call_soon_threadsafe(self.send, data)
+
+    def send_for(self, request: Request, method: str, params: dict[str, Any]) -> None:
+        """A notification on behalf of ``request`` (dropped once it is finished or cancelled)."""
+        self.send(self.connection.notify(request, method, params))
+
+    async def request_client(self, method: str, params: dict[str, Any]) -> Any:
+        """Send a request to the client (legacy era) and wait for its result.
+
+        :class:`ClientRequestFailed` if the client answers with an error or the connection closes.
+        """
+        if self._closed:
+            raise ClientRequestFailed(f"cannot send {method}: the connection is closed")
+        id, data = self.connection.send_request(method, params)
+        future: asyncio.Future[Response] = self._loop.create_future()
+        self._waiting[id] = future
+        self.send(data)
+        try:
+            response = await future
+        finally:
+            self._waiting.pop(id, None)
+            self.connection.forget_request(id)
+        if response.error is not None:
+            raise ClientRequestFailed(f"the client refused {method}: {response.error.get('message')}")
+        return response.result
+
+    def _fail(self, request: Request, error: ProtocolError) -> None:
+        self.send(self.connection.respond_error(request, error))
+
+    # -- tools/list ------------------------------------------------------------------------
+
+    def _list_tools(self, request: Request) -> None:
+        cursor = request.params.get("cursor")
+        if cursor is not None and type(cursor) is not str:
+            return self._fail(request, ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string'))
+        if self.server.raw_list_handler is not None:
+            self._start(request, self._list_raw(request, cursor))
+            return None
+        codec = request.codec
+        identity = self.server.identity
+
+        def finish(result: dict[str, Any]) -> dict[str, Any]:
+            codec.cacheable(result, identity.ttl_ms, identity.cache_scope)
+            return codec.finish(result, identity.info)
+
+        try:
+            page = self.server.registry.page(codec, cursor, finish)
+        except InvalidCursor as exc:
+            return self._fail(request, ProtocolError(INVALID_PARAMS, f"Invalid params: {exc}"))
+        self.send(self.connection.respond_raw(request, page))
+        return None
+
+    async def _list_raw(self, request: Request, cursor: str | None) -> bytes | None:
+        codec = request.codec
+        try:
+            tools, next_cursor = await self.server.list_raw_tools(cursor)
+        except ProtocolError as exc:
+            return self.connection.respond_error(request, exc)
+        result: dict[str, Any] = {"tools": [codec.tool(tool.definition) for tool in tools]}
+        if next_cursor is not None:
+            result["nextCursor"] = next_cursor
+        identity = self.server.identity
+        return self.connection.respond(request, codec.cacheable(result, identity.ttl_ms, identity.cache_scope))
+
+    # -- tools/call ------------------------------------------------------------------------
+
+    def _call_tool(self, request: Request) -> None:
+        self._start(request, self._call(request))
+
+    def _start(self, request: Request, work: Any) -> None:
+        self._tasks[request.id] = self._loop.create_task(self._run(request.id, work))
+
+    async def _run(self, id: RequestId, work: Any) -> None:
+        try:
+            self.send(await work)
+        except asyncio.CancelledError:
+            pass  # cancelled by the client or at shutdown: nothing more is sent for it
+        finally:
+            self._tasks.pop(id, None)
+
+    async def _call(self, request: Request) -> bytes | None:
+        try:
+            result, tool = await self._tool_result(request)
+        except ProtocolError as exc:
+            return self.connection.respond_error(request, exc)
+        return self.connection.respond(request, request.codec.call_result(result, tool.wrap_structured))
+
+    async def _tool_result(self, request: Request) -> tuple[dict[str, Any], Tool]:
+        params = request.params
+        name = params.get("name")
+        if type(name) is not str:
+            raise ProtocolError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        elif type(arguments) is not dict:
+            raise ProtocolError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
+        tool = self.server.registry.get(name)
+        if tool is None and self.server.raw_call_handler is not None:
+            tool = await self.server.find_raw_tool(name)
+        if tool is None:
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
+        codec = request.codec
+        try:
+            arguments = tool.validate_arguments(arguments)
+        except ArgumentsInvalid as exc:
+            return codec.invalid_arguments(str(exc)), tool
+        context = None
+        if tool.wants_context:
+            context = Context(self, request, self._answers(request, tool, arguments))
+        try:
+            return await tool.call(arguments, context), tool
+        except ToolError as exc:
+            return error_result(str(exc)), tool
+        except InputRequired as exc:
+            assert context is not None
+            return self._input_required(tool, arguments, context, exc), tool
+        except CapabilityMissing as exc:
+            return codec.missing_capability(exc.capability, str(exc)), tool
+        except ClientRequestFailed as exc:
+            return error_result(f"Tool '{name}' could not finish: {exc}"), tool
+        except OutputInvalid as exc:
+            log.error("%s", exc)
+            raise ProtocolError(INTERNAL_ERROR, f"Internal error: {exc}") from None
+        except Exception as exc:
+            log.error("tool %r raised", name, exc_info=True)
+            if self.server.mask_errors:
+                return error_result(f"Tool '{name}' failed with an internal error"), tool
+            return error_result(f"Tool '{name}' failed: {type(exc).__name__}: {exc}"), tool
+
+    def _answers(self, request: Request, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any] | None:
+        """2026-07-28 retries: the answers of earlier rounds plus this request's responses."""
+        state = request.params.get("requestState")
+        if not request.codec.modern or state is None:
+            return None
+        bound = binding(tool.name, arguments, self.principal)
+        data = unseal(self.server.state_key, bound, state)
+        answers: dict[str, Any] = data["answers"]
+        responses = request.params.get("inputResponses")
+        if type(responses) is dict:
+            answers.update({key: responses[key] for key in data["pending"] if key in responses})
+        return answers
+
+    def _input_required(
+        self, tool: Tool, arguments: dict[str, Any], context: Context, exc: InputRequired,
+    ) -> dict[str, Any]:
+        bound = binding(tool.name, arguments, self.principal)
+        state = seal(
+            self.server.state_key, bound, {"answers": context.answers, "pending": list(exc.requests)},
+            self.server.state_ttl,
+        )
+        return {"resultType": "input_required", "inputRequests": exc.requests, "requestState": state}
+
+    # -- subscriptions and change notifications ------------------------------------------------
+
+    def _listen(self, request: Request) -> None:
+        wanted = request.params.get("notifications")
+        if wanted is not None and type(wanted) is not dict:
+            return self._fail(request, ProtocolError(INVALID_PARAMS, 'Invalid params: "notifications" must be an object'))
+        honoured = {"toolsListChanged": True} if (wanted or {}).get("toolsListChanged") is True else {}
+        self._subscriptions[request.id] = (request, honoured)
+        ack = {"_meta": {META_SUBSCRIPTION_ID: request.id}, "notifications": honoured}
+        self.send_for(request, "notifications/subscriptions/acknowledged", ack)
+        return None
+
+    def _tools_changed(self) -> None:
+        if threading.get_ident() != self._thread:
+            self._loop.call_soon_threadsafe(self._tools_changed)
+            return
+        connection = self.connection
+        if connection.legacy is not None:
+            self.send(connection.notify(None, "notifications/tools/list_changed", {}))
+        for request, honoured in list(self._subscriptions.values()):
+            if honoured.get("toolsListChanged"):
+                params = {"_meta": {META_SUBSCRIPTION_ID: request.id}}
+                self.send_for(request, "notifications/tools/list_changed", params)
+
+    def _cancelled(self, event: Cancelled) -> None:
+        if event.flush is not None:
+            self.send(event.flush)
+        id = event.request.id
+        self._subscriptions.pop(id, None)
+        task = self._tasks.get(id)
+        if task is not None:
+            task.cancel()
+
+    # -- shutdown --------------------------------------------------------------------------
+
+    async def close(self, grace: float = 5.0) -> None:
+        """Finish: calls in flight get ``grace`` seconds to complete, then are cancelled;
+        subscriptions end with their final response; waits on the client fail."""
+        self._stop_listening()
+        for future in self._waiting.values():
+            if not future.done():
+                future.set_exception(ClientRequestFailed("the connection closed"))
+        tasks = list(self._tasks.values())
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=grace)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        for request, _ in list(self._subscriptions.values()):
+            self.send(self.connection.respond(request, {"_meta": {META_SUBSCRIPTION_ID: request.id}}))
+        self._subscriptions.clear()
+        self._closed = True

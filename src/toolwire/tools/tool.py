@@ -1,0 +1,270 @@
+"""A tool: its definition (name, schemas, annotations...) and how to run it.
+
+A :class:`Tool` is built either from a Python function (:meth:`Tool.from_function`: schema
+from the signature, description from the docstring) or from a raw JSON Schema and a handler
+that takes the arguments dict (:meth:`Tool.from_schema`). Either way :meth:`Tool.call`
+validates the arguments against the advertised ``inputSchema`` before the handler runs,
+and checks structured results against the ``outputSchema`` after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import re
+from collections.abc import Callable
+from typing import Any
+
+from .results import ToolResult, build_result, raw_result
+from .schema import SchemaBuilder
+from .signature import parameters_schema, parse_docstring, read_signature
+from .validation import ArgumentsInvalid, Validator
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+
+#: Tool annotation hints, by the keyword the decorator takes.
+HINTS = {
+    "read_only": "readOnlyHint", "destructive": "destructiveHint",
+    "idempotent": "idempotentHint", "open_world": "openWorldHint",
+}
+
+
+class ToolContext:
+    """Base of the context object a tool may ask for by annotating a parameter with it."""
+
+
+class OutputInvalid(Exception):
+    """A tool returned structured content that breaks its own outputSchema (a server bug)."""
+
+
+def check_name(name: str) -> str:
+    """``name`` if it follows the tool-name rules (1-128 of ``A-Z a-z 0-9 _ - .``), else ``ValueError``."""
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise ValueError(
+            f"invalid tool name {name!r}: use 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.'"
+        )
+    return name
+
+
+class Tool:
+    """A tool definition and its handler. Build one with :meth:`from_function` or :meth:`from_schema`."""
+
+    def __init__(
+        self,
+        name: str,
+        handler: Callable[..., Any],
+        input_schema: dict[str, Any],
+        *,
+        description: str | None = None,
+        title: str | None = None,
+        output_schema: dict[str, Any] | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        lenient: bool = False,
+        raw: bool = False,
+        converters: dict[str, Callable[[Any], Any]] | None = None,
+        context_param: str | None = None,
+    ) -> None:
+        if not isinstance(input_schema, dict) or input_schema.get("type") != "object":
+            raise ValueError(f"tool {name!r}: inputSchema must be a JSON Schema object with \"type\": \"object\"")
+        self.name = check_name(name)
+        self.handler = handler
+        self.input_schema = input_schema
+        self.output_schema = output_schema
+        self.description = description
+        self.title = title
+        self.annotations = annotations
+        self.icons = icons
+        self.meta = meta
+        self.enabled = True
+        self.is_async = asyncio.iscoroutinefunction(handler) or asyncio.iscoroutinefunction(
+            getattr(handler, "__call__", None)
+        )
+        self._raw = raw
+        self._converters = converters or {}
+        self._context_param = context_param
+        self._params = frozenset(input_schema.get("properties", ()))
+        self._arguments = Validator(input_schema, lenient=lenient)
+        self._output = Validator(output_schema) if output_schema is not None else None
+        #: Legacy versions need non-object structured content wrapped in ``{"result": ...}``.
+        self.wrap_structured = output_schema is not None and output_schema.get("type") != "object"
+        self.definition = self._definition()
+
+    @classmethod
+    def from_function(
+        cls,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+        lenient: bool = True,
+    ) -> Tool:
+        """A tool from a function's signature and docstring.
+
+        ``structured_output`` decides whether the return value is also sent as
+        ``structuredContent`` with an ``outputSchema``: by default, yes for every return
+        annotation except ``str``, ``None``, ``Any``, content blocks and :class:`ToolResult`.
+        ``TypeError`` if a parameter or return type has no JSON Schema.
+        """
+        signature = read_signature(fn)
+        docs = parse_docstring(fn.__doc__)
+        context_param = None
+        parameters = []
+        for parameter in signature.parameters:
+            if isinstance(parameter.annotation, type) and issubclass(parameter.annotation, ToolContext):
+                context_param = parameter.name
+            else:
+                parameters.append(parameter)
+        input_schema, converters = parameters_schema(parameters, docs, SchemaBuilder())
+        if output_schema is None and _wants_structured(signature.returns, structured_output):
+            output_schema = _output_schema(signature.returns)
+        return cls(
+            name or getattr(fn, "__name__", type(fn).__name__),
+            fn,
+            input_schema,
+            description=description if description is not None else docs.description,
+            title=title,
+            output_schema=output_schema,
+            annotations=annotations,
+            icons=icons,
+            meta=meta,
+            lenient=lenient,
+            converters=converters,
+            context_param=context_param,
+        )
+
+    @classmethod
+    def from_schema(
+        cls,
+        name: str,
+        input_schema: dict[str, Any],
+        handler: Callable[..., Any],
+        **options: Any,
+    ) -> Tool:
+        """A low-level tool: ``handler(arguments)`` or ``handler(arguments, context)`` gets the
+        validated arguments dict and may return a value, content blocks or a whole result dict.
+        ``SchemaError`` (when first called) if ``input_schema`` is not a valid JSON Schema."""
+        code = getattr(getattr(handler, "__func__", handler), "__code__", None)
+        wants_context = code is not None and code.co_argcount - hasattr(handler, "__func__") >= 2
+        return cls(name, handler, input_schema, raw=True, context_param="" if wants_context else None, **options)
+
+    def _definition(self) -> dict[str, Any]:
+        """The neutral (newest-version) definition; codecs trim it per version."""
+        definition: dict[str, Any] = {"name": self.name}
+        if self.title is not None:
+            definition["title"] = self.title
+        if self.description is not None:
+            definition["description"] = self.description
+        definition["inputSchema"] = self.input_schema
+        if self.output_schema is not None:
+            definition["outputSchema"] = self.output_schema
+        if self.annotations:
+            definition["annotations"] = self.annotations
+        if self.icons:
+            definition["icons"] = self.icons
+        if self.meta:
+            definition["_meta"] = self.meta
+        return definition
+
+    @property
+    def wants_context(self) -> bool:
+        """Whether the handler takes a :class:`ToolContext`."""
+        return self._context_param is not None
+
+    def validate_arguments(self, arguments: Any) -> dict[str, Any]:
+        """The arguments, checked (and coerced where lenient); :class:`ArgumentsInvalid` if not valid."""
+        if arguments is None:
+            arguments = {}
+        return self._arguments.check(arguments, f"Invalid arguments for tool '{self.name}'")  # type: ignore[no-any-return]
+
+    async def call(self, arguments: dict[str, Any], context: ToolContext | None = None) -> dict[str, Any]:
+        """Run the tool on already validated ``arguments``; returns the neutral result.
+
+        Exceptions from the handler propagate (the server decides how to report them);
+        :class:`OutputInvalid` if structured content breaks the outputSchema.
+        """
+        if self._raw:
+            args: tuple[Any, ...] = (arguments,) if self._context_param is None else (arguments, context)
+            value = await self._run(args, {})
+            result = raw_result(value)
+        else:
+            kwargs = arguments
+            if self._converters or not arguments.keys() <= self._params:
+                kwargs = self._convert(arguments)
+            if self._context_param is not None:
+                kwargs = {**kwargs, self._context_param: context}
+            value = await self._run((), kwargs)
+            result = build_result(value, structured=self._output is not None and not isinstance(value, ToolResult))
+        if self._output is not None and "structuredContent" in result and not result.get("isError"):
+            try:
+                self._output.check(result["structuredContent"], f"tool '{self.name}' returned invalid structured content")
+            except ArgumentsInvalid as exc:
+                raise OutputInvalid(str(exc)) from None
+        return result
+
+    def _convert(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        converters = self._converters
+        return {
+            key: converters[key](value) if key in converters else value
+            for key, value in arguments.items() if key in self._params
+        }
+
+    async def _run(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if self.is_async:
+            return await self.handler(*args, **kwargs)
+        loop = asyncio.get_running_loop()
+        call = functools.partial(contextvars.copy_context().run, self.handler, *args, **kwargs)
+        return await loop.run_in_executor(None, call)
+
+
+def _output_schema(returns: Any) -> dict[str, Any]:
+    """The outputSchema of a return type; a named object type is inlined at the root, so that
+    it stays an object schema (which every version with structured output accepts)."""
+    import orjson
+
+    builder = SchemaBuilder()
+    schema = dict(builder.compile(returns).schema)
+    defs = builder.defs
+    ref = schema.get("$ref", "")
+    if len(schema) == 1 and ref.startswith("#/$defs/"):
+        name = ref.removeprefix("#/$defs/")
+        schema = dict(defs[name])
+        others = {key: value for key, value in defs.items() if key != name}
+        if ref.encode() not in orjson.dumps(others) and ref.encode() not in orjson.dumps(schema):
+            defs = others
+    if defs:
+        schema["$defs"] = defs
+    return schema
+
+
+def _wants_structured(returns: Any, choice: bool | None) -> bool:
+    if choice is not None:
+        return choice
+    from .content import Content
+
+    if returns is Any or returns is str or returns is None or returns is type(None):
+        return False
+    if isinstance(returns, type) and issubclass(returns, (Content, ToolResult)):
+        return False
+    import typing
+
+    args = typing.get_args(returns)
+    return not (typing.get_origin(returns) is list and args and isinstance(args[0], type) and issubclass(args[0], Content))
+
+
+def annotations_from(hints: dict[str, bool | None], extra: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Tool annotations from the decorator's keywords (``read_only=`` ...) and a raw dict."""
+    out = dict(extra or {})
+    for keyword, key in HINTS.items():
+        value = hints.get(keyword)
+        if value is not None:
+            out[key] = value
+    return out or None

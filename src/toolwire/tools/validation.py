@@ -1,0 +1,146 @@
+"""Validating tool arguments and results against their JSON Schemas.
+
+Schemas are compiled once (on first use, so that start-up does not pay for the validator)
+with network ``$ref`` retrieval disabled, as the specification requires. A schema in an
+unsupported dialect, or one that is not a valid schema, is refused when compiled, with a
+:class:`SchemaError` naming the problem.
+
+Leniency
+--------
+Models often send ``"5"`` for ``5``, ``"true"`` for ``true`` or an object as a JSON string.
+A *lenient* validator (the default for decorated tools) retries a failed validation once after
+converting such top-level arguments where the schema asks for a number, integer, boolean,
+object or array and the string parses exactly as one. Nothing else is coerced (no numbers to
+strings, no nested values), and the coerced arguments must then pass the schema in full:
+invalid data never reaches a handler. Valid arguments pay nothing for this.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import orjson
+
+
+class SchemaError(ValueError):
+    """A schema that cannot be compiled (invalid, unsupported dialect, unresolvable ``$ref``)."""
+
+
+class ArgumentsInvalid(ValueError):
+    """Data that breaks a schema; the message names the field and the rule."""
+
+
+def compile_schema(schema: dict[str, Any]) -> Any:
+    """A compiled validator for ``schema`` (JSON Schema 2020-12 unless ``$schema`` says otherwise)."""
+    import jsonschema_rs
+
+    try:
+        return jsonschema_rs.validator_for(schema, offline=True)
+    except (jsonschema_rs.ValidationError, ValueError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise SchemaError(f"invalid or unsupported JSON Schema: {first}") from None
+
+
+class Validator:
+    """Checks instances against one schema, compiling it on first use."""
+
+    __slots__ = ("schema", "lenient", "_compiled")
+
+    def __init__(self, schema: dict[str, Any], lenient: bool = False) -> None:
+        self.schema = schema
+        self.lenient = lenient
+        self._compiled: Any = None
+
+    def compile(self) -> Any:
+        if self._compiled is None:
+            self._compiled = compile_schema(self.schema)
+        return self._compiled
+
+    def check(self, instance: Any, what: str) -> Any:
+        """``instance`` (possibly coerced, when lenient) if valid, else :class:`ArgumentsInvalid`
+        whose message starts with ``what``."""
+        compiled = self._compiled or self.compile()
+        if compiled.is_valid(instance):
+            return instance
+        if self.lenient and type(instance) is dict:
+            coerced = coerce_arguments(instance, self.schema)
+            if coerced is not None and compiled.is_valid(coerced):
+                return coerced
+        raise ArgumentsInvalid(f"{what}: {describe_errors(compiled, instance)}")
+
+
+def describe_errors(compiled: Any, instance: Any, limit: int = 3) -> str:
+    """The first few schema violations, each with the path of the offending field."""
+    messages = []
+    for error in compiled.iter_errors(instance):
+        path = "/".join(str(part) for part in error.instance_path)
+        messages.append(f"{error.message} (at '{path}')" if path else error.message)
+        if len(messages) == limit:
+            break
+    return "; ".join(messages) or "does not match the schema"
+
+
+def coerce_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any] | None:
+    """A copy of ``arguments`` with string values turned into the types the schema asks for,
+    or ``None`` when nothing could be converted."""
+    properties = schema.get("properties")
+    if type(properties) is not dict:
+        return None
+    coerced = dict(arguments)
+    changed = False
+    for name, value in arguments.items():
+        if type(value) is not str or name not in properties:
+            continue
+        for kind in _wanted_types(properties[name]):
+            converted = _convert(value, kind)
+            if converted is not _FAIL:
+                coerced[name] = converted
+                changed = True
+                break
+    return coerced if changed else None
+
+
+_FAIL: Any = object()
+
+
+def _wanted_types(schema: Any) -> list[str]:
+    if type(schema) is not dict:
+        return []
+    kinds = schema.get("type")
+    if type(kinds) is str:
+        return [kinds]
+    if type(kinds) is list:
+        return [kind for kind in kinds if type(kind) is str]
+    out: list[str] = []
+    for key in ("anyOf", "oneOf"):
+        for option in schema.get(key, ()):
+            out += _wanted_types(option)
+    return out
+
+
+def _convert(value: str, kind: str) -> Any:
+    text = value.strip()
+    if kind == "integer":
+        try:
+            return int(text)
+        except ValueError:
+            return _FAIL
+    if kind == "number":
+        try:
+            number = float(text)
+        except ValueError:
+            return _FAIL
+        if not math.isfinite(number):
+            return _FAIL
+        return int(number) if number.is_integer() and "." not in text and "e" not in text.lower() else number
+    if kind == "boolean":
+        return {"true": True, "false": False}.get(text.lower(), _FAIL)
+    if kind in ("object", "array") and text[:1] in ("{", "["):
+        try:
+            parsed = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return _FAIL
+        if (kind == "object") == (type(parsed) is dict) and type(parsed) in (dict, list):
+            return parsed
+    return _FAIL
