@@ -1,16 +1,16 @@
 """toolwire: the Model Context Protocol's tools, fast and correct in every protocol version.
 
-    from toolwire import Server
+from toolwire import Server
 
-    server = Server("weather")
+server = Server("weather")
 
-    @server.tool
-    def get_weather(location: str) -> str:
-        "Current weather for a city."
-        ...
+@server.tool
+def get_weather(location: str) -> str:
+    "Current weather for a city."
+    ...
 
-    if __name__ == "__main__":
-        server.run()
+if __name__ == "__main__":
+    server.run()
 """
 
 from .protocol.errors import ProtocolError

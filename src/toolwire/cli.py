@@ -49,7 +49,8 @@ def load_server(target: str) -> Any:
             raise UsageError(f"{path} has no object named {name!r}")
         found = getattr(module, name)
     else:
-        candidates = [getattr(module, n) for n in ("server", "mcp", "app") if isinstance(getattr(module, n, None), Server)]
+        conventional = (getattr(module, n, None) for n in ("server", "mcp", "app"))
+        candidates = [value for value in conventional if isinstance(value, Server)]
         if not candidates:
             candidates = [value for value in vars(module).values() if isinstance(value, Server)]
         if len(candidates) != 1:
@@ -81,16 +82,16 @@ def main(argv: list[str] | None = None) -> None:
 
 def _run(target: str, verbose: bool) -> None:
     import asyncio
+    import contextlib
     import logging
 
     logging.basicConfig(
-        stream=sys.stderr, level=logging.INFO if verbose else logging.WARNING,
+        stream=sys.stderr,
+        level=logging.INFO if verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     server = load_server(target)
     from .transports.stdio import serve_stdio
 
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve_stdio(server))
-    except KeyboardInterrupt:
-        pass

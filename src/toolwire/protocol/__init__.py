@@ -7,6 +7,16 @@ from .errors import ProtocolError
 from .versions import LATEST, LEGACY_VERSIONS, MODERN_VERSIONS, SUPPORTED_VERSIONS
 
 __all__ = [
-    "LATEST", "LEGACY_VERSIONS", "MODERN_VERSIONS", "SUPPORTED_VERSIONS", "Cancelled", "Codec",
-    "ProtocolError", "Request", "Response", "ServerConnection", "ServerIdentity", "codec_for",
+    "LATEST",
+    "LEGACY_VERSIONS",
+    "MODERN_VERSIONS",
+    "SUPPORTED_VERSIONS",
+    "Cancelled",
+    "Codec",
+    "ProtocolError",
+    "Request",
+    "Response",
+    "ServerConnection",
+    "ServerIdentity",
+    "codec_for",
 ]

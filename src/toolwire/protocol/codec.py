@@ -28,7 +28,14 @@ from .errors import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, Protocol
 from .versions import LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS
 
 LOG_LEVELS: tuple[str, ...] = (
-    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
 )
 LOG_SEVERITY: dict[str, int] = {level: rank for rank, level in enumerate(LOG_LEVELS)}
 
@@ -42,9 +49,18 @@ class Codec:
     """
 
     __slots__ = (
-        "version", "modern", "batches", "annotations", "audio", "progress_message",
-        "structured", "icons", "validation_is_error", "elicitation", "elicitation_mode",
         "_tool_fields",
+        "annotations",
+        "audio",
+        "batches",
+        "elicitation",
+        "elicitation_mode",
+        "icons",
+        "modern",
+        "progress_message",
+        "structured",
+        "validation_is_error",
+        "version",
     )
 
     def __init__(self, version: str) -> None:
@@ -154,16 +170,15 @@ class Codec:
         """
         if self.modern:
             raise ProtocolError(
-                MISSING_REQUIRED_CLIENT_CAPABILITY, message,
+                MISSING_REQUIRED_CLIENT_CAPABILITY,
+                message,
                 {"requiredCapabilities": {capability: {}}},
             )
         return {"content": [{"type": "text", "text": message}], "isError": True}
 
     # -- notifications and server requests -------------------------------------------------
 
-    def progress(
-        self, token: str | int, progress: float, total: float | None, message: str | None
-    ) -> dict[str, Any]:
+    def progress(self, token: str | int, progress: float, total: float | None, message: str | None) -> dict[str, Any]:
         params: dict[str, Any] = {"progressToken": token, "progress": progress}
         if total is not None:
             params["total"] = total
@@ -183,7 +198,9 @@ def object_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
     if schema.get("type") == "object":
         return schema
     wrapped: dict[str, Any] = {
-        "type": "object", "properties": {"result": schema}, "required": ["result"],
+        "type": "object",
+        "properties": {"result": schema},
+        "required": ["result"],
     }
     if "$defs" in schema:
         inner = {key: value for key, value in schema.items() if key != "$defs"}

@@ -54,9 +54,14 @@ RequestId = str | int
 
 #: Methods that exist in one era only; the other era gets ``-32601``.
 MODERN_ONLY_METHODS = frozenset({"server/discover", "subscriptions/listen"})
-LEGACY_ONLY_METHODS = frozenset({
-    "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
-})
+LEGACY_ONLY_METHODS = frozenset(
+    {
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+    }
+)
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 64
@@ -72,13 +77,27 @@ class Request:
     """
 
     __slots__ = (
-        "id", "method", "params", "codec", "capabilities", "client_info", "log_level",
-        "progress_token", "cancelled", "batch",
+        "batch",
+        "cancelled",
+        "capabilities",
+        "client_info",
+        "codec",
+        "id",
+        "log_level",
+        "method",
+        "params",
+        "progress_token",
     )
 
     def __init__(
-        self, id: RequestId, method: str, params: dict[str, Any], codec: Codec,
-        capabilities: dict[str, Any], client_info: Any, log_level: str | None,
+        self,
+        id: RequestId,
+        method: str,
+        params: dict[str, Any],
+        codec: Codec,
+        capabilities: dict[str, Any],
+        client_info: Any,
+        log_level: str | None,
     ) -> None:
         self.id = id
         self.method = method
@@ -100,7 +119,7 @@ class Cancelled:
     """The peer cancelled ``request``; its work should stop. ``flush``, when set, is to be
     written: the rest of a batch that was only waiting for the cancelled request."""
 
-    __slots__ = ("request", "reason", "flush")
+    __slots__ = ("flush", "reason", "request")
 
     def __init__(self, request: Request, reason: str | None) -> None:
         self.request = request
@@ -111,7 +130,7 @@ class Cancelled:
 class Response:
     """The peer's answer to a request we sent: exactly one of ``result`` and ``error``."""
 
-    __slots__ = ("id", "result", "error")
+    __slots__ = ("error", "id", "result")
 
     def __init__(self, id: RequestId, result: Any, error: dict[str, Any] | None) -> None:
         self.id = id
@@ -125,7 +144,7 @@ Event = bytes | Request | Cancelled | Response
 class _Batch:
     """Answers to a 2025-03-26 batch, held until every request in it has one."""
 
-    __slots__ = ("pending", "answers")
+    __slots__ = ("answers", "pending")
 
     def __init__(self) -> None:
         self.pending = 0
@@ -135,11 +154,15 @@ class _Batch:
 class ServerIdentity:
     """What a server says about itself: in the handshake, ``server/discover`` and results."""
 
-    __slots__ = ("info", "capabilities", "instructions", "ttl_ms", "cache_scope")
+    __slots__ = ("cache_scope", "capabilities", "info", "instructions", "ttl_ms")
 
     def __init__(
-        self, info: dict[str, Any], capabilities: dict[str, Any], instructions: str | None,
-        ttl_ms: int = 60_000, cache_scope: str = "public",
+        self,
+        info: dict[str, Any],
+        capabilities: dict[str, Any],
+        instructions: str | None,
+        ttl_ms: int = 60_000,
+        cache_scope: str = "public",
     ) -> None:
         self.info = info
         self.capabilities = capabilities
@@ -222,10 +245,13 @@ class ServerConnection:
         except orjson.JSONDecodeError as exc:
             return [self._error(None, PARSE_ERROR, f"Parse error: the message is not valid JSON ({exc})")]
         if len(data) > 2 * self.max_depth and _depth(message, self.max_depth):
-            return [self._error(
-                _id_of(message), INVALID_REQUEST,
-                f"Invalid Request: JSON nested deeper than {self.max_depth} levels",
-            )]
+            return [
+                self._error(
+                    _id_of(message),
+                    INVALID_REQUEST,
+                    f"Invalid Request: JSON nested deeper than {self.max_depth} levels",
+                )
+            ]
         if type(message) is list:
             return self._receive_batch(message)
         try:
@@ -238,9 +264,13 @@ class ServerConnection:
         codec = self.legacy
         if codec is None or not codec.batches:
             version = codec.version if codec else "this connection's protocol version"
-            return [self._error(
-                None, INVALID_REQUEST, f"Invalid Request: batches are not allowed in {version}",
-            )]
+            return [
+                self._error(
+                    None,
+                    INVALID_REQUEST,
+                    f"Invalid Request: batches are not allowed in {version}",
+                )
+            ]
         if not messages:
             return [self._error(None, INVALID_REQUEST, "Invalid Request: empty batch")]
         batch = _Batch()
@@ -285,16 +315,20 @@ class ServerConnection:
             raise ProtocolError(INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer')
         if id in self.in_flight:
             raise ProtocolError(
-                INVALID_REQUEST, f"Invalid Request: id {id!r} is already used by a request in flight",
+                INVALID_REQUEST,
+                f"Invalid Request: id {id!r} is already used by a request in flight",
             )
         request = self._request(id, method, params, batch)
-        if type(request) is bytes:
-            return request
-        self.in_flight[id] = request
+        if isinstance(request, Request):
+            self.in_flight[id] = request
         return request
 
     def _request(
-        self, id: RequestId, method: str, params: dict[str, Any], batch: _Batch | None,
+        self,
+        id: RequestId,
+        method: str,
+        params: dict[str, Any],
+        batch: _Batch | None,
     ) -> Request | bytes:
         meta = params.get("_meta")
         version = meta.get(META_PROTOCOL_VERSION) if type(meta) is dict else None
@@ -321,19 +355,25 @@ class ServerConnection:
         return Request(id, method, params, codec, self.client_capabilities, self.client_info, self.log_level)
 
     def _modern_request(
-        self, id: RequestId, method: str, params: dict[str, Any], meta: dict[str, Any], version: Any,
+        self,
+        id: RequestId,
+        method: str,
+        params: dict[str, Any],
+        meta: dict[str, Any],
+        version: Any,
     ) -> Request | bytes:
         if version not in MODERN_VERSIONS:
             hint = " (a legacy version: open with initialize instead)" if version in LEGACY_VERSIONS else ""
             raise ProtocolError(
                 UNSUPPORTED_PROTOCOL_VERSION,
                 f"Unsupported protocol version: {version!r}{hint}",
-                {"supported": list(SUPPORTED_VERSIONS), "requested": version if type(version) is str else repr(version)},
+                {"supported": list(SUPPORTED_VERSIONS), "requested": version if type(version) is str else str(version)},
             )
         capabilities = meta.get(META_CLIENT_CAPABILITIES)
         if type(capabilities) is not dict:
             raise ProtocolError(
-                INVALID_PARAMS, f"Invalid params: _meta[{META_CLIENT_CAPABILITIES!r}] must be an object",
+                INVALID_PARAMS,
+                f"Invalid params: _meta[{META_CLIENT_CAPABILITIES!r}] must be an object",
             )
         level = meta.get(META_LOG_LEVEL)
         if level is not None:
@@ -367,7 +407,8 @@ class ServerConnection:
     def _discover(self, codec: Codec) -> dict[str, Any]:
         identity = self.identity
         result: dict[str, Any] = {
-            "supportedVersions": list(SUPPORTED_VERSIONS), "capabilities": identity.capabilities,
+            "supportedVersions": list(SUPPORTED_VERSIONS),
+            "capabilities": identity.capabilities,
         }
         if identity.instructions:
             result["instructions"] = identity.instructions
@@ -377,7 +418,7 @@ class ServerConnection:
     def _receive_notification(self, method: str, params: dict[str, Any]) -> Event | None:
         if method == "notifications/cancelled":
             id = params.get("requestId")
-            request = self.in_flight.pop(id, None) if type(id) in (str, int) else None
+            request = self.in_flight.pop(id, None) if type(id) is str or type(id) is int else None
             if request is None:
                 return None  # unknown or finished: ignored, as the spec allows
             request.cancelled = True
@@ -419,7 +460,9 @@ class ServerConnection:
             return self.respond(request, orjson.loads(result_json))
         if self.in_flight.pop(request.id, None) is None or request.cancelled:
             return None
-        return b'{"jsonrpc":"2.0","id":' + orjson.dumps(request.id) + b',"result":' + result_json + b"}" + self.terminator
+        return (
+            b'{"jsonrpc":"2.0","id":' + orjson.dumps(request.id) + b',"result":' + result_json + b"}" + self.terminator
+        )
 
     def respond_error(self, request: Request, error: ProtocolError) -> bytes | None:
         """An error answer to ``request``; ``None`` as for :meth:`respond`."""
@@ -467,7 +510,8 @@ class ServerConnection:
 
     def _too_large(self, size: int) -> bytes:
         return self._error(
-            None, INVALID_REQUEST,
+            None,
+            INVALID_REQUEST,
             f"Invalid Request: message of {size} bytes exceeds the limit of {self.max_message_bytes} bytes",
         )
 
@@ -491,7 +535,8 @@ def _id_of(message: Any) -> RequestId | None:
 def _log_level(level: Any) -> str:
     if level not in LOG_SEVERITY:
         raise ProtocolError(
-            INVALID_PARAMS, f"Invalid params: log level must be one of {', '.join(LOG_SEVERITY)}, not {level!r}",
+            INVALID_PARAMS,
+            f"Invalid params: log level must be one of {', '.join(LOG_SEVERITY)}, not {level!r}",
         )
     return level  # type: ignore[no-any-return]
 

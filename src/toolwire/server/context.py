@@ -163,11 +163,13 @@ class Context(ToolContext):
         requested, convert = _form_schema(schema)
         codec = self._request.codec
         if not codec.elicitation or "elicitation" not in self._request.capabilities:
-            raise CapabilityMissing("elicitation", "This tool needs to ask the user, but the client does not support elicitation")
+            raise CapabilityMissing(
+                "elicitation", "This tool needs to ask the user, but the client does not support elicitation"
+            )
         params = codec.elicitation_request(message, requested)
         validator = Validator(requested)
         answer = await self._ask("elicit", "elicitation/create", params, lambda a: _check_elicitation(a, validator))
-        action = answer.get("action")
+        action = str(answer.get("action"))
         content = answer.get("content") if action == "accept" else None
         data = convert(content) if content is not None and convert is not None else content
         return Elicitation(action, content, data)
@@ -190,13 +192,18 @@ class Context(ToolContext):
         if it refuses.
         """
         if "sampling" not in self._request.capabilities:
-            raise CapabilityMissing("sampling", "This tool needs the client's model, but the client does not support sampling")
+            raise CapabilityMissing(
+                "sampling", "This tool needs the client's model, but the client does not support sampling"
+            )
         if isinstance(messages, str):
             messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
         params: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens}
         optional = {
-            "systemPrompt": system_prompt, "temperature": temperature, "stopSequences": stop_sequences,
-            "modelPreferences": model_preferences, "metadata": metadata,
+            "systemPrompt": system_prompt,
+            "temperature": temperature,
+            "stopSequences": stop_sequences,
+            "modelPreferences": model_preferences,
+            "metadata": metadata,
         }
         params.update({key: value for key, value in optional.items() if value is not None})
         return await self._ask("sample", "sampling/createMessage", params, _check_sampling)
@@ -243,7 +250,8 @@ def _form_schema(schema: dict[str, Any] | type) -> tuple[dict[str, Any], Any]:
 
     pydantic = sys.modules.get("pydantic")
     if pydantic is not None and issubclass(schema, pydantic.BaseModel):
-        return schema.model_json_schema(), schema.model_validate
+        model: Any = schema
+        return model.model_json_schema(), model.model_validate
     builder = SchemaBuilder()
     spec = builder.compile(schema)
     flat = builder.defs[next(iter(builder.defs))] if builder.defs else spec.schema
@@ -251,5 +259,9 @@ def _form_schema(schema: dict[str, Any] | type) -> tuple[dict[str, Any], Any]:
 
 
 __all__ = [
-    "CapabilityMissing", "ClientRequestFailed", "Context", "Elicitation", "InputRequired",
+    "CapabilityMissing",
+    "ClientRequestFailed",
+    "Context",
+    "Elicitation",
+    "InputRequired",
 ]

@@ -89,12 +89,22 @@ class Server:
 
     @overload
     def tool(
-        self, fn: None = None, /, *, name: str | None = None, title: str | None = None,
-        description: str | None = None, read_only: bool | None = None,
-        destructive: bool | None = None, idempotent: bool | None = None,
-        open_world: bool | None = None, annotations: dict[str, Any] | None = None,
-        icons: list[dict[str, Any]] | None = None, meta: dict[str, Any] | None = None,
-        output_schema: dict[str, Any] | None = None, structured_output: bool | None = None,
+        self,
+        fn: None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        read_only: bool | None = None,
+        destructive: bool | None = None,
+        idempotent: bool | None = None,
+        open_world: bool | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
         lenient: bool | None = None,
     ) -> Callable[[F], F]: ...
 
@@ -107,6 +117,7 @@ class Server:
         and ``open_world`` set the annotation hints. Raises ``ValueError`` for an invalid or
         taken name and ``TypeError`` for a type that has no JSON Schema.
         """
+
         def register(function: F) -> F:
             self.add_tool(function, **options)
             return function
@@ -124,10 +135,15 @@ class Server:
         return self.registry.add(tool)
 
     def raw_tool(
-        self, name: str, *, input_schema: dict[str, Any], **options: Any,
+        self,
+        name: str,
+        *,
+        input_schema: dict[str, Any],
+        **options: Any,
     ) -> Callable[[F], F]:
         """Register a low-level tool: ``handler(arguments)`` (or ``handler(arguments, context)``)
         receives the arguments dict, validated against ``input_schema`` as given."""
+
         def register(handler: F) -> F:
             self.registry.add(Tool.from_schema(name, input_schema, handler, **options))
             return handler
@@ -204,9 +220,12 @@ class Server:
             return raw_result(value)
 
         options = {
-            "description": definition.get("description"), "title": definition.get("title"),
-            "output_schema": definition.get("outputSchema"), "annotations": definition.get("annotations"),
-            "icons": definition.get("icons"), "meta": definition.get("_meta"),
+            "description": definition.get("description"),
+            "title": definition.get("title"),
+            "output_schema": definition.get("outputSchema"),
+            "annotations": definition.get("annotations"),
+            "icons": definition.get("icons"),
+            "meta": definition.get("_meta"),
         }
         return Tool.from_schema(name, definition.get("inputSchema", {"type": "object"}), handler, **options)
 
@@ -215,8 +234,10 @@ class Server:
     def connection(self, terminator: bytes = b"\n") -> ServerConnection:
         """Fresh protocol state for one connection to this server."""
         return ServerConnection(
-            self.identity, terminator=terminator,
-            max_message_bytes=self.max_message_bytes, max_depth=self.max_depth,
+            self.identity,
+            terminator=terminator,
+            max_message_bytes=self.max_message_bytes,
+            max_depth=self.max_depth,
         )
 
     def run(self) -> None:

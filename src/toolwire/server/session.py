@@ -43,7 +43,10 @@ class ServerSession:
     """
 
     def __init__(
-        self, server: Server, connection: ServerConnection, write: Callable[[bytes], None],
+        self,
+        server: Server,
+        connection: ServerConnection,
+        write: Callable[[bytes], None],
         principal: str | None = None,
     ) -> None:
         self.server = server
@@ -244,11 +247,17 @@ class ServerSession:
         return answers
 
     def _input_required(
-        self, tool: Tool, arguments: dict[str, Any], context: Context, exc: InputRequired,
+        self,
+        tool: Tool,
+        arguments: dict[str, Any],
+        context: Context,
+        exc: InputRequired,
     ) -> dict[str, Any]:
         bound = binding(tool.name, arguments, self.principal)
         state = seal(
-            self.server.state_key, bound, {"answers": context.answers, "pending": list(exc.requests)},
+            self.server.state_key,
+            bound,
+            {"answers": context.answers, "pending": list(exc.requests)},
             self.server.state_ttl,
         )
         return {"resultType": "input_required", "inputRequests": exc.requests, "requestState": state}
@@ -258,7 +267,9 @@ class ServerSession:
     def _listen(self, request: Request) -> None:
         wanted = request.params.get("notifications")
         if wanted is not None and type(wanted) is not dict:
-            return self._fail(request, ProtocolError(INVALID_PARAMS, 'Invalid params: "notifications" must be an object'))
+            return self._fail(
+                request, ProtocolError(INVALID_PARAMS, 'Invalid params: "notifications" must be an object')
+            )
         honoured = {"toolsListChanged": True} if (wanted or {}).get("toolsListChanged") is True else {}
         self._subscriptions[request.id] = (request, honoured)
         ack = {"_meta": {META_SUBSCRIPTION_ID: request.id}, "notifications": honoured}

@@ -6,8 +6,6 @@ audio is detected from the bytes (or the file name) when not given, and a clear
 ``ValueError`` says when it cannot be.
 """
 
-from __future__ import annotations
-
 import base64
 import mimetypes
 from pathlib import Path
@@ -21,7 +19,9 @@ class Content(dict[str, Any]):
 
 
 def annotations(
-    *, audience: list[Audience] | None = None, priority: float | None = None,
+    *,
+    audience: list[Audience] | None = None,
+    priority: float | None = None,
     last_modified: str | None = None,
 ) -> dict[str, Any]:
     """Content annotations: who the block is for, how important it is (0..1), when it changed."""
@@ -52,8 +52,11 @@ def text(value: str, *, annotations: dict[str, Any] | None = None, meta: dict[st
 
 
 def image(
-    data: bytes | str | Path, mime_type: str | None = None, *,
-    annotations: dict[str, Any] | None = None, meta: dict[str, Any] | None = None,
+    data: bytes | str | Path,
+    mime_type: str | None = None,
+    *,
+    annotations: dict[str, Any] | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> Content:
     """An image block from bytes or a file path (``str`` or ``Path``); MIME type detected."""
     raw, mime = _load(data, mime_type, "image")
@@ -61,8 +64,11 @@ def image(
 
 
 def audio(
-    data: bytes | str | Path, mime_type: str | None = None, *,
-    annotations: dict[str, Any] | None = None, meta: dict[str, Any] | None = None,
+    data: bytes | str | Path,
+    mime_type: str | None = None,
+    *,
+    annotations: dict[str, Any] | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> Content:
     """An audio block from bytes or a file path; MIME type detected."""
     raw, mime = _load(data, mime_type, "audio")
@@ -70,21 +76,36 @@ def audio(
 
 
 def resource_link(
-    uri: str, name: str, *, title: str | None = None, description: str | None = None,
-    mime_type: str | None = None, size: int | None = None,
-    annotations: dict[str, Any] | None = None, meta: dict[str, Any] | None = None,
+    uri: str,
+    name: str,
+    *,
+    title: str | None = None,
+    description: str | None = None,
+    mime_type: str | None = None,
+    size: int | None = None,
+    annotations: dict[str, Any] | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> Content:
     """A link to a resource the client may read (2025-06-18 and later; older peers get text)."""
     fields = {
-        "uri": uri, "name": name, "title": title, "description": description,
-        "mimeType": mime_type, "size": size,
+        "uri": uri,
+        "name": name,
+        "title": title,
+        "description": description,
+        "mimeType": mime_type,
+        "size": size,
     }
     return _block("resource_link", fields, annotations, meta)
 
 
 def embedded_resource(
-    uri: str, *, text: str | None = None, blob: bytes | None = None, mime_type: str | None = None,
-    annotations: dict[str, Any] | None = None, meta: dict[str, Any] | None = None,
+    uri: str,
+    *,
+    text: str | None = None,
+    blob: bytes | None = None,
+    mime_type: str | None = None,
+    annotations: dict[str, Any] | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> Content:
     """A resource embedded in the result: exactly one of ``text`` and ``blob``."""
     if (text is None) == (blob is None):
@@ -118,7 +139,7 @@ _MAGIC: tuple[tuple[bytes, int, str], ...] = (
 def detect_mime(raw: bytes, name: str | None = None) -> str | None:
     """The MIME type of ``raw`` from its leading bytes, else from ``name``'s extension."""
     for magic, offset, mime in _MAGIC:
-        if raw[offset:offset + len(magic)] == magic:
+        if raw[offset : offset + len(magic)] == magic:
             return mime
     head = raw[:256].lstrip()
     if head.startswith(b"<svg") or (head.startswith(b"<?xml") and b"<svg" in raw[:1024]):

@@ -27,17 +27,20 @@ class ToolError(Exception):
 class ToolResult:
     """A whole tool result: content blocks, optional structured content, error flag, ``_meta``."""
 
-    __slots__ = ("content", "structured", "is_error", "meta")
+    __slots__ = ("content", "is_error", "meta", "structured")
 
     _UNSET: Any = object()
 
     def __init__(
-        self, content: Iterable[Content | str] | Content | str = (), *, structured: Any = _UNSET,
-        is_error: bool = False, meta: dict[str, Any] | None = None,
+        self,
+        content: Iterable[Content | str] | Content | str = (),
+        *,
+        structured: Any = _UNSET,
+        is_error: bool = False,
+        meta: dict[str, Any] | None = None,
     ) -> None:
-        if isinstance(content, (str, dict)):
-            content = [content]
-        self.content = [Content(type="text", text=c) if isinstance(c, str) else c for c in content]
+        items: Iterable[Content | str] = [content] if isinstance(content, (str, Content)) else content
+        self.content = [Content(type="text", text=c) if isinstance(c, str) else c for c in items]
         self.structured = structured
         self.is_error = is_error
         self.meta = meta

@@ -24,7 +24,7 @@ import sys
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, Union
+from typing import Any, ClassVar, Literal, Union
 
 Converter = Callable[[Any], Any]
 
@@ -38,11 +38,20 @@ class Param:
     ``minLength``, ``ge`` becomes ``minimum``, and so on; ``extra`` is merged as given.
     """
 
-    _KEYWORDS = {
-        "description": "description", "title": "title", "ge": "minimum", "le": "maximum",
-        "gt": "exclusiveMinimum", "lt": "exclusiveMaximum", "multiple_of": "multipleOf",
-        "min_length": "minLength", "max_length": "maxLength", "pattern": "pattern",
-        "min_items": "minItems", "max_items": "maxItems", "format": "format",
+    _KEYWORDS: ClassVar[dict[str, str]] = {
+        "description": "description",
+        "title": "title",
+        "ge": "minimum",
+        "le": "maximum",
+        "gt": "exclusiveMinimum",
+        "lt": "exclusiveMaximum",
+        "multiple_of": "multipleOf",
+        "min_length": "minLength",
+        "max_length": "maxLength",
+        "pattern": "pattern",
+        "min_items": "minItems",
+        "max_items": "maxItems",
+        "format": "format",
         "examples": "examples",
     }
 
@@ -59,7 +68,7 @@ class Param:
 class TypeSpec:
     """The schema of a type and the converter from validated JSON to it (``None``: identity)."""
 
-    __slots__ = ("schema", "convert")
+    __slots__ = ("convert", "schema")
 
     def __init__(self, schema: dict[str, Any], convert: Converter | None = None) -> None:
         self.schema = schema
@@ -102,7 +111,7 @@ class SchemaBuilder:
         specs = [self.compile(member) for member in members]
         optional = any(member is _NONE_TYPE for member in members)
         schema = {"anyOf": [spec.schema for spec in specs]}
-        converters = [(member, spec.convert) for member, spec in zip(members, specs) if spec.convert]
+        converters = [(member, spec.convert) for member, spec in zip(members, specs, strict=True) if spec.convert]
         if not converters:
             return TypeSpec(schema)
         if len(converters) == 1 and len(members) == 2 and optional:
@@ -123,11 +132,15 @@ class SchemaBuilder:
                 return TypeSpec({"type": "array", "items": item.schema}, _sequence_converter(tuple, item.convert))
             items = [self.compile(arg) for arg in args]
             schema = {
-                "type": "array", "prefixItems": [spec.schema for spec in items],
-                "minItems": len(items), "maxItems": len(items),
+                "type": "array",
+                "prefixItems": [spec.schema for spec in items],
+                "minItems": len(items),
+                "maxItems": len(items),
             }
             converters = [spec.convert for spec in items]
-            return TypeSpec(schema, lambda value: tuple(c(v) if c else v for c, v in zip(converters, value)))
+            return TypeSpec(
+                schema, lambda value: tuple(c(v) if c else v for c, v in zip(converters, value, strict=False))
+            )
         if origin in (dict, Mapping) or _is_abc(origin, "Mapping"):
             if args and args[0] is not str and not (isinstance(args[0], type) and issubclass(args[0], str)):
                 raise TypeError(f"JSON object keys are strings: cannot express {tp!r}")
@@ -277,8 +290,11 @@ def _constrained(schema: dict[str, Any], extras: list[Any]) -> dict[str, Any]:
 
 
 _ANNOTATED_TYPES = {
-    "Gt": ("gt", "exclusiveMinimum"), "Ge": ("ge", "minimum"), "Lt": ("lt", "exclusiveMaximum"),
-    "Le": ("le", "maximum"), "MultipleOf": ("multiple_of", "multipleOf"),
+    "Gt": ("gt", "exclusiveMinimum"),
+    "Ge": ("ge", "minimum"),
+    "Lt": ("lt", "exclusiveMaximum"),
+    "Le": ("le", "maximum"),
+    "MultipleOf": ("multiple_of", "multipleOf"),
 }
 
 

@@ -16,13 +16,15 @@ from typing import Any
 from .schema import SchemaBuilder, TypeSpec, is_json_default, json_default
 
 _SECTION = re.compile(
-    r"^\s*(args|arguments|parameters|params|keyword args|参数)\s*[:：]?\s*$", re.IGNORECASE,
+    r"^\s*(args|arguments|parameters|params|keyword args|参数)\s*(?::|\uff1a)?\s*$",
+    re.IGNORECASE,
 )
 _OTHER_SECTION = re.compile(
-    r"^\s*(returns?|yields?|raises?|examples?|notes?|see also|返回|异常)\s*[:：]?\s*$", re.IGNORECASE,
+    r"^\s*(returns?|yields?|raises?|examples?|notes?|see also|返回|异常)\s*(?::|\uff1a)?\s*$",
+    re.IGNORECASE,
 )
 _SPHINX_PARAM = re.compile(r"^\s*:param\s+(?:[^:]*\s)?(\w+)\s*:\s*(.*)$")
-_ITEM = re.compile(r"^(\s*)(\*{0,2}\w+)\s*(?:\(([^)]*)\))?\s*[:：]\s*(.*)$")
+_ITEM = re.compile(r"^(\s*)(\*{0,2}\w+)\s*(?:\(([^)]*)\))?\s*(?::|\uff1a)\s*(.*)$")
 _NUMPY_ITEM = re.compile(r"^(\s*)(\w+)\s*(?::\s*.*)?$")
 
 
@@ -72,7 +74,11 @@ def parse_docstring(doc: str | None) -> Docs:
 
 
 def _param_line(
-    line: str, section: str, params: dict[str, str], current: str | None, indent: int,
+    line: str,
+    section: str,
+    params: dict[str, str],
+    current: str | None,
+    indent: int,
 ) -> tuple[str | None, int]:
     width = len(line) - len(line.lstrip())
     item = _ITEM.match(line) if section != "numpy" else _NUMPY_ITEM.match(line)
@@ -95,7 +101,7 @@ def _dedent(doc: str) -> str:
 class Parameter:
     """One parameter of a tool function."""
 
-    __slots__ = ("name", "annotation", "default", "required")
+    __slots__ = ("annotation", "default", "name", "required")
 
     def __init__(self, name: str, annotation: Any, default: Any, required: bool) -> None:
         self.name = name
@@ -107,7 +113,7 @@ class Parameter:
 class Signature:
     """The parameters of a function (``self`` of bound methods left out) and its return hint."""
 
-    __slots__ = ("parameters", "returns", "has_return_hint")
+    __slots__ = ("has_return_hint", "parameters", "returns")
 
     def __init__(self, parameters: list[Parameter], returns: Any, has_return_hint: bool) -> None:
         self.parameters = parameters
@@ -127,11 +133,12 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         raise TypeError(f"{target.__qualname__}: a tool cannot take *args or **kwargs")
     names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
     positional = code.co_varnames[: code.co_argcount]
-    defaults = dict(zip(positional[len(positional) - len(target.__defaults__ or ()):], target.__defaults__ or ()))
+    defaults = dict(
+        zip(positional[len(positional) - len(target.__defaults__ or ()) :], target.__defaults__ or (), strict=True)
+    )
     defaults.update(target.__kwdefaults__ or {})
     parameters = [
-        Parameter(name, hints.get(name, Any), defaults.get(name), name not in defaults)
-        for name in names[skip:]
+        Parameter(name, hints.get(name, Any), defaults.get(name), name not in defaults) for name in names[skip:]
     ]
     return Signature(parameters, hints.get("return", Any), "return" in hints)
 
@@ -140,7 +147,7 @@ def _signature_by_inspect(fn: Callable[..., Any]) -> Signature:
     import inspect
 
     signature = inspect.signature(fn)
-    hints = typing.get_type_hints(fn.__call__, include_extras=True) if hasattr(fn, "__call__") else {}
+    hints = typing.get_type_hints(type(fn).__call__, include_extras=True)
     parameters = []
     for p in signature.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -153,7 +160,9 @@ def _signature_by_inspect(fn: Callable[..., Any]) -> Signature:
 
 
 def parameters_schema(
-    parameters: list[Parameter], docs: Docs, builder: SchemaBuilder,
+    parameters: list[Parameter],
+    docs: Docs,
+    builder: SchemaBuilder,
 ) -> tuple[dict[str, Any], dict[str, Callable[[Any], Any]]]:
     """The ``inputSchema`` of ``parameters`` and the converters of those that need one."""
     properties: dict[str, Any] = {}

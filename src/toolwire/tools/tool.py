@@ -25,8 +25,10 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
 
 #: Tool annotation hints, by the keyword the decorator takes.
 HINTS = {
-    "read_only": "readOnlyHint", "destructive": "destructiveHint",
-    "idempotent": "idempotentHint", "open_world": "openWorldHint",
+    "read_only": "readOnlyHint",
+    "destructive": "destructiveHint",
+    "idempotent": "idempotentHint",
+    "open_world": "openWorldHint",
 }
 
 
@@ -41,9 +43,7 @@ class OutputInvalid(Exception):
 def check_name(name: str) -> str:
     """``name`` if it follows the tool-name rules (1-128 of ``A-Z a-z 0-9 _ - .``), else ``ValueError``."""
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
-        raise ValueError(
-            f"invalid tool name {name!r}: use 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.'"
-        )
+        raise ValueError(f"invalid tool name {name!r}: use 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.'")
     return name
 
 
@@ -68,7 +68,7 @@ class Tool:
         context_param: str | None = None,
     ) -> None:
         if not isinstance(input_schema, dict) or input_schema.get("type") != "object":
-            raise ValueError(f"tool {name!r}: inputSchema must be a JSON Schema object with \"type\": \"object\"")
+            raise ValueError(f'tool {name!r}: inputSchema must be a JSON Schema object with "type": "object"')
         self.name = check_name(name)
         self.handler = handler
         self.input_schema = input_schema
@@ -79,9 +79,8 @@ class Tool:
         self.icons = icons
         self.meta = meta
         self.enabled = True
-        self.is_async = asyncio.iscoroutinefunction(handler) or asyncio.iscoroutinefunction(
-            getattr(handler, "__call__", None)
-        )
+        call_method = None if callable(handler) and hasattr(handler, "__code__") else type(handler).__call__
+        self.is_async = asyncio.iscoroutinefunction(handler) or asyncio.iscoroutinefunction(call_method)
         self._raw = raw
         self._converters = converters or {}
         self._context_param = context_param
@@ -127,7 +126,7 @@ class Tool:
         if output_schema is None and _wants_structured(signature.returns, structured_output):
             output_schema = _output_schema(signature.returns)
         return cls(
-            name or getattr(fn, "__name__", type(fn).__name__),
+            name or str(getattr(fn, "__name__", type(fn).__name__)),
             fn,
             input_schema,
             description=description if description is not None else docs.description,
@@ -205,7 +204,8 @@ class Tool:
             result = build_result(value, structured=self._output is not None and not isinstance(value, ToolResult))
         if self._output is not None and "structuredContent" in result and not result.get("isError"):
             try:
-                self._output.check(result["structuredContent"], f"tool '{self.name}' returned invalid structured content")
+                what = f"tool '{self.name}' returned invalid structured content"
+                self._output.check(result["structuredContent"], what)
             except ArgumentsInvalid as exc:
                 raise OutputInvalid(str(exc)) from None
         return result
@@ -214,7 +214,8 @@ class Tool:
         converters = self._converters
         return {
             key: converters[key](value) if key in converters else value
-            for key, value in arguments.items() if key in self._params
+            for key, value in arguments.items()
+            if key in self._params
         }
 
     async def _run(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -257,7 +258,10 @@ def _wants_structured(returns: Any, choice: bool | None) -> bool:
     import typing
 
     args = typing.get_args(returns)
-    return not (typing.get_origin(returns) is list and args and isinstance(args[0], type) and issubclass(args[0], Content))
+    is_blocks = (
+        typing.get_origin(returns) is list and args and isinstance(args[0], type) and issubclass(args[0], Content)
+    )
+    return not is_blocks
 
 
 def annotations_from(hints: dict[str, bool | None], extra: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -45,7 +45,7 @@ def compile_schema(schema: dict[str, Any]) -> Any:
 class Validator:
     """Checks instances against one schema, compiling it on first use."""
 
-    __slots__ = ("schema", "lenient", "_compiled")
+    __slots__ = ("_compiled", "lenient", "schema")
 
     def __init__(self, schema: dict[str, Any], lenient: bool = False) -> None:
         self.schema = schema
