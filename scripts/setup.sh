@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Create .venv (Python 3.11+) with the pinned dependencies and toolwire installed; idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON="${PYTHON:-$(command -v python3.11 || command -v python3 || true)}"
+if [ -z "$PYTHON" ] || ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    echo "toolwire needs Python 3.11 or newer (set PYTHON=/path/to/python3.11)" >&2
+    exit 1
+fi
+
+stamp=".venv/.toolwire-setup"
+want="$(cat requirements/lock.txt pyproject.toml | "$PYTHON" -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    "$PYTHON" -m venv .venv
+    .venv/bin/python -m pip install --quiet --upgrade pip
+    .venv/bin/python -m pip install --quiet -r requirements/lock.txt
+    .venv/bin/python -m pip install --quiet --no-deps -e .
+    echo "$want" > "$stamp"
+fi
+# Bytecode for our own code: PYTHONDONTWRITEBYTECODE would otherwise make every start compile it.
+.venv/bin/python -m compileall -q src examples benchmarks >/dev/null

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Set everything up, then run every check: ruff, mypy --strict (src), and the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+. .venv/bin/activate
+echo "== ruff"
+ruff check src tests examples benchmarks
+echo "== mypy --strict src"
+mypy src
+echo "== pytest"
+python -m pytest -q "$@"
