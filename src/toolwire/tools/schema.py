@@ -159,7 +159,7 @@ class SchemaBuilder:
         pydantic = sys.modules.get("pydantic")
         if pydantic is not None and isinstance(cls, type) and issubclass(cls, pydantic.BaseModel):
             return self._pydantic(cls)
-        if dataclasses.is_dataclass(cls) or typing.is_typeddict(cls):
+        if dataclasses.is_dataclass(cls) or _is_typeddict(cls):
             return self._named_object(cls)
         raise TypeError(f"cannot build a JSON Schema for {cls.__qualname__}")
 
@@ -258,7 +258,7 @@ def _own_doc(cls: type) -> str | None:
     doc = cls.__doc__
     if not doc or (dataclasses.is_dataclass(cls) and doc.startswith(cls.__name__ + "(")):
         return None  # dataclasses invent a docstring from the signature
-    if typing.is_typeddict(cls) and doc == dict.__doc__:
+    if _is_typeddict(cls) and doc == dict.__doc__:
         return None
     return " ".join(doc.split())
 
@@ -326,6 +326,11 @@ def _foreign_constraint(extra: Any) -> dict[str, Any]:
     raise TypeError(f"cannot use {extra!r} as a schema constraint")
 
 
+def _is_typeddict(cls: Any) -> bool:
+    """``typing`` and ``typing_extensions`` TypedDicts alike."""
+    return isinstance(cls, type) and issubclass(cls, dict) and hasattr(cls, "__total__")
+
+
 def _is_abc(origin: Any, name: str) -> bool:
     return getattr(origin, "__module__", None) == "collections.abc" and origin.__name__ == name
 
@@ -341,7 +346,7 @@ def _sequence_converter(kind: Any, item: Converter | None) -> Converter | None:
 
 
 def _object_converter(cls: type, converters: dict[str, Converter]) -> Converter:
-    if typing.is_typeddict(cls):
+    if _is_typeddict(cls):
         if not converters:
             return dict
         return lambda obj: {k: converters[k](v) if k in converters else v for k, v in obj.items()}

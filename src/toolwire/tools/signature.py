@@ -128,7 +128,10 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     code = getattr(target, "__code__", None)
     if code is None:
         return _signature_by_inspect(fn)
-    hints = typing.get_type_hints(target, include_extras=True)
+    try:
+        hints = typing.get_type_hints(target, include_extras=True)
+    except NameError as exc:
+        raise TypeError(f"{target.__qualname__}: cannot resolve a type hint ({exc}); define it at module level") from None
     if code.co_flags & 0x04 or code.co_flags & 0x08:  # CO_VARARGS, CO_VARKEYWORDS
         raise TypeError(f"{target.__qualname__}: a tool cannot take *args or **kwargs")
     names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
