@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from helpers import MODERN, open_peer
 
+from helpers import MODERN, open_peer
 from toolwire import CapabilityMissing, Context, Server
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from helpers import LEGACY, MODERN, meta, open_peer
 
+from helpers import LEGACY, MODERN, meta, open_peer
 from toolwire import Context, Server
 from toolwire.transports.memory import MemoryConnection
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 import pytest
-from helpers import LEGACY, MODERN, open_peer
 
+from helpers import LEGACY, MODERN, open_peer
 from toolwire import (
     Context,
     Param,

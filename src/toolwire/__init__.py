@@ -1,47 +1,59 @@
 """toolwire: the Model Context Protocol's tools, fast and correct in every protocol version.
 
-from toolwire import Server
+    from toolwire import Server
 
-server = Server("weather")
+    server = Server("weather")
 
-@server.tool
-def get_weather(location: str) -> str:
-    "Current weather for a city."
-    ...
+    @server.tool
+    def get_weather(location: str) -> str:
+        "Current weather for a city."
+        ...
 
-if __name__ == "__main__":
-    server.run()
+    if __name__ == "__main__":
+        server.run()
+
+Names are imported on first use, so that ``import toolwire.protocol`` (the sans-IO core)
+stays free of the event loop and the server.
 """
 
-from .protocol.errors import ProtocolError
-from .protocol.versions import LATEST, SUPPORTED_VERSIONS
-from .server.context import CapabilityMissing, ClientRequestFailed, Context, Elicitation
-from .server.server import Server
-from .tools.content import (
-    Content,
-    annotations,
-    audio,
-    embedded_resource,
-    image,
-    resource_link,
-    text,
-)
-from .tools.results import ToolError, ToolResult
-from .tools.schema import Param
-from .tools.tool import Tool
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+_EXPORTS = {
+    "LATEST": "protocol.versions",
+    "SUPPORTED_VERSIONS": "protocol.versions",
+    "ProtocolError": "protocol.errors",
+    "CapabilityMissing": "server.context",
+    "ClientRequestFailed": "server.context",
+    "Context": "server.context",
+    "Elicitation": "server.context",
+    "Server": "server.server",
+    "Content": "tools.content",
+    "annotations": "tools.content",
+    "audio": "tools.content",
+    "embedded_resource": "tools.content",
+    "image": "tools.content",
+    "resource_link": "tools.content",
+    "text": "tools.content",
+    "ToolError": "tools.results",
+    "ToolResult": "tools.results",
+    "Param": "tools.schema",
+    "Tool": "tools.tool",
+}
+
 __all__ = [
-    "LATEST",
-    "SUPPORTED_VERSIONS",
     "CapabilityMissing",
     "ClientRequestFailed",
     "Content",
     "Context",
     "Elicitation",
+    "LATEST",
     "Param",
     "ProtocolError",
+    "SUPPORTED_VERSIONS",
     "Server",
     "Tool",
     "ToolError",
@@ -53,3 +65,26 @@ __all__ = [
     "resource_link",
     "text",
 ]
+
+if TYPE_CHECKING:
+    from .protocol.errors import ProtocolError
+    from .protocol.versions import LATEST, SUPPORTED_VERSIONS
+    from .server.context import CapabilityMissing, ClientRequestFailed, Context, Elicitation
+    from .server.server import Server
+    from .tools.content import Content, annotations, audio, embedded_resource, image, resource_link, text
+    from .tools.results import ToolError, ToolResult
+    from .tools.schema import Param
+    from .tools.tool import Tool
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolwire' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return [*globals(), *__all__]

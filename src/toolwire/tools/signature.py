@@ -131,7 +131,8 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     try:
         hints = typing.get_type_hints(target, include_extras=True)
     except NameError as exc:
-        raise TypeError(f"{target.__qualname__}: cannot resolve a type hint ({exc}); define it at module level") from None
+        problem = f"cannot resolve a type hint ({exc}); define it at module level"
+        raise TypeError(f"{target.__qualname__}: {problem}") from None
     if code.co_flags & 0x04 or code.co_flags & 0x08:  # CO_VARARGS, CO_VARKEYWORDS
         raise TypeError(f"{target.__qualname__}: a tool cannot take *args or **kwargs")
     names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
