@@ -1,0 +1,55 @@
+"""The public API is what ``toolwire.__all__`` says, every name in it resolves, and the
+examples in the README and docs run."""
+
+from __future__ import annotations
+
+import re
+import sys
+import types
+from pathlib import Path
+
+import toolwire
+from helpers import open_peer
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PUBLIC = {
+    "LATEST", "SUPPORTED_VERSIONS", "CapabilityMissing", "ClientRequestFailed", "Content", "Context",
+    "Elicitation", "Param", "ProtocolError", "Server", "Tool", "ToolError", "ToolResult",
+    "annotations", "audio", "embedded_resource", "image", "resource_link", "text",
+}
+
+
+def test_all_is_the_public_api() -> None:
+    assert set(toolwire.__all__) == PUBLIC
+    for name in toolwire.__all__:
+        assert getattr(toolwire, name) is not None
+    assert callable(toolwire.annotations)  # not the __future__ feature of the same name
+
+
+def python_blocks(path: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", path.read_text(), re.S)
+
+
+async def run_example(source: str, tool: str, arguments: dict[str, object]) -> dict[str, object]:
+    module = types.ModuleType("docs_example")
+    sys.modules[module.__name__] = module  # dataclasses look their module up
+    exec(compile(source, "<docs>", "exec"), module.__dict__)
+    server = module.server
+    assert isinstance(server, toolwire.Server)
+    peer = await open_peer(server, "2025-11-25")
+    return await peer.call(tool, arguments)
+
+
+async def test_readme_example_runs() -> None:
+    [source] = python_blocks(ROOT / "README.md")
+    ok = await run_example(source, "get_weather_data", {"location": "Paris"})
+    assert ok["result"]["structuredContent"] == {"temperature": 22.5, "conditions": "Partly cloudy"}
+    refused = await run_example(source, "get_weather_data", {"location": "Atlantis"})
+    assert refused["result"]["isError"] is True
+
+
+async def test_docs_index_example_runs() -> None:
+    source = python_blocks(ROOT / "docs" / "index.md")[0]
+    answer = await run_example(source, "greet", {"name": "Ada"})
+    assert answer["result"]["content"][0]["text"] == "Hello, Ada!"
