@@ -16,7 +16,6 @@ Names are imported on first use, so that ``import toolwire.protocol`` (the sans-
 stays free of the event loop and the server.
 """
 
-
 import importlib
 from typing import TYPE_CHECKING, Any
 

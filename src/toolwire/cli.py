@@ -9,6 +9,7 @@ needs. Without ``:object`` it serves the module's ``server``, ``mcp`` or ``app``
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Any
 
@@ -81,17 +82,14 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _run(target: str, verbose: bool) -> None:
-    import asyncio
-    import contextlib
-    import logging
+    if verbose:  # otherwise warnings and errors reach stderr through logging's last resort
+        import logging
 
-    logging.basicConfig(
-        stream=sys.stderr,
-        level=logging.INFO if verbose else logging.WARNING,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+        logging.basicConfig(
+            stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        )
     server = load_server(target)
-    from .transports.stdio import serve_stdio
+    from .transports.stdio import run_stdio
 
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve_stdio(server))
+        run_stdio(server)

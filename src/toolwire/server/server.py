@@ -8,7 +8,6 @@ it in other ways.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Callable
 from typing import Any, TypeVar, overload
@@ -184,7 +183,7 @@ class Server:
         code = getattr(getattr(handler, "__func__", handler), "__code__", None)
         takes_cursor = code is not None and code.co_argcount - hasattr(handler, "__func__") >= 1
         listed = handler(cursor) if takes_cursor else handler()
-        if asyncio.iscoroutine(listed):
+        if hasattr(listed, "__await__"):
             listed = await listed
         next_cursor = None
         if isinstance(listed, dict):
@@ -215,7 +214,7 @@ class Server:
 
         async def handler(arguments: dict[str, Any], context: Any = None) -> Any:
             value = call(name, arguments, context) if wants_context else call(name, arguments)
-            if asyncio.iscoroutine(value):
+            if hasattr(value, "__await__"):
                 value = await value
             return raw_result(value)
 
@@ -242,6 +241,6 @@ class Server:
 
     def run(self) -> None:
         """Serve over stdio until stdin closes (what desktop MCP clients launch)."""
-        from ..transports.stdio import serve_stdio
+        from ..transports.stdio import run_stdio
 
-        asyncio.run(serve_stdio(self))
+        run_stdio(self)

@@ -70,13 +70,14 @@ class ServerSession:
 
     def feed(self, data: bytes) -> None:
         """Bytes from a newline-delimited stream (stdio)."""
-        self._handle(self.connection.receive_data(data))
+        self.handle(self.connection.receive_data(data))
 
     def feed_message(self, data: bytes) -> None:
         """One whole message (an HTTP body, an in-memory message)."""
-        self._handle(self.connection.receive_message(data))
+        self.handle(self.connection.receive_message(data))
 
-    def _handle(self, events: list[Any]) -> None:
+    def handle(self, events: list[Any]) -> None:
+        """Act on events the connection produced (the transport may feed it directly)."""
         for event in events:
             kind = type(event)
             if kind is bytes:

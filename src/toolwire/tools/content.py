@@ -7,7 +7,6 @@ audio is detected from the bytes (or the file name) when not given, and a clear
 """
 
 import base64
-import mimetypes
 from pathlib import Path
 from typing import Any, Literal
 
@@ -145,6 +144,8 @@ def detect_mime(raw: bytes, name: str | None = None) -> str | None:
     if head.startswith(b"<svg") or (head.startswith(b"<?xml") and b"<svg" in raw[:1024]):
         return "image/svg+xml"
     if name:
+        import mimetypes
+
         return mimetypes.guess_type(name)[0]
     return None
 

@@ -94,7 +94,7 @@ class SchemaBuilder:
             return TypeSpec({})
         if tp is _NONE_TYPE or tp is None:
             return TypeSpec({"type": "null"})
-        simple = _SIMPLE.get(tp)
+        simple = _simple(tp)
         if simple is not None:
             return simple
         if origin is Union or origin is types.UnionType:
@@ -369,33 +369,39 @@ def _first_that_works(converters: list[Converter]) -> Converter:
     return convert
 
 
-def _simple() -> dict[Any, TypeSpec]:
-    import datetime
-    import decimal
-    import pathlib
-    import uuid
+_SIMPLE: dict[Any, TypeSpec] = {
+    str: TypeSpec({"type": "string"}),
+    int: TypeSpec({"type": "integer"}),
+    float: TypeSpec({"type": "number"}),
+    bool: TypeSpec({"type": "boolean"}),
+    list: TypeSpec({"type": "array"}),
+    dict: TypeSpec({"type": "object"}),
+}
 
-    return {
-        str: TypeSpec({"type": "string"}),
-        int: TypeSpec({"type": "integer"}),
-        float: TypeSpec({"type": "number"}),
-        bool: TypeSpec({"type": "boolean"}),
-        list: TypeSpec({"type": "array"}),
-        dict: TypeSpec({"type": "object"}),
-        bytes: TypeSpec({"type": "string", "contentEncoding": "base64"}, _b64decode),
-        datetime.datetime: TypeSpec({"type": "string", "format": "date-time"}, datetime.datetime.fromisoformat),
-        datetime.date: TypeSpec({"type": "string", "format": "date"}, datetime.date.fromisoformat),
-        datetime.time: TypeSpec({"type": "string", "format": "time"}, datetime.time.fromisoformat),
-        uuid.UUID: TypeSpec({"type": "string", "format": "uuid"}, uuid.UUID),
-        pathlib.Path: TypeSpec({"type": "string"}, pathlib.Path),
-        decimal.Decimal: TypeSpec({"type": "number"}, lambda v: decimal.Decimal(str(v))),
-    }
+
+def _simple(tp: Any) -> TypeSpec | None:
+    """Scalars with a JSON form. Types from modules the program never imported cannot appear
+    in its hints, so those modules are looked up, not imported (start-up time)."""
+    spec = _SIMPLE.get(tp)
+    if spec is not None or not isinstance(tp, type):
+        return spec
+    if tp is bytes:
+        return TypeSpec({"type": "string", "contentEncoding": "base64"}, _b64decode)
+    module = sys.modules.get(tp.__module__)
+    name = tp.__name__
+    if tp.__module__ == "datetime" and name in ("datetime", "date", "time"):
+        kind = {"datetime": "date-time", "date": "date", "time": "time"}[name]
+        return TypeSpec({"type": "string", "format": kind}, tp.fromisoformat)  # type: ignore[attr-defined]
+    if tp.__module__ == "uuid" and name == "UUID":
+        return TypeSpec({"type": "string", "format": "uuid"}, tp)
+    if tp.__module__ == "pathlib" and module is not None and issubclass(tp, module.PurePath):
+        return TypeSpec({"type": "string"}, tp)
+    if tp.__module__ == "decimal" and name == "Decimal":
+        return TypeSpec({"type": "number"}, lambda value: tp(str(value)))
+    return None
 
 
 def _b64decode(value: str) -> bytes:
     import base64
 
     return base64.b64decode(value)
-
-
-_SIMPLE = _simple()

@@ -9,7 +9,6 @@ and checks structured results against the ``outputSchema`` after.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import functools
 import re
@@ -38,6 +37,17 @@ class ToolContext:
 
 class OutputInvalid(Exception):
     """A tool returned structured content that breaks its own outputSchema (a server bug)."""
+
+
+def is_coroutine_function(fn: Any) -> bool:
+    """Whether calling ``fn`` gives a coroutine (functions, bound methods, callable objects),
+    read from the code flags so that registering a tool does not import asyncio."""
+    target = getattr(fn, "__func__", fn)
+    code = getattr(target, "__code__", None)
+    if code is None:
+        call = type(fn).__call__ if callable(fn) else None
+        code = getattr(getattr(call, "__func__", call), "__code__", None)
+    return code is not None and bool(code.co_flags & 0x80)  # CO_COROUTINE
 
 
 def check_name(name: str) -> str:
@@ -79,8 +89,7 @@ class Tool:
         self.icons = icons
         self.meta = meta
         self.enabled = True
-        call_method = None if callable(handler) and hasattr(handler, "__code__") else type(handler).__call__
-        self.is_async = asyncio.iscoroutinefunction(handler) or asyncio.iscoroutinefunction(call_method)
+        self.is_async = is_coroutine_function(handler)
         self._raw = raw
         self._converters = converters or {}
         self._context_param = context_param
@@ -221,6 +230,8 @@ class Tool:
     async def _run(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if self.is_async:
             return await self.handler(*args, **kwargs)
+        import asyncio
+
         loop = asyncio.get_running_loop()
         call = functools.partial(contextvars.copy_context().run, self.handler, *args, **kwargs)
         return await loop.run_in_executor(None, call)
