@@ -1,0 +1,150 @@
+"""The sans-IO connection on its own: framing, handshake, eras, ids, cancellation, batches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+from toolwire.protocol.codec import codec_for, object_output_schema
+from toolwire.protocol.connection import Cancelled, Request, Response, ServerConnection, ServerIdentity
+
+IDENTITY = ServerIdentity({"name": "unit", "version": "0"}, {"tools": {"listChanged": True}}, "hi")
+
+
+def line(message: Any) -> bytes:
+    return orjson.dumps(message) + b"\n"
+
+
+def initialized(version: str = "2025-11-25", **options: Any) -> ServerConnection:
+    connection = ServerConnection(IDENTITY, **options)
+    [answer] = connection.receive_data(line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": version}}))
+    assert isinstance(answer, bytes)
+    return connection
+
+
+def decode(event: Any) -> Any:
+    assert isinstance(event, bytes)
+    return orjson.loads(event)
+
+
+def test_messages_split_across_reads_and_several_per_read() -> None:
+    connection = initialized()
+    data = line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}) + line({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+    events: list[Any] = []
+    for i in range(0, len(data), 5):
+        events += connection.receive_data(data[i : i + 5])
+    assert isinstance(events[0], Request) and events[0].method == "tools/list"
+    assert decode(events[1]) == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+def test_blank_lines_and_crlf_are_tolerated() -> None:
+    connection = initialized()
+    events = connection.receive_data(b"\n\r\n  \n" + orjson.dumps({"jsonrpc": "2.0", "id": 3, "method": "ping"}) + b"\r\n")
+    assert [decode(e)["id"] for e in events] == [3]
+
+
+def test_an_oversized_line_streamed_without_newline_is_refused_once_then_skipped() -> None:
+    connection = initialized(max_message_bytes=100)
+    events = connection.receive_data(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"' + b"a" * 150)
+    assert decode(events[0])["error"]["code"] == -32600
+    assert connection.receive_data(b"b" * 500) == []  # still the same message: no second error
+    events = connection.receive_data(b'"}}\n' + line({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+    assert [decode(e)["id"] for e in events] == [2]
+
+
+def test_responses_are_rendered_for_the_requests_version() -> None:
+    connection = initialized("2025-06-18")
+    [request] = connection.receive_data(line({"jsonrpc": "2.0", "id": "a", "method": "tools/call", "params": {"name": "x"}}))
+    assert decode(connection.respond(request, {"content": []})) == {"jsonrpc": "2.0", "id": "a", "result": {"content": []}}
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    [modern] = connection.receive_data(line({"jsonrpc": "2.0", "id": "b", "method": "tools/call", "params": {"_meta": meta}}))
+    result = decode(connection.respond(modern, {"content": []}))["result"]
+    assert result["resultType"] == "complete" and result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "unit"
+
+
+def test_answers_are_sent_once_and_ids_are_free_again_afterwards() -> None:
+    connection = initialized()
+    message = line({"jsonrpc": "2.0", "id": 5, "method": "tools/list"})
+    [request] = connection.receive_data(message)
+    assert connection.respond(request, {"tools": []}) is not None
+    assert connection.respond(request, {"tools": []}) is None
+    [again] = connection.receive_data(message)
+    assert isinstance(again, Request)
+
+
+def test_cancellation_drops_everything_sent_for_the_request_afterwards() -> None:
+    connection = initialized()
+    [request] = connection.receive_data(line({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"_meta": {"progressToken": "t"}}}))
+    assert request.progress_token == "t"
+    [cancelled] = connection.receive_data(line({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9, "reason": "stop"}}))
+    assert isinstance(cancelled, Cancelled) and cancelled.request is request and cancelled.reason == "stop"
+    assert connection.notify(request, "notifications/progress", {}) is None
+    assert connection.respond(request, {"content": []}) is None
+    # unknown, repeated or malformed cancellations are ignored
+    for params in ({"requestId": 9}, {"requestId": 77}, {"requestId": [1]}, {}):
+        assert connection.receive_data(line({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})) == []
+
+
+def test_batch_answer_waits_for_every_request_and_cancelled_ones_are_left_out() -> None:
+    connection = initialized("2025-03-26")
+    batch = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call"},
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+    ]
+    first, second = connection.receive_data(line(batch))
+    assert connection.respond(first, {"content": []}) is None  # the batch is not complete yet
+    [cancelled] = connection.receive_data(line({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}))
+    answers = decode(cancelled.flush)
+    assert sorted(a["id"] for a in answers) == [1, 3]
+    assert connection.respond(second, {"content": []}) is None
+
+
+def test_server_requests_and_their_answers() -> None:
+    connection = initialized()
+    id, data = connection.send_request("elicitation/create", {"message": "?"})
+    assert decode(data)["method"] == "elicitation/create"
+    [response] = connection.receive_data(line({"jsonrpc": "2.0", "id": id, "result": {"action": "cancel"}}))
+    assert isinstance(response, Response) and response.result == {"action": "cancel"} and response.error is None
+    # an answer to nothing we asked is dropped
+    assert connection.receive_data(line({"jsonrpc": "2.0", "id": 999, "result": {}})) == []
+
+
+def test_notifications_initialized_is_recorded() -> None:
+    connection = initialized()
+    assert not connection.initialized
+    connection.receive_data(line({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+    assert connection.initialized
+
+
+@pytest.mark.parametrize(
+    ("schema", "wrapped"),
+    [
+        ({"type": "object", "properties": {}}, False),
+        ({"type": "integer"}, True),
+        ({"type": "array", "items": {"$ref": "#/$defs/P"}, "$defs": {"P": {"type": "object"}}}, True),
+    ],
+)
+def test_output_schemas_are_objects_for_legacy_versions(schema: dict[str, Any], wrapped: bool) -> None:
+    rendered = object_output_schema(schema)
+    assert rendered["type"] == "object"
+    if wrapped:
+        assert rendered["required"] == ["result"]
+        assert "$defs" not in rendered["properties"]["result"]
+        assert ("$defs" in rendered) == ("$defs" in schema)
+    else:
+        assert rendered is schema
+
+
+def test_codec_leaves_fields_out_per_version() -> None:
+    tool = {
+        "name": "t", "title": "T", "description": "d", "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "string"}, "annotations": {"readOnlyHint": True},
+        "icons": [{"src": "https://x/i.png"}], "_meta": {"k": 1},
+    }
+    assert set(codec_for("2024-11-05").tool(tool)) == {"name", "description", "inputSchema"}
+    assert codec_for("2025-03-26").tool(tool)["annotations"] == {"title": "T", "readOnlyHint": True}
+    assert codec_for("2025-06-18").tool(tool)["outputSchema"]["properties"]["result"] == {"type": "string"}
+    assert codec_for("2026-07-28").tool(tool) == tool
