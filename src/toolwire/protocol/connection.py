@@ -187,8 +187,11 @@ class ServerConnection:
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         max_depth: int = DEFAULT_MAX_DEPTH,
     ) -> None:
+        if terminator not in (b"\n", b""):
+            raise ValueError('terminator must be b"\\n" (streams) or b"" (whole messages)')
         self.identity = identity
         self.terminator = terminator
+        self._encoding = orjson.OPT_APPEND_NEWLINE if terminator else 0
         self.max_message_bytes = max_message_bytes
         self.max_depth = max_depth
         #: The codec the handshake chose, or ``None`` before (and without) one.
@@ -208,8 +211,10 @@ class ServerConnection:
 
     def receive_data(self, data: bytes) -> list[Event]:
         """Feed bytes from a newline-delimited stream; returns the events they complete."""
-        events: list[Event] = []
         buffer = self._buffer
+        if not buffer and not self._discarding and data.find(b"\n") == len(data) - 1:
+            return self._line(data)  # the common case: one whole message per read
+        events: list[Event] = []
         buffer += data
         start = 0
         while True:
@@ -221,10 +226,7 @@ class ServerConnection:
             if self._discarding:
                 self._discarding = False
                 continue
-            if len(line) > self.max_message_bytes:
-                events.append(self._too_large(len(line)))
-            elif line.strip():
-                events += self.receive_message(line)
+            events += self._line(line)
         if start:
             del buffer[:start]
         self._scanned = len(buffer)  # no newline in what is left: never scan it again
@@ -240,9 +242,19 @@ class ServerConnection:
         """Feed one whole message (a JSON-RPC object, or a batch array where allowed)."""
         if len(data) > self.max_message_bytes:
             return [self._too_large(len(data))]
+        return self._parse(data, blank_ok=False)
+
+    def _line(self, line: bytes) -> list[Event]:
+        if len(line) > self.max_message_bytes:
+            return [self._too_large(len(line))]
+        return self._parse(line, blank_ok=True)
+
+    def _parse(self, data: bytes | str, blank_ok: bool) -> list[Event]:
         try:
             message = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
+            if blank_ok and not data.strip():
+                return []  # blank lines between messages are tolerated
             return [self._error(None, PARSE_ERROR, f"Parse error: the message is not valid JSON ({exc})")]
         if len(data) > 2 * self.max_depth and _depth(message, self.max_depth):
             return [
@@ -290,7 +302,7 @@ class ServerConnection:
             elif event is not None:
                 events.append(event)
         if batch.pending == 0 and batch.answers:
-            events.append(orjson.dumps(batch.answers) + self.terminator)
+            events.append(self._encode(batch.answers))
         return events
 
     def _receive(self, message: Any, batch: _Batch | None) -> Event | None:
@@ -428,7 +440,7 @@ class ServerConnection:
             if batch is not None:
                 batch.pending -= 1
                 if batch.pending == 0 and batch.answers:
-                    cancelled.flush = orjson.dumps(batch.answers) + self.terminator
+                    cancelled.flush = self._encode(batch.answers)
             return cancelled
         if method == "notifications/initialized":
             self.initialized = True
@@ -473,7 +485,7 @@ class ServerConnection:
         or answered: nothing more is sent for a finished request)."""
         if request is not None and (request.cancelled or request.id not in self.in_flight):
             return None
-        return orjson.dumps({"jsonrpc": "2.0", "method": method, "params": params}) + self.terminator
+        return self._encode({"jsonrpc": "2.0", "method": method, "params": params})
 
     def send_request(self, method: str, params: dict[str, Any]) -> tuple[RequestId, bytes]:
         """A request to the client (legacy era only); its answer arrives as a :class:`Response`."""
@@ -481,7 +493,7 @@ class ServerConnection:
         id = self._next_request_id
         self._awaiting.add(id)
         message = {"jsonrpc": "2.0", "id": id, "method": method, "params": params}
-        return id, orjson.dumps(message) + self.terminator
+        return id, self._encode(message)
 
     def forget_request(self, id: RequestId) -> None:
         """Stop waiting for the answer to a request we sent (it timed out or was abandoned)."""
@@ -497,16 +509,19 @@ class ServerConnection:
             return None
         batch = request.batch
         if batch is None:
-            return orjson.dumps(message) + self.terminator
+            return self._encode(message)
         batch.answers.append(message)
         batch.pending -= 1
-        return orjson.dumps(batch.answers) + self.terminator if batch.pending == 0 else None
+        return self._encode(batch.answers) if batch.pending == 0 else None
+
+    def _encode(self, message: Any) -> bytes:
+        return orjson.dumps(message, option=self._encoding)
 
     def _result(self, id: RequestId, result: dict[str, Any]) -> bytes:
-        return orjson.dumps({"jsonrpc": "2.0", "id": id, "result": result}) + self.terminator
+        return self._encode({"jsonrpc": "2.0", "id": id, "result": result})
 
     def _error(self, id: Any, code: int, message: str, data: Any = None) -> bytes:
-        return orjson.dumps(_error_message(id, code, message, data)) + self.terminator
+        return self._encode(_error_message(id, code, message, data))
 
     def _too_large(self, size: int) -> bytes:
         return self._error(

@@ -14,9 +14,10 @@ traceback; a protocol problem becomes the JSON-RPC error the specification presc
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.connection import Cancelled, Request, RequestId, Response, ServerConnection
@@ -173,10 +174,22 @@ class ServerSession:
     def _call_tool(self, request: Request) -> None:
         self._start(request, self._call(request))
 
-    def _start(self, request: Request, work: Any) -> None:
-        self._tasks[request.id] = self._loop.create_task(self._run(request.id, work))
+    def _start(self, request: Request, work: Coroutine[Any, Any, bytes | None]) -> None:
+        """Run ``work`` now, up to its first real wait; only then does it become a task.
 
-    async def _run(self, id: RequestId, work: Any) -> None:
+        Most tools finish without waiting: they answer at once, without a task or a trip
+        around the event loop. Each call runs in a context of its own, as a task would.
+        """
+        context = contextvars.copy_context()
+        try:
+            signal = context.run(work.send, None)
+        except StopIteration as finished:
+            self.send(finished.value)
+            return
+        resumed = self._finish(request.id, _Started(work, signal))
+        self._tasks[request.id] = self._loop.create_task(resumed, context=context)
+
+    async def _finish(self, id: RequestId, work: Awaitable[bytes | None]) -> None:
         try:
             self.send(await work)
         except asyncio.CancelledError:
@@ -185,54 +198,57 @@ class ServerSession:
             self._tasks.pop(id, None)
 
     async def _call(self, request: Request) -> bytes | None:
-        try:
-            result, tool = await self._tool_result(request)
-        except ProtocolError as exc:
-            return self.connection.respond_error(request, exc)
-        return self.connection.respond(request, request.codec.call_result(result, tool.wrap_structured))
-
-    async def _tool_result(self, request: Request) -> tuple[dict[str, Any], Tool]:
+        """Answer a ``tools/call``: the hot path, kept to one coroutine around the tool's own."""
         params = request.params
         name = params.get("name")
-        if type(name) is not str:
-            raise ProtocolError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}
-        elif type(arguments) is not dict:
-            raise ProtocolError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
-        tool = self.server.registry.get(name)
-        if tool is None and self.server.raw_call_handler is not None:
-            tool = await self.server.find_raw_tool(name)
-        if tool is None:
-            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
         codec = request.codec
         try:
-            arguments = tool.validate_arguments(arguments)
-        except ArgumentsInvalid as exc:
-            return codec.invalid_arguments(str(exc)), tool
+            if type(name) is not str:
+                raise ProtocolError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
+            if type(arguments) is not dict:
+                raise ProtocolError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
+            tool = self.server.registry.get(name)
+            if tool is None and self.server.raw_call_handler is not None:
+                tool = await self.server.find_raw_tool(name)
+            if tool is None:
+                raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
+            try:
+                arguments = tool.validate_arguments(arguments)
+            except ArgumentsInvalid as exc:
+                result = codec.invalid_arguments(str(exc))
+            else:
+                result = await self._run_tool(request, tool, arguments)
+        except ProtocolError as exc:
+            return self.connection.respond_error(request, exc)
+        return self.connection.respond(request, codec.call_result(result, tool.wrap_structured))
+
+    async def _run_tool(self, request: Request, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The tool's result, with whatever it raises turned into the answer it calls for."""
         context = None
         if tool.wants_context:
             context = Context(self, request, self._answers(request, tool, arguments))
         try:
-            return await tool.call(arguments, context), tool
+            return await tool.call(arguments, context)
         except ToolError as exc:
-            return error_result(str(exc)), tool
+            return error_result(str(exc))
         except InputRequired as exc:
             assert context is not None
-            return self._input_required(tool, arguments, context, exc), tool
+            return self._input_required(tool, arguments, context, exc)
         except CapabilityMissing as exc:
-            return codec.missing_capability(exc.capability, str(exc)), tool
+            return request.codec.missing_capability(exc.capability, str(exc))
         except ClientRequestFailed as exc:
-            return error_result(f"Tool '{name}' could not finish: {exc}"), tool
+            return error_result(f"Tool '{tool.name}' could not finish: {exc}")
         except OutputInvalid as exc:
             log.error("%s", exc)
             raise ProtocolError(INTERNAL_ERROR, f"Internal error: {exc}") from None
         except Exception as exc:
-            log.error("tool %r raised", name, exc_info=True)
+            log.error("tool %r raised", tool.name, exc_info=True)
             if self.server.mask_errors:
-                return error_result(f"Tool '{name}' failed with an internal error"), tool
-            return error_result(f"Tool '{name}' failed: {type(exc).__name__}: {exc}"), tool
+                return error_result(f"Tool '{tool.name}' failed with an internal error")
+            return error_result(f"Tool '{tool.name}' failed: {type(exc).__name__}: {exc}")
 
     def _answers(self, request: Request, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any] | None:
         """2026-07-28 retries: the answers of earlier rounds plus this request's responses."""
@@ -317,3 +333,36 @@ class ServerSession:
             self.send(self.connection.respond(request, {"_meta": {META_SUBSCRIPTION_ID: request.id}}))
         self._subscriptions.clear()
         self._closed = True
+
+
+class _Started:
+    """Awaiting it goes on with a coroutine that already ran up to its first suspension.
+
+    What the coroutine yielded (the future it waits on) is handed to the task driving this,
+    and whatever the task sends or throws in (results, cancellation) is passed through.
+    """
+
+    __slots__ = ("_coroutine", "_signal")
+
+    def __init__(self, coroutine: Coroutine[Any, Any, bytes | None], signal: Any) -> None:
+        self._coroutine = coroutine
+        self._signal = signal
+
+    def __await__(self) -> Generator[Any, Any, bytes | None]:
+        coroutine, signal = self._coroutine, self._signal
+        while True:
+            try:
+                sent = yield signal
+            except GeneratorExit:
+                coroutine.close()
+                raise
+            except BaseException as exc:
+                try:
+                    signal = coroutine.throw(exc)
+                except StopIteration as finished:
+                    return finished.value  # type: ignore[no-any-return]
+            else:
+                try:
+                    signal = coroutine.send(sent)
+                except StopIteration as finished:
+                    return finished.value  # type: ignore[no-any-return]

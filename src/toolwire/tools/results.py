@@ -63,6 +63,8 @@ def error_result(message: str) -> dict[str, Any]:
 
 def build_result(value: Any, structured: bool) -> dict[str, Any]:
     """The neutral result for a tool's return value; ``structured``: the tool has an outputSchema."""
+    if type(value) is str and not structured:
+        return {"content": [{"type": "text", "text": value}]}
     if isinstance(value, ToolResult):
         return value.to_dict()
     if isinstance(value, Content):

@@ -201,20 +201,26 @@ class Tool:
         """
         if self._raw:
             args: tuple[Any, ...] = (arguments,) if self._context_param is None else (arguments, context)
-            value = await self._run(args, {})
-            result = raw_result(value)
+            kwargs: dict[str, Any] = {}
         else:
-            kwargs = arguments
+            args, kwargs = (), arguments
             if self._converters or not arguments.keys() <= self._params:
                 kwargs = self._convert(arguments)
             if self._context_param is not None:
                 kwargs = {**kwargs, self._context_param: context}
-            value = await self._run((), kwargs)
-            result = build_result(value, structured=self._output is not None and not isinstance(value, ToolResult))
-        if self._output is not None and "structuredContent" in result and not result.get("isError"):
+        if self.is_async:
+            value = await self.handler(*args, **kwargs)
+        else:
+            value = await self._run_sync(args, kwargs)
+        if self._raw:
+            return raw_result(value)
+        output = self._output
+        if output is None:
+            return build_result(value, structured=False)
+        result = build_result(value, structured=not isinstance(value, ToolResult))
+        if "structuredContent" in result and not result.get("isError"):
             try:
-                what = f"tool '{self.name}' returned invalid structured content"
-                self._output.check(result["structuredContent"], what)
+                output.check(result["structuredContent"], f"tool '{self.name}' returned invalid structured content")
             except ArgumentsInvalid as exc:
                 raise OutputInvalid(str(exc)) from None
         return result
@@ -227,14 +233,12 @@ class Tool:
             if key in self._params
         }
 
-    async def _run(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if self.is_async:
-            return await self.handler(*args, **kwargs)
+    async def _run_sync(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """A sync handler runs on a worker thread: it never blocks the event loop."""
         import asyncio
 
-        loop = asyncio.get_running_loop()
         call = functools.partial(contextvars.copy_context().run, self.handler, *args, **kwargs)
-        return await loop.run_in_executor(None, call)
+        return await asyncio.get_running_loop().run_in_executor(None, call)
 
 
 def _output_schema(returns: Any) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import asyncio
@@ -81,85 +81,137 @@ async def serve_stdio(
     loop = asyncio.get_running_loop()
     if stdout is None:
         stdout = protect_stdout()
-    out_file = os.fdopen(stdout, "wb", buffering=0)
-    writer = _Writer(loop)
-    write_transport: asyncio.WriteTransport | None
-    try:
-        write_transport, _ = await loop.connect_write_pipe(lambda: writer, out_file)  # type: ignore[type-var]
-        write: Any = write_transport.write
-    except ValueError:  # a regular file: writes do not block, write directly
-        write_transport = None
-        write = out_file.write
-    session = ServerSession(server, connection or server.connection(), write)
+    pipes = _Pipes(loop, stdin, stdout)
+    session = ServerSession(server, connection or server.connection(), pipes.write)
+    pipes.session = session
     session.handle(pending or [])
-    done: asyncio.Future[None] = loop.create_future()
     if eof:
-        done.set_result(None)
+        pipes.done.set_result(None)
     else:
-        reader = _Reader(session, done)
-        writer.reader = reader
-        in_file = os.fdopen(stdin, "rb", buffering=0)
+        pipes.start_reading()
+    try:
+        await pipes.done
+        await session.close(grace)
+        await pipes.drain()
+    finally:
+        pipes.close()
+
+
+class _Pipes:
+    """Non-blocking reads and writes of the two descriptors, driven by the event loop.
+
+    asyncio's own pipe transports allocate a 256 KiB buffer for every read, which costs more
+    than a whole tool call; this reads 64 KiB at a time and writes straight through, queueing
+    only what the pipe does not take (then reading pauses until the client catches up).
+    Regular files, which event loops cannot watch, are read and written directly.
+    """
+
+    HIGH_WATER = 1 << 20
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, stdin: int, stdout: int) -> None:
+        self.loop = loop
+        self.stdin = stdin
+        self.stdout = stdout
+        self.session: ServerSession | None = None
+        self.done: asyncio.Future[None] = loop.create_future()
+        self._queue = bytearray()
+        self._flushed: asyncio.Future[None] | None = None
+        self._reading = False
+        self._broken = False
+        self._restore = [(fd, os.get_blocking(fd)) for fd in (stdin, stdout)]
+
+    def start_reading(self) -> None:
+        os.set_blocking(self.stdin, False)
         try:
-            await loop.connect_read_pipe(lambda: reader, in_file)  # type: ignore[type-var]
-        except ValueError:  # a regular file: read it through, it never blocks for long
-            while chunk := os.read(stdin, 1 << 16):
-                session.feed(chunk)
-                await asyncio.sleep(0)
-            done.set_result(None)
-    await done
-    await session.close(grace)
-    if write_transport is not None:
-        write_transport.close()
-        await writer.closed
-    else:
-        out_file.close()
+            self.loop.add_reader(self.stdin, self._readable)
+        except PermissionError:  # a regular file
+            self.loop.create_task(self._read_file())
+            return
+        self._reading = True
 
+    async def _read_file(self) -> None:
+        import asyncio
 
-class _Reader:
-    """Feeds what stdin delivers to the session (an ``asyncio.Protocol``, duck-typed so that
-    this module can be imported before asyncio)."""
-
-    def __init__(self, session: ServerSession, done: asyncio.Future[None]) -> None:
-        self._session = session
-        self._done = done
-        self.transport: Any = None
-
-    def connection_made(self, transport: Any) -> None:
-        self.transport = transport
-
-    def data_received(self, data: bytes) -> None:
-        self._session.feed(data)
-
-    def eof_received(self) -> bool:
+        assert self.session is not None
+        while chunk := os.read(self.stdin, 1 << 16):
+            self.session.feed(chunk)
+            await asyncio.sleep(0)
         self._finish()
-        return False
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._finish()
+    def _readable(self) -> None:
+        try:
+            data = os.read(self.stdin, 1 << 16)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._stop_reading()
+            self._finish()
+            return
+        assert self.session is not None
+        self.session.feed(data)
+
+    def _stop_reading(self) -> None:
+        if self._reading:
+            self.loop.remove_reader(self.stdin)
+            self._reading = False
 
     def _finish(self) -> None:
-        if not self._done.done():
-            self._done.set_result(None)
+        if not self.done.done():
+            self.done.set_result(None)
 
+    def write(self, data: bytes) -> None:
+        if self._broken:
+            return
+        if not self._queue:
+            try:
+                written = os.write(self.stdout, data)
+            except BlockingIOError:
+                written = 0
+            except OSError:  # the client closed its end: nobody is listening any more
+                self._break()
+                return
+            if written == len(data):
+                return
+            data = data[written:]
+            self.loop.add_writer(self.stdout, self._writable)
+        self._queue += data
+        if len(self._queue) > self.HIGH_WATER and self._reading:
+            self._stop_reading()  # resumes once the queue drains
 
-class _Writer:
-    """Pauses reading stdin while the client is not reading stdout (flow control)."""
+    def _writable(self) -> None:
+        try:
+            written = os.write(self.stdout, self._queue)
+        except BlockingIOError:
+            return
+        except OSError:
+            self._break()
+            return
+        del self._queue[:written]
+        if not self._queue:
+            self.loop.remove_writer(self.stdout)
+            if self._flushed is not None and not self._flushed.done():
+                self._flushed.set_result(None)
+            if not self._reading and not self.done.done():
+                self.start_reading()
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.reader: _Reader | None = None
-        self.closed: asyncio.Future[None] = loop.create_future()
+    def _break(self) -> None:
+        self._broken = True
+        self._queue.clear()
+        self._stop_reading()
+        self._finish()
 
-    def connection_made(self, transport: Any) -> None:
-        pass
+    async def drain(self) -> None:
+        """Wait until everything written has reached the pipe."""
+        if self._queue and not self._broken:
+            self._flushed = self.loop.create_future()
+            await self._flushed
 
-    def pause_writing(self) -> None:
-        if self.reader is not None and self.reader.transport is not None:
-            self.reader.transport.pause_reading()
-
-    def resume_writing(self) -> None:
-        if self.reader is not None and self.reader.transport is not None:
-            self.reader.transport.resume_reading()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.closed.done():
-            self.closed.set_result(None)
+    def close(self) -> None:
+        self._stop_reading()
+        if self._queue:
+            self.loop.remove_writer(self.stdout)
+        for fd, blocking in self._restore:
+            os.set_blocking(fd, blocking)
+        os.close(self.stdout)
