@@ -43,9 +43,11 @@ class Server:
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={**os.environ, **env}, bufsize=0
         )
         self.next_id = 0
+        self.shown_progress = -1
 
     def request(self, method: str, params: dict[str, Any] | None = None, show: bool = True) -> dict[str, Any]:
         self.next_id += 1
+        self.shown_progress = -1
         message = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params or {}}
         if show:
             print(f"{CYAN}→ {json.dumps(message, ensure_ascii=False)}{RESET}")
@@ -56,9 +58,15 @@ class Server:
             if answer.get("id") == self.next_id:
                 return answer  # type: ignore[no-any-return]
             if answer.get("method") == "notifications/progress":
-                p = answer["params"]
-                bar = "#" * int(30 * p["progress"] / p["total"])
-                print(f"  {DIM}progress [{bar:<30}] {p.get('message', '')}{RESET}")
+                self.show_progress(answer["params"])
+
+    def show_progress(self, params: dict[str, Any]) -> None:
+        """A bar for every tenth of the way (the server sends many more notifications)."""
+        done = params["progress"] / params["total"]
+        if int(done * 10) > self.shown_progress or done == 1:
+            self.shown_progress = int(done * 10)
+            bar = "#" * int(30 * done)
+            print(f"  {DIM}progress [{bar:<30}] {params.get('message', '')}{RESET}")
 
     def notify(self, method: str) -> None:
         assert self.process.stdin

@@ -26,12 +26,15 @@ if TYPE_CHECKING:
     from ..server.server import Server
     from ..server.session import ServerSession
 
+#: Bytes per read: a read allocates this much first, so larger costs more per message.
+READ_SIZE = 1 << 14
+
 
 def run_stdio(server: Server, *, grace: float = 5.0) -> None:
     """Serve ``server`` on this process's stdin and stdout until stdin closes."""
     stdout = protect_stdout()
     connection = server.connection()
-    data = os.read(0, 1 << 16)
+    data = os.read(0, READ_SIZE)
     pending: list[Event] = []
     for event in connection.receive_data(data) if data else ():
         if type(event) is bytes:
@@ -101,7 +104,7 @@ class _Pipes:
     """Non-blocking reads and writes of the two descriptors, driven by the event loop.
 
     asyncio's own pipe transports allocate a 256 KiB buffer for every read, which costs more
-    than a whole tool call; this reads 64 KiB at a time and writes straight through, queueing
+    than a whole tool call; this reads 16 KiB at a time and writes straight through, queueing
     only what the pipe does not take (then reading pauses until the client catches up).
     Regular files, which event loops cannot watch, are read and written directly.
     """
@@ -133,14 +136,14 @@ class _Pipes:
         import asyncio
 
         assert self.session is not None
-        while chunk := os.read(self.stdin, 1 << 16):
+        while chunk := os.read(self.stdin, READ_SIZE):
             self.session.feed(chunk)
             await asyncio.sleep(0)
         self._finish()
 
     def _readable(self) -> None:
         try:
-            data = os.read(self.stdin, 1 << 16)
+            data = os.read(self.stdin, READ_SIZE)
         except BlockingIOError:
             return
         except OSError:
