@@ -124,10 +124,9 @@ def main() -> None:
         server = Server(env)
 
         heading("Handshake (legacy era, protocol 2025-11-25)")
-        init = server.request(
-            "initialize",
-            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "toolwire-demo", "version": "1"}},
-        )
+        client = {"name": "toolwire-demo", "version": "1"}
+        hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": client}
+        init = server.request("initialize", hello)
         info = init["result"]["serverInfo"]
         print(f"{GREEN}← {info['name']} {info['version']}, protocol {init['result']['protocolVersion']}{RESET}")
         server.notify("notifications/initialized")

@@ -13,6 +13,7 @@ import pytest
 from typing_extensions import TypedDict
 
 from toolwire import Context, Param, Tool
+from toolwire import ToolResult as ToolResultType
 from toolwire.tools.signature import parse_docstring
 from toolwire.tools.validation import ArgumentsInvalid, SchemaError, Validator
 
@@ -257,3 +258,21 @@ def test_unresolvable_hints_fail_at_registration() -> None:
 
     with pytest.raises(TypeError, match="Undefined"):
         Tool.from_function(f)
+
+
+async def test_integral_floats_reach_int_parameters_as_int() -> None:
+    seen: list[object] = []
+
+    def f(n: int, many: list[int]) -> None:
+        seen.extend([n, *many])
+
+    tool = Tool.from_function(f)
+    await tool.call(tool.validate_arguments({"n": 2.0, "many": [1e2, 3]}))
+    assert seen == [2, 100, 3] and all(type(value) is int for value in seen)
+
+
+def test_output_schema_from_a_type() -> None:
+    def f() -> ToolResultType: ...
+
+    tool = Tool.from_function(f, output_schema=Point)
+    assert tool.output_schema is not None and tool.output_schema["required"] == ["x"]

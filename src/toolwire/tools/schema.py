@@ -371,7 +371,8 @@ def _first_that_works(converters: list[Converter]) -> Converter:
 
 _SIMPLE: dict[Any, TypeSpec] = {
     str: TypeSpec({"type": "string"}),
-    int: TypeSpec({"type": "integer"}),
+    # JSON Schema counts 2.0 as an integer; the function still gets an int.
+    int: TypeSpec({"type": "integer"}, lambda value: int(value) if type(value) is float else value),
     float: TypeSpec({"type": "number"}),
     bool: TypeSpec({"type": "boolean"}),
     list: TypeSpec({"type": "array"}),

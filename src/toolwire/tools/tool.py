@@ -111,7 +111,7 @@ class Tool:
         annotations: dict[str, Any] | None = None,
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
-        output_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | type | None = None,
         structured_output: bool | None = None,
         lenient: bool = True,
     ) -> Tool:
@@ -120,6 +120,8 @@ class Tool:
         ``structured_output`` decides whether the return value is also sent as
         ``structuredContent`` with an ``outputSchema``: by default, yes for every return
         annotation except ``str``, ``None``, ``Any``, content blocks and :class:`ToolResult`.
+        ``output_schema`` overrides the schema: a dict as given, or a type to build it from
+        (for a tool that returns a :class:`ToolResult` with text of its own).
         ``TypeError`` if a parameter or return type has no JSON Schema.
         """
         signature = read_signature(fn)
@@ -132,7 +134,9 @@ class Tool:
             else:
                 parameters.append(parameter)
         input_schema, converters = parameters_schema(parameters, docs, SchemaBuilder())
-        if output_schema is None and _wants_structured(signature.returns, structured_output):
+        if isinstance(output_schema, type):
+            output_schema = _output_schema(output_schema)
+        elif output_schema is None and _wants_structured(signature.returns, structured_output):
             output_schema = _output_schema(signature.returns)
         return cls(
             name or str(getattr(fn, "__name__", type(fn).__name__)),
