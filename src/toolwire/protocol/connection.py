@@ -256,7 +256,7 @@ class ServerConnection:
             if blank_ok and not data.strip():
                 return []  # blank lines between messages are tolerated
             return [self._error(None, PARSE_ERROR, f"Parse error: the message is not valid JSON ({exc})")]
-        if len(data) > 2 * self.max_depth and _depth(message, self.max_depth):
+        if len(data) > 2 * self.max_depth and _may_be_deep(data, self.max_depth) and _depth(message, self.max_depth):
             return [
                 self._error(
                     _id_of(message),
@@ -554,6 +554,14 @@ def _log_level(level: Any) -> str:
             f"Invalid params: log level must be one of {', '.join(LOG_SEVERITY)}, not {level!r}",
         )
     return level  # type: ignore[no-any-return]
+
+
+def _may_be_deep(data: bytes | str, limit: int) -> bool:
+    """Whether ``data`` has enough brackets to nest deeper than ``limit`` (a fast, C-speed
+    filter: most messages skip the walk)."""
+    if isinstance(data, str):
+        return data.count("{") + data.count("[") > limit
+    return data.count(b"{") + data.count(b"[") > limit
 
 
 def _depth(value: Any, limit: int) -> bool:

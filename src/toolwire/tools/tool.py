@@ -195,7 +195,7 @@ class Tool:
         """The arguments, checked (and coerced where lenient); :class:`ArgumentsInvalid` if not valid."""
         if arguments is None:
             arguments = {}
-        return self._arguments.check(arguments, f"Invalid arguments for tool '{self.name}'")  # type: ignore[no-any-return]
+        return self._arguments.check(arguments, "Invalid arguments for tool '{}'", self.name)  # type: ignore[no-any-return]
 
     async def call(self, arguments: dict[str, Any], context: ToolContext | None = None) -> dict[str, Any]:
         """Run the tool on already validated ``arguments``; returns the neutral result.
@@ -224,7 +224,7 @@ class Tool:
         result = build_result(value, structured=not isinstance(value, ToolResult))
         if "structuredContent" in result and not result.get("isError"):
             try:
-                output.check(result["structuredContent"], f"tool '{self.name}' returned invalid structured content")
+                output.check(result["structuredContent"], "tool '{}' returned invalid structured content", self.name)
             except ArgumentsInvalid as exc:
                 raise OutputInvalid(str(exc)) from None
         return result

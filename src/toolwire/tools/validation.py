@@ -43,23 +43,33 @@ def compile_schema(schema: dict[str, Any]) -> Any:
 
 
 class Validator:
-    """Checks instances against one schema, compiling it on first use."""
+    """Checks instances against one schema, compiling it on first use.
 
-    __slots__ = ("_compiled", "lenient", "schema")
+    Simple object schemas (what a signature of ``str``/``int``/``float``/``bool`` parameters
+    gives) are first checked by :func:`accepts`, in plain Python: it only ever *accepts*.
+    Anything it does not accept goes to jsonschema-rs for the verdict and the message, so a
+    server whose tools all have simple schemas never loads the compiled validator at all.
+    """
+
+    __slots__ = ("_compiled", "_simple", "lenient", "schema")
 
     def __init__(self, schema: dict[str, Any], lenient: bool = False) -> None:
         self.schema = schema
         self.lenient = lenient
         self._compiled: Any = None
+        self._simple = simple_schema(schema)
 
     def compile(self) -> Any:
         if self._compiled is None:
             self._compiled = compile_schema(self.schema)
         return self._compiled
 
-    def check(self, instance: Any, what: str) -> Any:
+    def check(self, instance: Any, what: str, *names: Any) -> Any:
         """``instance`` (possibly coerced, when lenient) if valid, else :class:`ArgumentsInvalid`
-        whose message starts with ``what``."""
+        whose message starts with ``what`` (formatted with ``names``)."""
+        simple = self._simple
+        if simple is not None and accepts(simple, instance):
+            return instance
         compiled = self._compiled or self.compile()
         if compiled.is_valid(instance):
             return instance
@@ -67,7 +77,81 @@ class Validator:
             coerced = coerce_arguments(instance, self.schema)
             if coerced is not None and compiled.is_valid(coerced):
                 return coerced
-        raise ArgumentsInvalid(f"{what}: {describe_errors(compiled, instance)}")
+        raise ArgumentsInvalid(f"{what.format(*names)}: {describe_errors(compiled, instance)}")
+
+
+#: Keywords that say nothing about validity (annotations).
+_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"})
+_SIMPLE_TYPES = frozenset({"string", "integer", "number", "boolean", "null"})
+
+#: A simple schema, flattened: (required names, {name: type}, extra properties allowed).
+SimpleSchema = tuple[tuple[str, ...], dict[str, str], bool]
+
+
+def simple_schema(schema: Any) -> SimpleSchema | None:
+    """The flat form of an object schema :func:`accepts` can decide alone, else ``None``.
+
+    Only objects whose properties each have one primitive ``type`` (plus annotations),
+    ``required`` and ``additionalProperties: false`` qualify; any other keyword anywhere
+    leaves the schema to jsonschema-rs.
+    """
+    if type(schema) is not dict or schema.get("type") != "object":
+        return None
+    if not set(schema) <= {"type", "properties", "required", "additionalProperties", "$schema"} | _ANNOTATIONS:
+        return None
+    if (
+        schema.get("$schema", "https://json-schema.org/draft/2020-12/schema")
+        != "https://json-schema.org/draft/2020-12/schema"
+    ):
+        return None
+    properties = schema.get("properties", {})
+    required = schema.get("required", [])
+    extra = schema.get("additionalProperties", True)
+    if type(properties) is not dict or type(required) is not list or extra not in (True, False):
+        return None
+    if not all(type(name) is str for name in required):
+        return None
+    types: dict[str, str] = {}
+    for name, sub in properties.items():
+        if type(sub) is not dict or not set(sub) <= {"type"} | _ANNOTATIONS:
+            return None
+        kind = sub.get("type")
+        if type(kind) is not str or kind not in _SIMPLE_TYPES:
+            return None
+        types[name] = sub["type"]
+    return tuple(required), types, extra
+
+
+def accepts(simple: SimpleSchema, instance: Any) -> bool:
+    """Whether ``instance`` surely matches the simple schema (``False`` means: ask jsonschema-rs)."""
+    if type(instance) is not dict:
+        return False
+    required, types, extra = simple
+    for name in required:
+        if name not in instance:
+            return False
+    for name, value in instance.items():
+        kind = types.get(name)
+        if kind is None:
+            if not extra:
+                return False
+            continue
+        value_type = type(value)
+        if kind == "string":
+            if value_type is not str:
+                return False
+        elif kind == "integer":
+            if value_type is not int and not (value_type is float and value.is_integer()):
+                return False
+        elif kind == "number":
+            if value_type is not int and value_type is not float:
+                return False
+        elif kind == "boolean":
+            if value_type is not bool:
+                return False
+        elif value is not None:
+            return False
+    return True
 
 
 def describe_errors(compiled: Any, instance: Any, limit: int = 3) -> str:

@@ -121,6 +121,7 @@ class _Pipes:
         self._flushed: asyncio.Future[None] | None = None
         self._reading = False
         self._broken = False
+        self._held: list[bytes] | None = None
         self._restore = [(fd, os.get_blocking(fd)) for fd in (stdin, stdout)]
 
     def start_reading(self) -> None:
@@ -153,7 +154,16 @@ class _Pipes:
             self._finish()
             return
         assert self.session is not None
-        self.session.feed(data)
+        # Answers made while this read is handled leave in one write: one system call for
+        # a whole pipelined burst rather than one per answer.
+        held: list[bytes] = []
+        self._held = held
+        try:
+            self.session.feed(data)
+        finally:
+            self._held = None
+            if held:
+                self.write(b"".join(held))
 
     def _stop_reading(self) -> None:
         if self._reading:
@@ -165,6 +175,9 @@ class _Pipes:
             self.done.set_result(None)
 
     def write(self, data: bytes) -> None:
+        if self._held is not None:
+            self._held.append(data)
+            return
         if self._broken:
             return
         if not self._queue:

@@ -1,0 +1,57 @@
+"""The pure-Python fast path of argument validation only ever accepts what jsonschema-rs accepts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema_rs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolwire.tools.validation import Validator, accepts, simple_schema
+
+PRIMITIVES = ["string", "integer", "number", "boolean", "null"]
+
+values = st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5) | st.lists(st.integers(), max_size=2) | st.dictionaries(st.text(max_size=2), st.integers(), max_size=2)
+
+
+@st.composite
+def simple_schemas(draw: st.DrawFn) -> dict[str, Any]:
+    names = draw(st.lists(st.sampled_from(["a", "b", "c", "d"]), unique=True, max_size=4))
+    properties = {name: {"type": draw(st.sampled_from(PRIMITIVES)), "description": "x"} for name in names}
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    required = draw(st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), unique=True, max_size=3))
+    if required:
+        schema["required"] = required
+    if draw(st.booleans()):
+        schema["additionalProperties"] = False
+    return schema
+
+
+@settings(max_examples=500, deadline=None)
+@given(simple_schemas(), st.dictionaries(st.sampled_from(["a", "b", "c", "d", "e"]), values, max_size=5) | values)
+def test_fast_path_never_accepts_what_jsonschema_rejects(schema: dict[str, Any], instance: Any) -> None:
+    simple = simple_schema(schema)
+    assert simple is not None
+    if accepts(simple, instance):
+        assert jsonschema_rs.validator_for(schema).is_valid(instance), (schema, instance)
+
+
+def test_the_fast_path_is_used_only_for_simple_schemas() -> None:
+    assert simple_schema({"type": "object", "properties": {"t": {"type": "string", "description": "d"}}, "required": ["t"]})
+    for schema in (
+        {"type": "object", "properties": {"t": {"type": "string", "minLength": 1}}},
+        {"type": "object", "properties": {"t": {"type": ["string", "null"]}}},
+        {"type": "object", "properties": {"t": {"$ref": "#/$defs/T"}}, "$defs": {"T": {}}},
+        {"type": "object", "properties": {"t": {"enum": ["a"]}}},
+        {"type": "object", "additionalProperties": {"type": "string"}},
+        {"type": "object", "$schema": "http://json-schema.org/draft-07/schema#"},
+        {"type": "array"},
+    ):
+        assert simple_schema(schema) is None, schema
+
+
+def test_simple_servers_do_not_need_the_compiled_validator() -> None:
+    validator = Validator({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+    assert validator.check({"text": "hi"}, "args") == {"text": "hi"}
+    assert validator._compiled is None
