@@ -63,6 +63,9 @@ LEGACY_ONLY_METHODS = frozenset(
     }
 )
 
+#: Answered in any state, without ``_meta``: they open or probe a legacy session.
+_HANDSHAKE_METHODS = frozenset({"initialize", "ping"})
+
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 64
 
@@ -94,6 +97,7 @@ class Request:
         id: RequestId,
         method: str,
         params: dict[str, Any],
+        meta: Any,
         codec: Codec,
         capabilities: dict[str, Any],
         client_info: Any,
@@ -106,7 +110,6 @@ class Request:
         self.capabilities = capabilities
         self.client_info = client_info
         self.log_level = log_level
-        meta = params.get("_meta")
         self.progress_token = meta.get("progressToken") if type(meta) is dict else None
         self.cancelled = False
         self.batch: _Batch | None = None
@@ -213,7 +216,10 @@ class ServerConnection:
         """Feed bytes from a newline-delimited stream; returns the events they complete."""
         buffer = self._buffer
         if not buffer and not self._discarding and data.find(b"\n") == len(data) - 1:
-            return self._line(data)  # the common case: one whole message per read
+            # the common case: one whole message per read
+            if len(data) > self.max_message_bytes:
+                return [self._too_large(len(data))]
+            return self._parse(data, blank_ok=True)
         events: list[Event] = []
         buffer += data
         start = 0
@@ -225,8 +231,10 @@ class ServerConnection:
             start = self._scanned = end + 1
             if self._discarding:
                 self._discarding = False
-                continue
-            events += self._line(line)
+            elif len(line) > self.max_message_bytes:
+                events.append(self._too_large(len(line)))
+            else:
+                events += self._parse(line, blank_ok=True)
         if start:
             del buffer[:start]
         self._scanned = len(buffer)  # no newline in what is left: never scan it again
@@ -243,11 +251,6 @@ class ServerConnection:
         if len(data) > self.max_message_bytes:
             return [self._too_large(len(data))]
         return self._parse(data, blank_ok=False)
-
-    def _line(self, line: bytes) -> list[Event]:
-        if len(line) > self.max_message_bytes:
-            return [self._too_large(len(line))]
-        return self._parse(line, blank_ok=True)
 
     def _parse(self, data: bytes | str, blank_ok: bool) -> list[Event]:
         try:
@@ -346,12 +349,12 @@ class ServerConnection:
         version = meta.get(META_PROTOCOL_VERSION) if type(meta) is dict else None
         if version is not None:
             return self._modern_request(id, method, params, meta, version)  # type: ignore[arg-type]
-        if method == "initialize":
+        if method in _HANDSHAKE_METHODS:
+            if method == "ping":
+                return self._result(id, {})
             if batch is not None:
                 raise ProtocolError(INVALID_REQUEST, "Invalid Request: initialize must not be batched")
             return self._initialize(id, params)
-        if method == "ping":
-            return self._result(id, {})
         codec = self.legacy
         if codec is None:
             raise ProtocolError(
@@ -364,7 +367,7 @@ class ServerConnection:
         if method == "logging/setLevel":
             self.log_level = _log_level(params.get("level"))
             return self._result(id, {})
-        return Request(id, method, params, codec, self.client_capabilities, self.client_info, self.log_level)
+        return Request(id, method, params, meta, codec, self.client_capabilities, self.client_info, self.log_level)
 
     def _modern_request(
         self,
@@ -395,7 +398,7 @@ class ServerConnection:
         codec = codec_for(version)
         if method == "server/discover":
             return self._result(id, self._discover(codec))
-        return Request(id, method, params, codec, capabilities, meta.get(META_CLIENT_INFO), level)
+        return Request(id, method, params, meta, codec, capabilities, meta.get(META_CLIENT_INFO), level)
 
     def _initialize(self, id: RequestId, params: dict[str, Any]) -> bytes:
         if self.legacy is not None:
