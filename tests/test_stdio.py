@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -131,3 +132,26 @@ def test_run_picks_the_named_object_and_explains_mistakes(tmp_path: Path) -> Non
         assert done.returncode == 2 and message in done.stderr
     done = subprocess.run([sys.executable, "-m", "toolwire", "bogus"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and "usage" in done.stderr
+
+
+@pytest.mark.parametrize("uvloop", ["1", "0"])
+def test_serves_on_either_event_loop(serve, uvloop: str) -> None:
+    client = serve(SERVER, env={"TOOLWIRE_UVLOOP": uvloop})
+    client.initialize()
+    client.send({"jsonrpc": "2.0", "id": "s", "method": "tools/call", "params": {"name": "sleepy", "arguments": {"seconds": 0.05}}})
+    assert client.request("tools/call", {"name": "echo", "arguments": {"text": "x"}})["result"]["content"][0]["text"] == "x"
+    assert client.wait_for("s")["result"]["content"][0]["text"] == "slept 0.05"
+    assert client.request("tools/call", {"name": "analyze", "arguments": {"text": "a b"}})["result"]["structuredContent"] == {"characters": 3, "words": 2}
+    assert client.close() == 0
+
+
+def test_stdin_and_stdout_may_be_regular_files(tmp_path: Path) -> None:
+    requests = tmp_path / "in.jsonl"
+    requests.write_text(
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}) + "\n"
+        + json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "sleepy", "arguments": {"seconds": 0.05}}}) + "\n"
+    )
+    with requests.open("rb") as stdin, (tmp_path / "out.jsonl").open("wb") as stdout:
+        subprocess.run(toolwire_command(SERVER), stdin=stdin, stdout=stdout, timeout=30, check=True)
+    answers = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert [a["id"] for a in answers] == [1, 2] and answers[1]["result"]["content"][0]["text"] == "slept 0.05"

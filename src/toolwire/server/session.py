@@ -2,9 +2,10 @@
 
 A :class:`ServerSession` sits between a transport and a :class:`~toolwire.Server`. The
 transport feeds it bytes; the session passes them through the connection's protocol state
-machine, answers ``tools/list`` at once from the registry's encoded pages, runs each
-``tools/call`` in a task of its own (the unit of concurrency and of cancellation), and writes
-what comes back through the ``write`` callable the transport gave it.
+machine, answers ``tools/list`` at once from the registry's encoded pages, and runs each
+``tools/call`` at once up to its first real wait; a call that waits becomes a task of its own
+(the unit of concurrency and of cancellation). Answers go out through the ``write`` callable
+the transport gave it.
 
 A tool that fails never takes the session down: its exception becomes an ``isError`` result
 (masked to a generic message when the server says so) and is logged to stderr with its
