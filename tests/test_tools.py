@@ -439,3 +439,16 @@ async def test_raw_list_and_call_handlers() -> None:
         assert (await peer.call("missing", {}))["error"]["code"] == -32602
     peer = await open_peer(server, "2025-06-18")
     assert (await peer.call("text_analyzer", {}))["error"]["code"] == -32602  # validated against the listed schema
+
+
+def test_media_from_files_and_undetectable_data(tmp_path: Any) -> None:
+    picture = tmp_path / "chart.png"
+    picture.write_bytes(PNG)
+    assert image(picture)["mimeType"] == "image/png"
+    assert image(str(picture))["data"] == image(PNG)["data"]
+    sound = tmp_path / "clip.mp3"
+    sound.write_bytes(b"\x00" * 8)  # no magic: the file name tells
+    assert audio(sound)["mimeType"] == "audio/mpeg"
+    with pytest.raises(ValueError, match="mime_type"):
+        image(b"not an image")
+    assert audio(b"raw", "audio/x-custom")["mimeType"] == "audio/x-custom"

@@ -58,8 +58,7 @@ def image(
     meta: dict[str, Any] | None = None,
 ) -> Content:
     """An image block from bytes or a file path (``str`` or ``Path``); MIME type detected."""
-    raw, mime = _load(data, mime_type, "image")
-    return _block("image", {"data": base64.b64encode(raw).decode(), "mimeType": mime}, annotations, meta)
+    return _media("image", data, mime_type, annotations, meta)
 
 
 def audio(
@@ -70,8 +69,18 @@ def audio(
     meta: dict[str, Any] | None = None,
 ) -> Content:
     """An audio block from bytes or a file path; MIME type detected."""
-    raw, mime = _load(data, mime_type, "audio")
-    return _block("audio", {"data": base64.b64encode(raw).decode(), "mimeType": mime}, annotations, meta)
+    return _media("audio", data, mime_type, annotations, meta)
+
+
+def _media(
+    kind: str,
+    data: bytes | str | Path,
+    mime_type: str | None,
+    notes: dict[str, Any] | None,
+    meta: dict[str, Any] | None,
+) -> Content:
+    raw, mime = _load(data, mime_type, kind)
+    return _block(kind, {"data": base64.b64encode(raw).decode(), "mimeType": mime}, notes, meta)
 
 
 def resource_link(
