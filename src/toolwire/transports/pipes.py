@@ -1,0 +1,161 @@
+"""Non-blocking pipe I/O on the event loop, shared by the stdio server and the stdio client.
+
+asyncio's own pipe transports allocate a 256 KiB buffer for every read, which costs more than
+a whole tool call; :class:`PipePair` reads 16 KiB at a time with ``loop.add_reader`` and
+writes straight through with ``os.write``, queueing only what the pipe does not take. No
+helper threads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported for real by the event loop's user; start-up never needs it here
+    import asyncio
+
+#: Bytes per read: a read allocates this much first, so larger costs more per message.
+READ_SIZE = 1 << 14
+
+
+class PipePair:
+    """Non-blocking reads of one descriptor and writes of another, driven by the event loop:
+    stdin/stdout of a server, or the pipes to a child process of a client.
+
+    asyncio's own pipe transports allocate a 256 KiB buffer for every read, which costs more
+    than a whole tool call; this reads 16 KiB at a time and writes straight through, queueing
+    only what the pipe does not take (then reading pauses until the client catches up).
+    Regular files, which event loops cannot watch, are read and written directly.
+    """
+
+    HIGH_WATER = 1 << 20
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, stdin: int, stdout: int) -> None:
+        self.loop = loop
+        self.stdin = stdin
+        self.stdout = stdout
+        #: Called with every chunk read; set it before :meth:`start_reading`.
+        self.on_data: Callable[[bytes], None] = _ignore
+        #: Done at end of input, or when the peer stops reading (a broken pipe).
+        self.done: asyncio.Future[None] = loop.create_future()
+        self._queue = bytearray()
+        self._flushed: asyncio.Future[None] | None = None
+        self._reading = False
+        self._broken = False
+        self._held: list[bytes] | None = None
+        self._restore = [(fd, os.get_blocking(fd)) for fd in (stdin, stdout)]
+
+    def start_reading(self) -> None:
+        os.set_blocking(self.stdin, False)
+        try:
+            self.loop.add_reader(self.stdin, self._readable)
+        except OSError:  # a regular file, which event loops cannot watch
+            self.loop.create_task(self._read_file())
+            return
+        self._reading = True
+
+    async def _read_file(self) -> None:
+        import asyncio
+
+        while chunk := os.read(self.stdin, READ_SIZE):
+            self.on_data(chunk)
+            await asyncio.sleep(0)
+        self._finish()
+
+    def _readable(self) -> None:
+        try:
+            data = os.read(self.stdin, READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._stop_reading()
+            self._finish()
+            return
+        # Answers made while this read is handled leave in one write: one system call for
+        # a whole pipelined burst rather than one per answer.
+        held: list[bytes] = []
+        self._held = held
+        try:
+            self.on_data(data)
+        finally:
+            self._held = None
+            if held:
+                self.write(b"".join(held))
+
+    def _stop_reading(self) -> None:
+        if self._reading:
+            self.loop.remove_reader(self.stdin)
+            self._reading = False
+
+    def _finish(self) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+
+    def write(self, data: bytes) -> None:
+        if self._held is not None:
+            self._held.append(data)
+            return
+        if self._broken:
+            return
+        if not self._queue:
+            try:
+                written = os.write(self.stdout, data)
+            except BlockingIOError:
+                written = 0
+            except OSError:  # the peer closed its end: nobody is listening any more
+                self._break()
+                return
+            if written == len(data):
+                return
+            data = data[written:]
+            self.loop.add_writer(self.stdout, self._writable)
+        self._queue += data
+        if len(self._queue) > self.HIGH_WATER and self._reading:
+            self._stop_reading()  # resumes once the queue drains
+
+    def _writable(self) -> None:
+        try:
+            written = os.write(self.stdout, self._queue)
+        except BlockingIOError:
+            return
+        except OSError:
+            self._break()
+            return
+        del self._queue[:written]
+        if not self._queue:
+            self.loop.remove_writer(self.stdout)
+            if self._flushed is not None and not self._flushed.done():
+                self._flushed.set_result(None)
+            if not self._reading and not self.done.done():
+                self.start_reading()
+
+    def _break(self) -> None:
+        self._broken = True
+        self._queue.clear()
+        self._stop_reading()
+        self._finish()
+
+    async def drain(self) -> None:
+        """Wait until everything written has reached the pipe."""
+        if self._queue and not self._broken:
+            self._flushed = self.loop.create_future()
+            await self._flushed
+
+    def close(self) -> None:
+        """Stop watching both descriptors, restore their blocking mode and close the written one."""
+        self._stop_reading()
+        if self._queue:
+            self.loop.remove_writer(self.stdout)
+        for fd, blocking in self._restore:
+            with contextlib.suppress(OSError):
+                os.set_blocking(fd, blocking)
+        with contextlib.suppress(OSError):
+            os.close(self.stdout)
+
+
+def _ignore(data: bytes) -> None:
+    pass
