@@ -1,0 +1,478 @@
+"""The :class:`Client`: discover and call any MCP server's tools, in either protocol era.
+
+    async with Client(["npx", "some-server"]) as client:
+        for tool in await client.list_tools():
+            print(tool.name)
+        result = await client.call_tool("echo", {"text": "hi"}, progress=print)
+
+Connecting probes with ``server/discover`` (2026-07-28); any answer that is not a modern one,
+or no answer within ``probe_timeout``, falls back to the ``initialize`` handshake, whose
+version the server may negotiate down to 2024-11-05. The era is then fixed for the
+connection: ``client.version`` and ``client.modern`` say which.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+import shlex
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ..protocol.versions import (
+    LATEST_LEGACY,
+    LEGACY_VERSIONS,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+    META_SUBSCRIPTION_ID,
+    MODERN_VERSIONS,
+)
+from .errors import (
+    ClientError,
+    OutputSchemaMismatch,
+    ProtocolViolation,
+    RequestTimeout,
+    ServerError,
+    ToolCallFailed,
+    ToolChanged,
+    VersionMismatch,
+)
+from .session import ClientSession
+from .transports import InMemory, StdioProcess, Transport
+from .types import CallToolResult, ToolInfo
+
+if TYPE_CHECKING:
+    from ..server.server import Server
+
+Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+ProgressCallback = Callable[[float, float | None, str | None], Any]
+
+#: Codes by which a server shows it speaks the modern era even when it refuses a request.
+MODERN_ERRORS = frozenset({-32020, -32021, -32022})
+#: Fields of a tool definition that pinning watches.
+PINNED_FIELDS = ("title", "description", "inputSchema", "outputSchema", "annotations")
+MAX_PAGES = 1000
+_TOKENS = itertools.count(1)
+MAX_INPUT_ROUNDS = 10
+
+
+class Client:
+    """A connection to one MCP server. Use it as an async context manager.
+
+    ``target`` is a command to run over stdio (a list of arguments, or one string split like
+    a shell would), a path to a ``.py`` file (served with ``toolwire run``), a toolwire
+    :class:`~toolwire.Server` (in memory), or a :class:`Transport`.
+
+    Options: ``env``/``cwd`` for the process; ``timeout`` (seconds) for each request;
+    ``probe_timeout`` for the era probe; ``elicitation``/``sampling`` handlers, each
+    ``async (params) -> result`` (declared as capabilities only when given); ``on_log`` for
+    the server's log messages (``log_level`` asks for them); ``on_tools_changed``;
+    ``pins`` to check tools against approved definitions (see :meth:`approve`).
+    """
+
+    def __init__(
+        self,
+        target: str | list[str] | Server | Transport,
+        *,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+        name: str = "toolwire-client",
+        version: str = "0.1.0",
+        timeout: float = 60.0,
+        probe_timeout: float = 5.0,
+        elicitation: Handler | None = None,
+        sampling: Handler | None = None,
+        on_log: Callable[[dict[str, Any]], Any] | None = None,
+        log_level: str | None = None,
+        on_tools_changed: Callable[[], Any] | None = None,
+        pins: dict[str, dict[str, str]] | None = None,
+    ) -> None:
+        self.transport = _transport(target, env, cwd)
+        self.client_info = {"name": name, "version": version}
+        self.timeout = timeout
+        self.probe_timeout = probe_timeout
+        self.elicitation = elicitation
+        self.sampling = sampling
+        self.on_log = on_log
+        self.log_level = log_level
+        self.on_tools_changed = on_tools_changed
+        self.pins = pins
+        self.version: str | None = None
+        self.server_info: dict[str, Any] = {}
+        self.capabilities: dict[str, Any] = {}
+        self.instructions: str | None = None
+        self._session = ClientSession(self.transport, self._serve, self._notified)
+        self._tools: dict[str, ToolInfo] = {}
+        self._tools_fresh_until = 0.0
+        self._tools_valid = False
+        self._validators: dict[str, Any] = {}
+        self._progress: dict[str | int, ProgressCallback] = {}
+        self._subscription: int | None = None
+
+    # -- connection ------------------------------------------------------------------------
+
+    @property
+    def modern(self) -> bool:
+        """Whether the connection speaks the 2026-07-28 era (per-request ``_meta``)."""
+        return self.version in MODERN_VERSIONS
+
+    async def __aenter__(self) -> Client:
+        await self.connect()
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def connect(self) -> None:
+        """Start the transport and find the server's era and version.
+
+        :class:`VersionMismatch` if it speaks none of ours; :class:`ConnectionClosed` if it
+        dies first.
+        """
+        await self.transport.start()
+        try:
+            if not await self._probe_modern():
+                await self._initialize()
+        except BaseException:
+            await self.close()
+            raise
+        if self.modern and self.capabilities.get("tools", {}).get("listChanged"):
+            self._listen()
+
+    async def _probe_modern(self) -> bool:
+        id, future = self._session.start("server/discover", {"_meta": self._meta(MODERN_VERSIONS[-1])})
+        try:
+            result = await asyncio.wait_for(future, self.probe_timeout)
+        except TimeoutError:
+            self._session.forget(id)
+            return False
+        except ServerError as exc:
+            if exc.code not in MODERN_ERRORS:
+                return False
+            supported = (exc.data or {}).get("supported", []) if isinstance(exc.data, dict) else []
+            if not set(supported) & set(MODERN_VERSIONS):
+                return False  # a dual-era server without our modern version: use the handshake
+            result = await self._session.request("server/discover", {"_meta": self._meta(_latest(supported))})
+        if not isinstance(result, dict) or "supportedVersions" not in result:
+            return False
+        shared = [v for v in MODERN_VERSIONS if v in result.get("supportedVersions", [])]
+        if not shared:
+            return False
+        self.version = shared[-1]
+        self.capabilities = result.get("capabilities") or {}
+        self.instructions = result.get("instructions")
+        self.server_info = (result.get("_meta") or {}).get(META_SERVER_INFO) or {}
+        return True
+
+    async def _initialize(self) -> None:
+        params = {
+            "protocolVersion": LATEST_LEGACY,
+            "capabilities": self._capabilities(),
+            "clientInfo": self.client_info,
+        }
+        result = await self._session.request("initialize", params, self.timeout)
+        version = result.get("protocolVersion")
+        if version not in LEGACY_VERSIONS:
+            raise VersionMismatch(f"the server wants protocol version {version!r}, which this client does not speak")
+        self.version = version
+        self.capabilities = result.get("capabilities") or {}
+        self.server_info = result.get("serverInfo") or {}
+        self.instructions = result.get("instructions")
+        self._session.notify("notifications/initialized")
+        if self.log_level is not None and "logging" in self.capabilities:
+            await self._session.request("logging/setLevel", {"level": self.log_level}, self.timeout)
+
+    async def close(self) -> None:
+        """End the connection (for a process: close its stdin, then terminate, then kill)."""
+        if self._subscription is not None:
+            self._session.cancel(self._subscription, "the client is closing")
+            self._subscription = None
+        await self._session.close()
+        await self.transport.close()
+
+    def _capabilities(self) -> dict[str, Any]:
+        capabilities: dict[str, Any] = {}
+        if self.elicitation is not None:
+            capabilities["elicitation"] = {"form": {}}
+        if self.sampling is not None:
+            capabilities["sampling"] = {}
+        return capabilities
+
+    def _meta(self, version: str | None = None) -> dict[str, Any]:
+        meta: dict[str, Any] = {
+            META_PROTOCOL_VERSION: version or self.version,
+            META_CLIENT_CAPABILITIES: self._capabilities(),
+            META_CLIENT_INFO: self.client_info,
+        }
+        if self.log_level is not None:
+            meta[META_LOG_LEVEL] = self.log_level
+        return meta
+
+    def _params(self, params: dict[str, Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Request params for this era: modern requests carry the per-request ``_meta``."""
+        if self.modern:
+            meta = {**self._meta(), **(meta or {})}
+        if meta:
+            params = {**params, "_meta": meta}
+        return params
+
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """Any request, with this era's ``_meta``; raises as :meth:`ClientSession.request`."""
+        return await self._session.request(method, self._params(params or {}), self.timeout)
+
+    async def ping(self) -> None:
+        """Check the server answers (legacy era: ``ping``; modern: ``server/discover``)."""
+        if self.modern:
+            await self.request("server/discover")
+        else:
+            await self._session.request("ping", None, self.timeout)
+
+    # -- tools -----------------------------------------------------------------------------
+
+    async def list_tools(self, *, refresh: bool = False) -> list[ToolInfo]:
+        """Every tool, walking all pages. A 2026-07-28 list is reused while its ``ttlMs``
+        lasts and no change was announced; ``refresh`` fetches it anyway."""
+        if not refresh and self._tools_valid and time.monotonic() < self._tools_fresh_until:
+            return list(self._tools.values())
+        tools: dict[str, ToolInfo] = {}
+        cursor: str | None = None
+        ttl = float("inf")
+        seen: set[str] = set()
+        for _ in range(MAX_PAGES):
+            params = {} if cursor is None else {"cursor": cursor}
+            result = await self.request("tools/list", params)
+            for tool in result.get("tools") or []:
+                info = ToolInfo.from_dict(tool)
+                tools[info.name] = info
+            if self.modern:
+                ttl = min(ttl, max(0, result.get("ttlMs", 0)))
+            cursor = result.get("nextCursor")
+            if cursor is None:
+                break
+            if cursor in seen:
+                raise ProtocolViolation(f"the server handed out the cursor {cursor!r} twice: its pages loop")
+            seen.add(cursor)
+        else:
+            raise ProtocolViolation(f"tools/list did not end after {MAX_PAGES} pages")
+        self._tools = tools
+        self._validators = {}
+        self._tools_valid = True
+        self._tools_fresh_until = time.monotonic() + ttl / 1000 if self.modern else 0.0
+        return list(tools.values())
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        progress: ProgressCallback | None = None,
+        timeout: float | None = None,
+        max_timeout: float | None = None,
+        raise_on_error: bool = False,
+        meta: dict[str, Any] | None = None,
+    ) -> CallToolResult:
+        """Call a tool; returns its :class:`CallToolResult`.
+
+        ``progress(progress, total, message)`` receives progress notifications, each of which
+        resets the ``timeout`` (default: the client's), up to ``max_timeout`` in all (default:
+        ten times ``timeout``). Cancelling the awaiting task cancels the call on the server.
+        Raises :class:`ServerError` (unknown tool, invalid arguments in older versions...),
+        :class:`ToolCallFailed` for an ``isError`` result when ``raise_on_error``,
+        :class:`OutputSchemaMismatch` when structured content breaks the tool's outputSchema,
+        :class:`ToolChanged` when pinned and the tool changed, and :class:`RequestTimeout`.
+        """
+        tool = await self._tool(name)
+        if self.pins is not None:
+            self._check_pin(name, tool)
+        params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+        for _ in range(MAX_INPUT_ROUNDS):
+            result = await self._call_round(params, progress, timeout, max_timeout, meta)
+            kind = result.get("resultType", "complete")
+            if kind == "complete":
+                break
+            if kind != "input_required":
+                raise ProtocolViolation(f"unknown resultType {kind!r}")
+            params = {"name": name, "arguments": arguments or {}}
+            params["inputResponses"] = {
+                key: await self._serve(request.get("method", ""), request.get("params") or {})
+                for key, request in (result.get("inputRequests") or {}).items()
+            }
+            if "requestState" in result:
+                params["requestState"] = result["requestState"]
+        else:
+            raise ProtocolViolation(f"tool {name!r} still wanted input after {MAX_INPUT_ROUNDS} rounds")
+        call = CallToolResult.from_dict(result)
+        if tool is not None and tool.output_schema is not None and "structuredContent" in result and not call.is_error:
+            self._check_output(tool, result["structuredContent"])
+        if raise_on_error and call.is_error:
+            raise ToolCallFailed(call)
+        return call
+
+    async def _call_round(
+        self,
+        params: dict[str, Any],
+        progress: ProgressCallback | None,
+        timeout: float | None,
+        max_timeout: float | None,
+        meta: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        timeout = self.timeout if timeout is None else timeout
+        limit = time.monotonic() + (max_timeout if max_timeout is not None else timeout * 10)
+        deadline = time.monotonic() + timeout
+        token = None
+        if progress is not None:
+            token = f"toolwire-{next(_TOKENS)}"
+            meta = {**(meta or {}), "progressToken": token}
+
+            def progressed(value: float, total: float | None, message: str | None) -> None:
+                nonlocal deadline
+                deadline = min(time.monotonic() + timeout, limit)
+                progress(value, total, message)
+
+            self._progress[token] = progressed
+        id, future = self._session.start("tools/call", self._params(params, meta))
+        try:
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    self._session.cancel(id, "timed out")
+                    raise RequestTimeout(f"tool {params['name']!r} did not answer within {timeout} s")
+                done, _ = await asyncio.wait({future}, timeout=remaining)
+                if done:
+                    result: dict[str, Any] = future.result()
+                    return result
+        except asyncio.CancelledError:
+            self._session.cancel(id, "cancelled by the client")
+            raise
+        finally:
+            if token is not None:
+                self._progress.pop(token, None)
+
+    async def _tool(self, name: str) -> ToolInfo | None:
+        """The tool's definition, listing the tools once if it is not known yet."""
+        if name not in self._tools and not self._tools_valid:
+            await self.list_tools()
+        return self._tools.get(name)
+
+    def _check_output(self, tool: ToolInfo, structured: Any) -> None:
+        from ..tools.validation import SchemaError, Validator, describe_errors
+
+        validator = self._validators.get(tool.name)
+        if validator is None:
+            assert tool.output_schema is not None
+            validator = self._validators[tool.name] = Validator(tool.output_schema)
+        try:
+            compiled = validator.compile()
+        except SchemaError as exc:
+            raise OutputSchemaMismatch(f"tool {tool.name!r} advertises an unusable outputSchema: {exc}") from None
+        if not compiled.is_valid(structured):
+            problem = describe_errors(compiled, structured)
+            raise OutputSchemaMismatch(
+                f"tool {tool.name!r} returned structured content that breaks its outputSchema: {problem}"
+            )
+
+    # -- pinning ---------------------------------------------------------------------------
+
+    def approve(self, tools: Iterable[ToolInfo] | None = None) -> dict[str, dict[str, str]]:
+        """Record the definitions of ``tools`` (default: every listed tool) as approved, and
+        return the pins (save them to check the same server later with ``Client(pins=...)``).
+        Afterwards a call to a tool whose definition differs raises :class:`ToolChanged`."""
+        if self.pins is None:
+            self.pins = {}
+        for tool in tools if tools is not None else self._tools.values():
+            self.pins[tool.name] = fingerprint(tool)
+        return self.pins
+
+    def changed_tools(self) -> dict[str, list[str]]:
+        """Listed tools whose definitions differ from their pins: name -> changed fields
+        (``["not approved"]`` for a tool that has none)."""
+        return {name: fields for name, tool in self._tools.items() if (fields := self._pin_changes(name, tool))}
+
+    def _pin_changes(self, name: str, tool: ToolInfo | None) -> list[str]:
+        pinned = (self.pins or {}).get(name)
+        if pinned is None:
+            return ["not approved"]
+        if tool is None:
+            return ["no longer listed"]
+        now = fingerprint(tool)
+        return [field for field in PINNED_FIELDS if now.get(field) != pinned.get(field)]
+
+    def _check_pin(self, name: str, tool: ToolInfo | None) -> None:
+        changes = self._pin_changes(name, tool)
+        if changes:
+            raise ToolChanged(name, changes)
+
+    # -- from the server -------------------------------------------------------------------
+
+    def _listen(self) -> None:
+        params = self._params({"notifications": {"toolsListChanged": True}})
+        self._subscription, future = self._session.start("subscriptions/listen", params)
+        future.add_done_callback(lambda f: f.exception() if not f.cancelled() else None)
+
+    def _notified(self, method: str, params: dict[str, Any]) -> None:
+        if method == "notifications/progress":
+            callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
+            if callback is not None:
+                callback(params.get("progress", 0), params.get("total"), params.get("message"))
+        elif method == "notifications/tools/list_changed":
+            subscription = (params.get("_meta") or {}).get(META_SUBSCRIPTION_ID)
+            if self.modern and subscription != self._subscription:
+                return
+            self._tools_valid = False
+            if self.on_tools_changed is not None:
+                self.on_tools_changed()
+        elif method == "notifications/message" and self.on_log is not None:
+            self.on_log(params)
+
+    async def _serve(self, method: str, params: dict[str, Any]) -> Any:
+        """Answer what the server asks: legacy requests and 2026-07-28 input requests alike."""
+        if method == "ping":
+            return {}
+        handler = {"elicitation/create": self.elicitation, "sampling/createMessage": self.sampling}.get(method)
+        if handler is None:
+            raise ServerError(-32601, f"Method not found: this client does not handle {method}")
+        return await handler(params)
+
+
+def fingerprint(tool: ToolInfo) -> dict[str, str]:
+    """SHA-256 of each pinned field of a tool's definition (canonical JSON)."""
+    return {
+        field: hashlib.sha256(orjson.dumps(tool.raw.get(field), option=orjson.OPT_SORT_KEYS)).hexdigest()
+        for field in PINNED_FIELDS
+    }
+
+
+def _latest(versions: list[str]) -> str:
+    return max(v for v in versions if v in MODERN_VERSIONS)
+
+
+def _transport(target: Any, env: dict[str, str] | None, cwd: str | None) -> Transport:
+    from ..server.server import Server
+
+    if isinstance(target, Server):
+        return InMemory(target)
+    if isinstance(target, str):
+        if target.startswith(("http://", "https://")):
+            raise ClientError("Streamable HTTP is not supported yet: serve the server over stdio")
+        target = [sys.executable, "-m", "toolwire", "run", target] if target.endswith(".py") else shlex.split(target)
+    if isinstance(target, list):
+        if not target:
+            raise ClientError("an empty command")
+        return StdioProcess(target, env=env, cwd=cwd)
+    if hasattr(target, "send") and hasattr(target, "start"):
+        return target  # type: ignore[no-any-return]
+    raise ClientError(f"cannot connect to a {type(target).__name__}")

@@ -1,0 +1,202 @@
+"""How a client reaches a server: a child process over stdio, or a Server object in memory.
+
+A transport delivers whole messages (encoded JSON) to ``on_message`` and says once, through
+``on_close``, why it ended; ``send`` takes one encoded message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+from ..transports.pipes import READ_SIZE, PipePair
+
+if TYPE_CHECKING:
+    from ..server.server import Server
+    from ..server.session import ServerSession
+
+
+class Transport(Protocol):
+    on_message: Callable[[bytes], None]
+    on_close: Callable[[str], None]
+
+    async def start(self) -> None: ...
+
+    def send(self, data: bytes) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+def _ignore_message(data: bytes) -> None:
+    pass
+
+
+def _ignore_close(reason: str) -> None:
+    pass
+
+
+class StdioProcess:
+    """A server started as a child process, spoken to over its stdin and stdout.
+
+    Its stderr is kept (the last 8 KiB) to explain a crash. :meth:`close` ends it as the
+    specification says: close its stdin, wait, then terminate, then kill.
+    """
+
+    STDERR_TAIL = 8192
+
+    def __init__(
+        self,
+        command: list[str],
+        *,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+        shutdown_grace: float = 2.0,
+    ) -> None:
+        self.command = command
+        self.env = env
+        self.cwd = cwd
+        self.shutdown_grace = shutdown_grace
+        self.on_message: Callable[[bytes], None] = _ignore_message
+        self.on_close: Callable[[str], None] = _ignore_close
+        self.process: subprocess.Popen[bytes] | None = None
+        self._stderr: collections.deque[bytes] = collections.deque()
+        self._stderr_size = 0
+        self._buffer = bytearray()
+        self._pipes: PipePair | None = None
+        self._stderr_fd = -1
+
+    async def start(self) -> None:
+        """Start the process; ``ConnectionClosed``-worthy failures raise ``OSError``."""
+        loop = asyncio.get_running_loop()
+        child_in, to_child = os.pipe()
+        from_child, child_out = os.pipe()
+        err_read, child_err = os.pipe()
+        try:
+            self.process = subprocess.Popen(
+                self.command,
+                stdin=child_in,
+                stdout=child_out,
+                stderr=child_err,
+                env={**os.environ, **self.env} if self.env else None,
+                cwd=self.cwd,
+            )
+        finally:
+            for fd in (child_in, child_out, child_err):
+                os.close(fd)
+        self._pipes = pipes = PipePair(loop, from_child, to_child)
+        pipes.on_data = self._data
+        pipes.done.add_done_callback(lambda _: self._ended())
+        pipes.start_reading()
+        self._stderr_fd = err_read
+        os.set_blocking(err_read, False)
+        loop.add_reader(err_read, self._stderr_readable)
+
+    def send(self, data: bytes) -> None:
+        if self._pipes is not None:
+            self._pipes.write(data + b"\n")
+
+    def _data(self, data: bytes) -> None:
+        buffer = self._buffer
+        buffer += data
+        while (end := buffer.find(b"\n")) >= 0:
+            line = bytes(buffer[:end])
+            del buffer[: end + 1]
+            if line.strip():
+                self.on_message(line)
+
+    def _stderr_readable(self) -> None:
+        try:
+            chunk = os.read(self._stderr_fd, READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            asyncio.get_running_loop().remove_reader(self._stderr_fd)
+            return
+        self._stderr.append(chunk)
+        self._stderr_size += len(chunk)
+        while self._stderr_size > self.STDERR_TAIL and len(self._stderr) > 1:
+            self._stderr_size -= len(self._stderr.popleft())
+
+    def stderr_tail(self) -> str:
+        """The end of what the server wrote to stderr."""
+        return b"".join(self._stderr).decode(errors="replace")[-self.STDERR_TAIL :]
+
+    def _ended(self) -> None:
+        code = self.process.poll() if self.process else None
+        if code is None and self.process is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = self.process.wait(0.05)  # an exiting process closes stdout just before
+        status = f"exited with code {code}" if code is not None else "closed its output"
+        tail = self.stderr_tail().strip()
+        self.on_close(f"the server process {status}" + (f"; its stderr ends with:\n{tail}" if tail else ""))
+
+    async def close(self) -> None:
+        """Close stdin, give the process ``shutdown_grace`` seconds, then terminate, then kill."""
+        process = self.process
+        if process is None:
+            return
+        if self._pipes is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._pipes.drain(), self.shutdown_grace)
+            self._pipes.close()
+        for step in (None, process.terminate, process.kill):
+            if step is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    step()
+            deadline = time.monotonic() + self.shutdown_grace
+            while process.poll() is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            if process.poll() is not None:
+                break
+        loop = asyncio.get_running_loop()
+        if self._stderr_fd >= 0:
+            with contextlib.suppress(ValueError, OSError):
+                loop.remove_reader(self._stderr_fd)
+            self._stderr_readable_drain()
+            os.close(self._stderr_fd)
+            self._stderr_fd = -1
+        if self._pipes is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._pipes.stdin)
+            self._pipes = None
+
+    def _stderr_readable_drain(self) -> None:
+        with contextlib.suppress(OSError):
+            while chunk := os.read(self._stderr_fd, READ_SIZE):
+                self._stderr.append(chunk)
+
+
+class InMemory:
+    """A toolwire :class:`~toolwire.Server` in this process: messages cross as encoded JSON."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.on_message: Callable[[bytes], None] = _ignore_message
+        self.on_close: Callable[[str], None] = _ignore_close
+        self._session: ServerSession | None = None
+
+    async def start(self) -> None:
+        from ..server.session import ServerSession
+
+        self._session = ServerSession(self.server, self.server.connection(terminator=b""), self._deliver)
+
+    def _deliver(self, data: bytes) -> None:
+        asyncio.get_running_loop().call_soon(self.on_message, data)
+
+    def send(self, data: bytes) -> None:
+        if self._session is not None:
+            self._session.feed_message(data)
+
+    async def close(self) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            await session.close(grace=1.0)
+            self.on_close("the in-memory connection was closed")

@@ -1,0 +1,169 @@
+"""Typed views of what a server sends: tool definitions, call results and their content.
+
+Each keeps the raw dict it came from (``.raw``), so nothing a server sends is lost, even
+fields a later protocol version adds.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """A tool as the server lists it."""
+
+    name: str
+    input_schema: dict[str, Any]
+    description: str | None = None
+    title: str | None = None
+    output_schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] = field(default_factory=dict)
+    icons: list[dict[str, Any]] = field(default_factory=list)
+    meta: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_dict(cls, tool: dict[str, Any]) -> ToolInfo:
+        return cls(
+            name=tool["name"],
+            input_schema=tool.get("inputSchema") or {"type": "object"},
+            description=tool.get("description"),
+            title=tool.get("title"),
+            output_schema=tool.get("outputSchema"),
+            annotations=tool.get("annotations") or {},
+            icons=tool.get("icons") or [],
+            meta=tool.get("_meta"),
+            raw=tool,
+        )
+
+    @property
+    def display_name(self) -> str:
+        """``title``, then ``annotations.title``, then ``name`` (the specification's order)."""
+        return self.title or self.annotations.get("title") or self.name
+
+    def hint(self, name: str) -> bool:
+        """An annotation hint with the specification's default (``readOnly``: false,
+        ``destructive``: true, ``idempotent``: false, ``openWorld``: true). Hints come from the
+        server and are not to be trusted for security decisions."""
+        defaults = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+        return bool(self.annotations.get(name, defaults.get(name, False)))
+
+
+@dataclass(frozen=True)
+class TextContent:
+    text: str
+    annotations: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True)
+class ImageContent:
+    data: str
+    mime_type: str
+    annotations: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def bytes(self) -> bytes:
+        return base64.b64decode(self.data)
+
+
+@dataclass(frozen=True)
+class AudioContent:
+    data: str
+    mime_type: str
+    annotations: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def bytes(self) -> bytes:
+        return base64.b64decode(self.data)
+
+
+@dataclass(frozen=True)
+class ResourceLink:
+    uri: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+    annotations: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True)
+class EmbeddedResource:
+    uri: str
+    mime_type: str | None = None
+    text: str | None = None
+    blob: str | None = None
+    annotations: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True)
+class UnknownContent:
+    """A content type this client does not know (from a newer protocol, say)."""
+
+    type: str
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource | UnknownContent
+
+
+def content_block(block: dict[str, Any]) -> ContentBlock:
+    """The typed view of one content block."""
+    kind = block.get("type")
+    notes = block.get("annotations")
+    if kind == "text":
+        return TextContent(block.get("text", ""), notes, block)
+    if kind == "image":
+        return ImageContent(block.get("data", ""), block.get("mimeType", ""), notes, block)
+    if kind == "audio":
+        return AudioContent(block.get("data", ""), block.get("mimeType", ""), notes, block)
+    if kind == "resource_link":
+        return ResourceLink(
+            block.get("uri", ""),
+            block.get("name", ""),
+            block.get("title"),
+            block.get("description"),
+            block.get("mimeType"),
+            block.get("size"),
+            notes,
+            block,
+        )
+    if kind == "resource":
+        resource = block.get("resource") or {}
+        return EmbeddedResource(
+            resource.get("uri", ""), resource.get("mimeType"), resource.get("text"), resource.get("blob"), notes, block
+        )
+    return UnknownContent(str(kind), block)
+
+
+@dataclass(frozen=True)
+class CallToolResult:
+    """A tool's answer: content blocks, structured content (if any), and the error flag."""
+
+    content: list[ContentBlock]
+    structured: Any = None
+    is_error: bool = False
+    meta: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_dict(cls, result: dict[str, Any]) -> CallToolResult:
+        return cls(
+            content=[content_block(block) for block in result.get("content") or []],
+            structured=result.get("structuredContent"),
+            is_error=bool(result.get("isError")),
+            meta=result.get("_meta"),
+            raw=result,
+        )
+
+    @property
+    def text(self) -> str:
+        """The text blocks, joined by newlines."""
+        return "\n".join(block.text for block in self.content if isinstance(block, TextContent))
