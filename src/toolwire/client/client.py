@@ -72,7 +72,9 @@ class Client:
     a shell would), a path to a ``.py`` file (served with ``toolwire run``), a toolwire
     :class:`~toolwire.Server` (in memory), or a :class:`Transport`.
 
-    Options: ``env``/``cwd`` for the process; ``timeout`` (seconds) for each request;
+    Options: ``env``/``cwd`` for the process; ``protocol`` to speak one version only (a
+    legacy version skips the probe and asks for it in the handshake; the server may still
+    answer an older one); ``timeout`` (seconds) for each request;
     ``probe_timeout`` for the era probe; ``elicitation``/``sampling`` handlers, each
     ``async (params) -> result`` (declared as capabilities only when given); ``on_log`` for
     the server's log messages (``log_level`` asks for them); ``on_tools_changed``;
@@ -87,6 +89,7 @@ class Client:
         cwd: str | None = None,
         name: str = "toolwire-client",
         version: str = "0.1.0",
+        protocol: str | None = None,
         timeout: float = 60.0,
         probe_timeout: float = 5.0,
         elicitation: Handler | None = None,
@@ -96,8 +99,11 @@ class Client:
         on_tools_changed: Callable[[], Any] | None = None,
         pins: dict[str, dict[str, str]] | None = None,
     ) -> None:
+        if protocol is not None and protocol not in (*LEGACY_VERSIONS, *MODERN_VERSIONS):
+            raise ClientError(f"unknown protocol version {protocol!r}")
         self.transport = _transport(target, env, cwd)
         self.client_info = {"name": name, "version": version}
+        self.protocol = protocol
         self.timeout = timeout
         self.probe_timeout = probe_timeout
         self.elicitation = elicitation
@@ -145,7 +151,9 @@ class Client:
         """
         await self.transport.start()
         try:
-            if not await self._probe_modern():
+            if self.protocol in LEGACY_VERSIONS or not await self._probe_modern():
+                if self.protocol in MODERN_VERSIONS:
+                    raise VersionMismatch(f"the server does not speak {self.protocol}")
                 await self._initialize()
         except BaseException:
             await self.close()
@@ -154,7 +162,7 @@ class Client:
             self._listen()
 
     async def _probe_modern(self) -> bool:
-        id, future = self._session.start("server/discover", {"_meta": self._meta(MODERN_VERSIONS[-1])})
+        id, future = self._session.start("server/discover", {"_meta": self._meta(self.protocol or MODERN_VERSIONS[-1])})
         try:
             result = await asyncio.wait_for(future, self.probe_timeout)
         except TimeoutError:
@@ -180,13 +188,13 @@ class Client:
 
     async def _initialize(self) -> None:
         params = {
-            "protocolVersion": LATEST_LEGACY,
+            "protocolVersion": self.protocol or LATEST_LEGACY,
             "capabilities": self._capabilities(),
             "clientInfo": self.client_info,
         }
         result = await self._session.request("initialize", params, self.timeout)
         version = result.get("protocolVersion")
-        if version not in LEGACY_VERSIONS:
+        if version not in LEGACY_VERSIONS or (self.protocol is not None and version > self.protocol):
             raise VersionMismatch(f"the server wants protocol version {version!r}, which this client does not speak")
         self.version = version
         self.capabilities = result.get("capabilities") or {}
