@@ -61,6 +61,8 @@ MODERN_ERRORS = frozenset({-32020, -32021, -32022})
 #: Fields of a tool definition that pinning watches.
 PINNED_FIELDS = ("title", "description", "inputSchema", "outputSchema", "annotations")
 MAX_PAGES = 1000
+#: How often deadlines of calls in flight are checked (seconds): a timeout's resolution.
+WATCH_INTERVAL = 0.05
 _TOKENS = itertools.count(1)
 MAX_INPUT_ROUNDS = 10
 
@@ -122,7 +124,10 @@ class Client:
         self._tools_valid = False
         self._validators: dict[str, Any] = {}
         self._progress: dict[str | int, ProgressCallback] = {}
+        self._watched: dict[int, _Watched] = {}
+        self._watchdog: asyncio.TimerHandle | None = None
         self._subscription: int | None = None
+        self._request_meta: dict[str, Any] | None = None
 
     # -- connection ------------------------------------------------------------------------
 
@@ -206,6 +211,9 @@ class Client:
 
     async def close(self) -> None:
         """End the connection (for a process: close its stdin, then terminate, then kill)."""
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
         if self._subscription is not None:
             self._session.cancel(self._subscription, "the client is closing")
             self._subscription = None
@@ -221,6 +229,9 @@ class Client:
         return capabilities
 
     def _meta(self, version: str | None = None) -> dict[str, Any]:
+        """The per-request ``_meta`` of the modern era (built once per connection)."""
+        if version is None and self._request_meta is not None:
+            return self._request_meta
         meta: dict[str, Any] = {
             META_PROTOCOL_VERSION: version or self.version,
             META_CLIENT_CAPABILITIES: self._capabilities(),
@@ -228,12 +239,14 @@ class Client:
         }
         if self.log_level is not None:
             meta[META_LOG_LEVEL] = self.log_level
+        if version is None:
+            self._request_meta = meta
         return meta
 
     def _params(self, params: dict[str, Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:
         """Request params for this era: modern requests carry the per-request ``_meta``."""
         if self.modern:
-            meta = {**self._meta(), **(meta or {})}
+            meta = {**self._meta(), **meta} if meta else self._meta()
         if meta:
             params = {**params, "_meta": meta}
         return params
@@ -339,36 +352,45 @@ class Client:
         meta: dict[str, Any] | None,
     ) -> dict[str, Any]:
         timeout = self.timeout if timeout is None else timeout
-        limit = time.monotonic() + (max_timeout if max_timeout is not None else timeout * 10)
-        deadline = time.monotonic() + timeout
+        now = asyncio.get_running_loop().time()
         token = None
         if progress is not None:
             token = f"toolwire-{next(_TOKENS)}"
             meta = {**(meta or {}), "progressToken": token}
-
-            def progressed(value: float, total: float | None, message: str | None) -> None:
-                nonlocal deadline
-                deadline = min(time.monotonic() + timeout, limit)
-                progress(value, total, message)
-
-            self._progress[token] = progressed
         id, future = self._session.start("tools/call", self._params(params, meta))
+        limit = now + (max_timeout if max_timeout is not None else timeout * 10)
+        watched = _Watched(future, now + timeout, limit, timeout, params["name"])
+        self._watch(id, watched)
+        if token is not None:
+            assert progress is not None
+            self._progress[token] = _progress_callback(watched, progress)
         try:
-            while True:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    self._session.cancel(id, "timed out")
-                    raise RequestTimeout(f"tool {params['name']!r} did not answer within {timeout} s")
-                done, _ = await asyncio.wait({future}, timeout=remaining)
-                if done:
-                    result: dict[str, Any] = future.result()
-                    return result
+            result: dict[str, Any] = await future
+            return result
         except asyncio.CancelledError:
             self._session.cancel(id, "cancelled by the client")
             raise
         finally:
+            self._watched.pop(id, None)
             if token is not None:
                 self._progress.pop(token, None)
+
+    def _watch(self, id: int, watched: _Watched) -> None:
+        """Time ``id`` out at its deadline. One watchdog timer serves every call in flight,
+        rather than a timer per call (which costs more than the rest of a call's work)."""
+        self._watched[id] = watched
+        if self._watchdog is None:
+            self._watchdog = asyncio.get_running_loop().call_later(WATCH_INTERVAL, self._expire)
+
+    def _expire(self) -> None:
+        now = asyncio.get_running_loop().time()
+        for id, watched in list(self._watched.items()):
+            if now >= watched.deadline and not watched.future.done():
+                del self._watched[id]
+                what = f"tool {watched.tool!r} did not answer within {watched.timeout} s"
+                watched.future.set_exception(RequestTimeout(what))
+                self._session.cancel(id, "timed out")
+        self._watchdog = asyncio.get_running_loop().call_later(WATCH_INTERVAL, self._expire) if self._watched else None
 
     async def _tool(self, name: str) -> ToolInfo | None:
         """The tool's definition, listing the tools once if it is not known yet."""
@@ -454,6 +476,27 @@ class Client:
         if handler is None:
             raise ServerError(-32601, f"Method not found: this client does not handle {method}")
         return await handler(params)
+
+
+class _Watched:
+    """A call in flight, with the deadline its progress keeps moving (up to ``limit``)."""
+
+    __slots__ = ("deadline", "future", "limit", "timeout", "tool")
+
+    def __init__(self, future: asyncio.Future[Any], deadline: float, limit: float, timeout: float, tool: str) -> None:
+        self.future = future
+        self.deadline = min(deadline, limit)
+        self.limit = limit
+        self.timeout = timeout
+        self.tool = tool
+
+
+def _progress_callback(watched: _Watched, progress: ProgressCallback) -> ProgressCallback:
+    def progressed(value: float, total: float | None, message: str | None) -> None:
+        watched.deadline = min(asyncio.get_running_loop().time() + watched.timeout, watched.limit)
+        progress(value, total, message)
+
+    return progressed
 
 
 def fingerprint(tool: ToolInfo) -> dict[str, str]:

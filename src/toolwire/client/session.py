@@ -34,6 +34,7 @@ class ClientSession:
         on_notification: NotificationHandler,
     ) -> None:
         self.transport = transport
+        self._encoding = orjson.OPT_APPEND_NEWLINE if transport.newline else 0
         self._on_request = on_request
         self._on_notification = on_notification
         self._next_id = 0
@@ -54,7 +55,7 @@ class ClientSession:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
         if params is not None:
             message["params"] = params
-        self.transport.send(orjson.dumps(message))
+        self.transport.send(orjson.dumps(message, option=self._encoding))
         return id, future
 
     async def request(self, method: str, params: dict[str, Any] | None = None, timeout: float | None = None) -> Any:
@@ -86,7 +87,7 @@ class ClientSession:
         if params is not None:
             message["params"] = params
         if self.closed is None:
-            self.transport.send(orjson.dumps(message))
+            self.transport.send(orjson.dumps(message, option=self._encoding))
 
     # -- input -----------------------------------------------------------------------------
 
@@ -154,7 +155,7 @@ class ClientSession:
             log.warning("answering the server's %s failed", message["method"], exc_info=True)
             answer = {"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": f"client error: {exc}"}}
         if self.closed is None:
-            self.transport.send(orjson.dumps(answer))
+            self.transport.send(orjson.dumps(answer, option=self._encoding))
 
     def _fail_all(self, error: Exception, quiet: bool = False) -> None:
         """Fail every request waiting: which of them the problem was about cannot be known."""

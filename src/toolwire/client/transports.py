@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 
 class Transport(Protocol):
+    """Moves encoded messages; ``newline``: each message sent must end with a newline."""
+
+    newline: bool
     on_message: Callable[[bytes], None]
     on_close: Callable[[str], None]
 
@@ -49,6 +52,7 @@ class StdioProcess:
     """
 
     STDERR_TAIL = 8192
+    newline = True
 
     def __init__(
         self,
@@ -99,10 +103,13 @@ class StdioProcess:
 
     def send(self, data: bytes) -> None:
         if self._pipes is not None:
-            self._pipes.write(data + b"\n")
+            self._pipes.write(data)
 
     def _data(self, data: bytes) -> None:
         buffer = self._buffer
+        if not buffer and data.find(b"\n") == len(data) - 1:
+            self.on_message(data)  # the common case: one whole message per read
+            return
         buffer += data
         while (end := buffer.find(b"\n")) >= 0:
             line = bytes(buffer[:end])
@@ -176,6 +183,8 @@ class StdioProcess:
 
 class InMemory:
     """A toolwire :class:`~toolwire.Server` in this process: messages cross as encoded JSON."""
+
+    newline = False
 
     def __init__(self, server: Server) -> None:
         self.server = server

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ToolInfo:
     """A tool as the server lists it."""
 
@@ -52,14 +52,14 @@ class ToolInfo:
         return bool(self.annotations.get(name, defaults.get(name, False)))
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class TextContent:
     text: str
     annotations: dict[str, Any] | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ImageContent:
     data: str
     mime_type: str
@@ -70,7 +70,7 @@ class ImageContent:
         return base64.b64decode(self.data)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class AudioContent:
     data: str
     mime_type: str
@@ -81,7 +81,7 @@ class AudioContent:
         return base64.b64decode(self.data)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ResourceLink:
     uri: str
     name: str
@@ -93,7 +93,7 @@ class ResourceLink:
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class EmbeddedResource:
     uri: str
     mime_type: str | None = None
@@ -103,7 +103,7 @@ class EmbeddedResource:
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class UnknownContent:
     """A content type this client does not know (from a newer protocol, say)."""
 
@@ -143,7 +143,7 @@ def content_block(block: dict[str, Any]) -> ContentBlock:
     return UnknownContent(str(kind), block)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class CallToolResult:
     """A tool's answer: content blocks, structured content (if any), and the error flag."""
 
