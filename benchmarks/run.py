@@ -399,6 +399,17 @@ def cold_start(command: list[str], request: bytes, answers: int = 1, env: dict[s
 # -- the run ---------------------------------------------------------------------------------
 
 
+def client_rate(seconds: float, in_flight: int) -> float:
+    """Calls/s of toolwire's Client (``client_driver.py``, a process of its own)."""
+    driver = str(ROOT / "benchmarks" / "client_driver.py")
+    command = [sys.executable, driver, "--seconds", str(seconds), "--in-flight", str(in_flight)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, env=_environment(), timeout=120)
+    if done.returncode != 0:
+        raise BenchError(f"client_driver.py failed: {done.stderr.decode(errors='replace')[-500:]}")
+    rate: float = orjson.loads(done.stdout.splitlines()[-1])["calls_per_second"]
+    return rate
+
+
 def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
@@ -442,6 +453,14 @@ def run(mode: str) -> dict[str, Any]:
     finally:
         for _, peer, _ in peers:
             peer.close()
+
+    # toolwire's Client against the same echo server: the raw client's figures above are
+    # what a round trip costs without it.
+    _log(f"toolwire Client: {rounds} rounds of {seconds:g} s, sequential and 64 in flight")
+    results["client"] = {"sequential": [], "in_flight": []}
+    for _ in range(rounds):
+        results["client"]["sequential"].append(client_rate(seconds, 1))
+        results["client"]["in_flight"].append(client_rate(seconds, 64))
 
     # tools/list of 1,000 tools (plus echo and echo_sync), from servers of their own, in
     # alternating blocks. The first answer of each (toolwire renders and caches the page
@@ -574,6 +593,7 @@ def summarize(results: dict[str, Any]) -> list[dict[str, Any]]:
             "passed": passed,
         }
 
+    client = {key: median(values) for key, values in results["client"].items()}
     seq_ratio = seq["toolwire"] / seq["floor"]
     flight_ratio = flight["toolwire"] / flight["floor"]
     init_ratio = cold["toolwire_initialize"] / cold["floor_initialize"]
@@ -597,6 +617,22 @@ def summarize(results: dict[str, Any]) -> list[dict[str, Any]]:
             ">= 20,000/s and >= 10% of floor",
             flight["toolwire"] >= 20_000 and flight_ratio >= 0.10,
             "in_flight_toolwire",
+        ),
+        row(
+            "toolwire Client, sequential (floor column: the raw client)",
+            "calls/s",
+            seq["toolwire"],
+            client["sequential"],
+            "Client adds <= 50% to a round trip",
+            seq["toolwire"] / client["sequential"] <= 1.5,
+        ),
+        row(
+            "toolwire Client, 64 in flight (floor column: the raw client)",
+            "calls/s",
+            flight["toolwire"],
+            client["in_flight"],
+            "Client adds <= 50% to a round trip",
+            flight["toolwire"] / client["in_flight"] <= 1.5,
         ),
         row(
             f"tools/list {LIST_TOOLS:,} tools, p50",
