@@ -316,12 +316,23 @@ class Client:
         :class:`OutputSchemaMismatch` when structured content breaks the tool's outputSchema,
         :class:`ToolChanged` when pinned and the tool changed, and :class:`RequestTimeout`.
         """
-        tool = await self._tool(name)
+        tool = self._tools.get(name)
+        if tool is None and not self._tools_valid:
+            tool = await self._tool(name)
         if self.pins is not None:
             self._check_pin(name, tool)
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
         for _ in range(MAX_INPUT_ROUNDS):
-            result = await self._call_round(params, progress, timeout, max_timeout, meta)
+            id, future, token = self._start_call(params, progress, timeout, max_timeout, meta)
+            try:
+                result: dict[str, Any] = await future
+            except asyncio.CancelledError:
+                self._session.cancel(id, "cancelled by the client")
+                raise
+            finally:
+                self._watched.pop(id, None)
+                if token is not None:
+                    self._progress.pop(token, None)
             kind = result.get("resultType", "complete")
             if kind == "complete":
                 break
@@ -343,37 +354,26 @@ class Client:
             raise ToolCallFailed(call)
         return call
 
-    async def _call_round(
-        self,
-        params: dict[str, Any],
-        progress: ProgressCallback | None,
-        timeout: float | None,
-        max_timeout: float | None,
-        meta: dict[str, Any] | None,
-    ) -> dict[str, Any]:
+    def _start_call(
+        self, params: dict[str, Any], progress: ProgressCallback | None, timeout: float | None,
+        max_timeout: float | None, meta: dict[str, Any] | None,
+    ) -> tuple[int, asyncio.Future[Any], str | None]:
+        """Send one ``tools/call`` round, watched for its timeout; returns its id, the future of
+        its result and its progress token (if any)."""
         timeout = self.timeout if timeout is None else timeout
-        now = asyncio.get_running_loop().time()
         token = None
         if progress is not None:
             token = f"toolwire-{next(_TOKENS)}"
             meta = {**(meta or {}), "progressToken": token}
         id, future = self._session.start("tools/call", self._params(params, meta))
+        now = asyncio.get_running_loop().time()
         limit = now + (max_timeout if max_timeout is not None else timeout * 10)
         watched = _Watched(future, now + timeout, limit, timeout, params["name"])
         self._watch(id, watched)
         if token is not None:
             assert progress is not None
             self._progress[token] = _progress_callback(watched, progress)
-        try:
-            result: dict[str, Any] = await future
-            return result
-        except asyncio.CancelledError:
-            self._session.cancel(id, "cancelled by the client")
-            raise
-        finally:
-            self._watched.pop(id, None)
-            if token is not None:
-                self._progress.pop(token, None)
+        return id, future, token
 
     def _watch(self, id: int, watched: _Watched) -> None:
         """Time ``id`` out at its deadline. One watchdog timer serves every call in flight,
@@ -450,7 +450,7 @@ class Client:
 
     def _listen(self) -> None:
         params = self._params({"notifications": {"toolsListChanged": True}})
-        self._subscription, future = self._session.start("subscriptions/listen", params)
+        self._subscription, future = self._session.start("subscriptions/listen", params, long_lived=True)
         future.add_done_callback(lambda f: f.exception() if not f.cancelled() else None)
 
     def _notified(self, method: str, params: dict[str, Any]) -> None:

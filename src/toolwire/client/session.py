@@ -39,13 +39,19 @@ class ClientSession:
         self._on_notification = on_notification
         self._next_id = 0
         self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._long_lived: set[int] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self.closed: str | None = None
         transport.on_message = self._message
         transport.on_close = self._closed
 
-    def start(self, method: str, params: dict[str, Any] | None) -> tuple[int, asyncio.Future[Any]]:
-        """Send a request; returns its id and the future of its result (or error)."""
+    def start(
+        self, method: str, params: dict[str, Any] | None, long_lived: bool = False,
+    ) -> tuple[int, asyncio.Future[Any]]:
+        """Send a request; returns its id and the future of its result (or error).
+
+        ``long_lived``: a request answered only at the end (``subscriptions/listen``), which
+        does not count as in flight when deciding whether messages may leave together."""
         if self.closed is not None:
             raise ConnectionClosed(self.closed)
         self._next_id += 1
@@ -55,7 +61,13 @@ class ClientSession:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
         if params is not None:
             message["params"] = params
-        self.transport.send(orjson.dumps(message, option=self._encoding))
+        data = orjson.dumps(message, option=self._encoding)
+        if long_lived:
+            self._long_lived.add(id)
+        if len(self._pending) - len(self._long_lived) > 1:
+            self.transport.send_soon(data)  # others are in flight: leave together with theirs
+        else:
+            self.transport.send(data)
         return id, future
 
     async def request(self, method: str, params: dict[str, Any] | None = None, timeout: float | None = None) -> Any:
@@ -73,6 +85,7 @@ class ClientSession:
 
     def cancel(self, id: int, reason: str) -> None:
         """Forget request ``id`` and tell the server to stop working on it."""
+        self._long_lived.discard(id)
         future = self._pending.pop(id, None)
         if future is not None and not future.done():
             future.cancel()
@@ -98,6 +111,13 @@ class ClientSession:
             text = data[:200].decode(errors="replace")
             self._fail_all(ProtocolViolation(f"the server wrote something that is not JSON: {text!r}"))
             return
+        if type(message) is dict and "result" in message and "method" not in message:
+            id = message.get("id")  # the common case: a plain answer to a request waiting
+            future = self._pending.get(id) if type(id) is int else None
+            if future is not None and id not in self._long_lived and not future.done():
+                del self._pending[id]  # type: ignore[arg-type]
+                future.set_result(message["result"])
+                return
         for item in message if type(message) is list else [message]:
             self._one(item)
 
@@ -119,6 +139,8 @@ class ClientSession:
     def _answer(self, message: dict[str, Any]) -> None:
         id = message.get("id")
         future = self._pending.pop(id, None) if type(id) is int else None
+        if future is not None and self._long_lived:
+            self._long_lived.discard(id)
         if future is None:
             if id is None and "error" in message:  # an error about a message it could not read
                 error = message["error"]

@@ -33,6 +33,10 @@ class Transport(Protocol):
 
     def send(self, data: bytes) -> None: ...
 
+    def send_soon(self, data: bytes) -> None:
+        """Like :meth:`send`, allowed to wait for the end of the event loop's current turn
+        so that several messages leave together."""
+
     async def close(self) -> None: ...
 
 
@@ -74,6 +78,7 @@ class StdioProcess:
         self._buffer = bytearray()
         self._pipes: PipePair | None = None
         self._stderr_fd = -1
+        self._soon: list[bytes] = []
 
     async def start(self) -> None:
         """Start the process; ``ConnectionClosed``-worthy failures raise ``OSError``."""
@@ -104,6 +109,17 @@ class StdioProcess:
     def send(self, data: bytes) -> None:
         if self._pipes is not None:
             self._pipes.write(data)
+
+    def send_soon(self, data: bytes) -> None:
+        """Queue ``data``; what is queued in one turn of the event loop leaves in one write."""
+        if not self._soon:
+            asyncio.get_running_loop().call_soon(self._flush)
+        self._soon.append(data)
+
+    def _flush(self) -> None:
+        data = b"".join(self._soon)
+        self._soon.clear()
+        self.send(data)
 
     def _data(self, data: bytes) -> None:
         buffer = self._buffer
@@ -203,6 +219,8 @@ class InMemory:
     def send(self, data: bytes) -> None:
         if self._session is not None:
             self._session.feed_message(data)
+
+    send_soon = send
 
     async def close(self) -> None:
         session, self._session = self._session, None

@@ -143,27 +143,48 @@ def content_block(block: dict[str, Any]) -> ContentBlock:
     return UnknownContent(str(kind), block)
 
 
-@dataclass(slots=True)
 class CallToolResult:
-    """A tool's answer: content blocks, structured content (if any), and the error flag."""
+    """A tool's answer: content blocks, structured content (if any), and the error flag.
 
-    content: list[ContentBlock]
-    structured: Any = None
-    is_error: bool = False
-    meta: dict[str, Any] | None = None
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    The typed content blocks are made on first use: a caller that only reads ``structured``
+    or ``text`` pays for no more than it reads.
+    """
+
+    __slots__ = ("_content", "raw")
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self.raw = raw
+        self._content: list[ContentBlock] | None = None
 
     @classmethod
     def from_dict(cls, result: dict[str, Any]) -> CallToolResult:
-        return cls(
-            content=[content_block(block) for block in result.get("content") or []],
-            structured=result.get("structuredContent"),
-            is_error=bool(result.get("isError")),
-            meta=result.get("_meta"),
-            raw=result,
-        )
+        return cls(result)
+
+    @property
+    def content(self) -> list[ContentBlock]:
+        if self._content is None:
+            self._content = [content_block(block) for block in self.raw.get("content") or []]
+        return self._content
+
+    @property
+    def structured(self) -> Any:
+        """``structuredContent``, or ``None``."""
+        return self.raw.get("structuredContent")
+
+    @property
+    def is_error(self) -> bool:
+        return bool(self.raw.get("isError"))
+
+    @property
+    def meta(self) -> dict[str, Any] | None:
+        return self.raw.get("_meta")
 
     @property
     def text(self) -> str:
         """The text blocks, joined by newlines."""
-        return "\n".join(block.text for block in self.content if isinstance(block, TextContent))
+        return "\n".join(
+            block.get("text", "") for block in self.raw.get("content") or [] if block.get("type") == "text"
+        )
+
+    def __repr__(self) -> str:
+        return f"CallToolResult(content={self.content!r}, structured={self.structured!r}, is_error={self.is_error})"
