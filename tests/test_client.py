@@ -149,6 +149,9 @@ async def test_output_schema_is_checked_on_the_client() -> None:
     async with Client(misbehaving("bad-output")) as client:
         with pytest.raises(OutputSchemaMismatch, match="size"):
             await client.call_tool("measure", {"x": 1})
+    async with Client(misbehaving("no-output")) as client:
+        with pytest.raises(OutputSchemaMismatch, match="'measure' lists an outputSchema but returned no structured"):
+            await client.call_tool("measure", {"x": 1})
 
 
 async def test_pages_are_walked_and_endless_cursors_stopped() -> None:

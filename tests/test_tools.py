@@ -179,6 +179,40 @@ async def test_a_result_that_breaks_the_output_schema_is_an_internal_error() -> 
     assert "liar" in answer["error"]["message"] and "integer" in answer["error"]["message"]
 
 
+async def test_a_tool_with_an_output_schema_always_sends_structured_content() -> None:
+    server = Server("structured")
+
+    @server.tool
+    def blocks() -> list:  # type: ignore[type-arg]
+        return [text("first"), text("second")]
+
+    @server.tool(output_schema={"type": "object", "properties": {"n": {"type": "integer"}}})
+    def unstructured() -> ToolResult:
+        return ToolResult("no structured content")
+
+    @server.tool(output_schema={"type": "object", "properties": {"n": {"type": "integer"}}})
+    def failed() -> ToolResult:
+        return ToolResult("it broke", is_error=True)
+
+    @server.raw_tool("raw_value", input_schema={"type": "object"}, output_schema={"type": "object"})
+    def raw_value(arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"n": 1}
+
+    @server.raw_tool("raw_text", input_schema={"type": "object"}, output_schema={"type": "object"})
+    def raw_text(arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": "no structured content"}]}
+
+    peer = await open_peer(server, MODERN)
+    result = (await peer.call("blocks"))["result"]
+    assert result["content"] == [{"type": "text", "text": "first"}, {"type": "text", "text": "second"}]
+    assert result["structuredContent"] == result["content"]
+    for name in ("unstructured", "raw_text"):
+        error = (await peer.call(name))["error"]
+        assert error["code"] == -32603 and f"tool '{name}' has an outputSchema but returned no structured" in error["message"]
+    assert (await peer.call("failed"))["result"]["isError"] is True  # errors need no structured content
+    assert (await peer.call("raw_value"))["result"]["structuredContent"] == {"n": 1}
+
+
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", MODERN])
 async def test_content_blocks_and_what_older_versions_get(version: str) -> None:
     peer = await open_peer(make_server(), version)

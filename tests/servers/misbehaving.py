@@ -8,7 +8,8 @@ Modes: ``legacy`` (a correct legacy-only server: server/discover is an unknown m
 (writes a line that is not JSON instead of answering tools/call), ``crash`` (exits with code
 3 on tools/call, after a word on stderr), ``wrong-id`` (answers tools/call with another id),
 ``loop`` (tools/list pages never end), ``bad-output`` (structured content breaking its own
-outputSchema), ``pages`` (three pages of tools).
+outputSchema), ``no-output`` (no structured content despite an outputSchema), ``pages``
+(three pages of tools).
 """
 
 import json
@@ -60,6 +61,8 @@ for line in sys.stdin:
             send({"jsonrpc": "2.0", "id": 9999, "result": {"content": []}})
         elif MODE == "bad-output":
             send({"jsonrpc": "2.0", "id": id, "result": {"content": [], "structuredContent": {"size": "big"}}})
+        elif MODE == "no-output":
+            send({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "size 1"}]}})
         else:
             send({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "ok"}], "structuredContent": {"size": 1}}})
     elif MODE != "silent":

@@ -313,7 +313,8 @@ class Client:
         ten times ``timeout``). Cancelling the awaiting task cancels the call on the server.
         Raises :class:`ServerError` (unknown tool, invalid arguments in older versions...),
         :class:`ToolCallFailed` for an ``isError`` result when ``raise_on_error``,
-        :class:`OutputSchemaMismatch` when structured content breaks the tool's outputSchema,
+        :class:`OutputSchemaMismatch` when structured content is missing or breaks the tool's
+        outputSchema,
         :class:`ToolChanged` when pinned and the tool changed, and :class:`RequestTimeout`.
         """
         tool = self._tools.get(name)
@@ -348,8 +349,8 @@ class Client:
         else:
             raise ProtocolViolation(f"tool {name!r} still wanted input after {MAX_INPUT_ROUNDS} rounds")
         call = CallToolResult.from_dict(result)
-        if tool is not None and tool.output_schema is not None and "structuredContent" in result and not call.is_error:
-            self._check_output(tool, result["structuredContent"])
+        if tool is not None and tool.output_schema is not None and not call.is_error:
+            self._check_output(tool, result)
         if raise_on_error and call.is_error:
             raise ToolCallFailed(call)
         return call
@@ -398,8 +399,14 @@ class Client:
             await self.list_tools()
         return self._tools.get(name)
 
-    def _check_output(self, tool: ToolInfo, structured: Any) -> None:
+    def _check_output(self, tool: ToolInfo, result: dict[str, Any]) -> None:
+        """:class:`OutputSchemaMismatch` unless ``result`` has structured content that fits
+        the tool's outputSchema (the specification requires it of every successful call)."""
         from ..tools.validation import SchemaError, Validator, describe_errors
+
+        if "structuredContent" not in result:
+            raise OutputSchemaMismatch(f"tool {tool.name!r} lists an outputSchema but returned no structured content")
+        structured = result["structuredContent"]
 
         validator = self._validators.get(tool.name)
         if validator is None:

@@ -51,7 +51,8 @@ class ToolCallFailed(ClientError):
 
 
 class OutputSchemaMismatch(ClientError):
-    """A tool's ``structuredContent`` does not match the ``outputSchema`` it advertised."""
+    """A successful result lacks the ``structuredContent`` its tool's ``outputSchema`` promises,
+    or has one that does not match it."""
 
 
 class ToolChanged(ClientError):

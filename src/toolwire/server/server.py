@@ -15,7 +15,6 @@ from typing import Any, TypeVar, overload
 from ..protocol.connection import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, ServerConnection, ServerIdentity
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
 from ..tools.registry import ToolRegistry
-from ..tools.results import raw_result
 from ..tools.tool import Tool, annotations_from
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -216,7 +215,7 @@ class Server:
             value = call(name, arguments, context) if wants_context else call(name, arguments)
             if hasattr(value, "__await__"):
                 value = await value
-            return raw_result(value)
+            return value
 
         options = {
             "description": definition.get("description"),

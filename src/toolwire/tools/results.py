@@ -67,13 +67,14 @@ def build_result(value: Any, structured: bool) -> dict[str, Any]:
         return {"content": [{"type": "text", "text": value}]}
     if isinstance(value, ToolResult):
         return value.to_dict()
-    if isinstance(value, Content):
-        return {"content": [value]}
-    if isinstance(value, list) and value and all(isinstance(item, Content) for item in value):
-        return {"content": value}
+    blocks = _blocks(value)
     if structured:
+        # Blocks returned by a tool with an outputSchema (``-> list``) are its structured value too.
         data = dumps(value)
-        return {"content": [{"type": "text", "text": data.decode()}], "structuredContent": orjson.loads(data)}
+        content = blocks if blocks is not None else [{"type": "text", "text": data.decode()}]
+        return {"content": content, "structuredContent": orjson.loads(data)}
+    if blocks is not None:
+        return {"content": blocks}
     if value is None:
         return {"content": []}
     if isinstance(value, str):
@@ -81,13 +82,23 @@ def build_result(value: Any, structured: bool) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": dumps(value).decode()}]}
 
 
-def raw_result(value: Any) -> dict[str, Any]:
-    """The neutral result of a low-level handler: a whole result dict, blocks, or a value."""
+def _blocks(value: Any) -> list[Content] | None:
+    """``value`` as a list of content blocks, if it is one block or a non-empty list of them."""
+    if isinstance(value, Content):
+        return [value]
+    if isinstance(value, list) and value and all(isinstance(item, Content) for item in value):
+        return value
+    return None
+
+
+def raw_result(value: Any, structured: bool) -> dict[str, Any]:
+    """The neutral result of a low-level handler: a whole result dict, blocks, or a value
+    (made structured content when ``structured``, as in :func:`build_result`)."""
     if isinstance(value, dict) and "content" in value and not isinstance(value, Content):
         return value
-    if isinstance(value, list) and all(isinstance(item, dict) and "type" in item for item in value):
+    if not structured and isinstance(value, list) and all(isinstance(i, dict) and "type" in i for i in value):
         return {"content": value}
-    return build_result(value, structured=False)
+    return build_result(value, structured)
 
 
 def dumps(value: Any) -> bytes:

@@ -36,7 +36,8 @@ class ToolContext:
 
 
 class OutputInvalid(Exception):
-    """A tool returned structured content that breaks its own outputSchema (a server bug)."""
+    """A tool with an outputSchema returned no structured content, or content that breaks the
+    schema (a server bug: the result is never sent; the client gets -32603)."""
 
 
 def is_coroutine_function(fn: Any) -> bool:
@@ -201,7 +202,8 @@ class Tool:
         """Run the tool on already validated ``arguments``; returns the neutral result.
 
         Exceptions from the handler propagate (the server decides how to report them);
-        :class:`OutputInvalid` if structured content breaks the outputSchema.
+        :class:`OutputInvalid` if the tool has an outputSchema and a successful result has no
+        structured content, or structured content that breaks it.
         """
         if self._raw:
             args: tuple[Any, ...] = (arguments,) if self._context_param is None else (arguments, context)
@@ -216,13 +218,16 @@ class Tool:
             value = await self.handler(*args, **kwargs)
         else:
             value = await self._run_sync(args, kwargs)
-        if self._raw:
-            return raw_result(value)
         output = self._output
-        if output is None:
+        if self._raw:
+            result = raw_result(value, structured=output is not None)
+        elif output is None:
             return build_result(value, structured=False)
-        result = build_result(value, structured=not isinstance(value, ToolResult))
-        if "structuredContent" in result and not result.get("isError"):
+        else:
+            result = build_result(value, structured=not isinstance(value, ToolResult))
+        if output is not None and not result.get("isError"):
+            if "structuredContent" not in result:
+                raise OutputInvalid(f"tool '{self.name}' has an outputSchema but returned no structured content")
             try:
                 output.check(result["structuredContent"], "tool '{}' returned invalid structured content", self.name)
             except ArgumentsInvalid as exc:
