@@ -17,6 +17,8 @@ PUBLIC = {
     "LATEST", "SUPPORTED_VERSIONS", "CapabilityMissing", "ClientRequestFailed", "Content", "Context",
     "Elicitation", "Param", "ProtocolError", "Server", "Tool", "ToolError", "ToolResult",
     "annotations", "audio", "embedded_resource", "image", "resource_link", "text",
+    "Completion", "Prompt", "PromptResult", "Resource", "ResourceNotFound", "ResourceTemplate", "UriTemplate",
+    "assistant_message", "resource_contents", "user_message",
 }
 
 

@@ -1,4 +1,5 @@
-"""toolwire: the Model Context Protocol's tools, fast and correct in every protocol version.
+"""toolwire: the Model Context Protocol's tools (with resources, prompts and completion), fast
+and correct in every protocol version.
 
     from toolwire import Server
 
@@ -25,6 +26,16 @@ _EXPORTS = {
     "LATEST": "protocol.versions",
     "SUPPORTED_VERSIONS": "protocol.versions",
     "ProtocolError": "protocol.errors",
+    "Completion": "completion",
+    "Prompt": "prompts.prompt",
+    "PromptResult": "prompts.prompt",
+    "assistant_message": "prompts.prompt",
+    "user_message": "prompts.prompt",
+    "Resource": "resources.resource",
+    "ResourceNotFound": "resources.resource",
+    "ResourceTemplate": "resources.resource",
+    "resource_contents": "resources.resource",
+    "UriTemplate": "resources.uri_template",
     "CapabilityMissing": "server.context",
     "ClientRequestFailed": "server.context",
     "Context": "server.context",
@@ -46,28 +57,42 @@ _EXPORTS = {
 __all__ = [
     "CapabilityMissing",
     "ClientRequestFailed",
+    "Completion",
     "Content",
     "Context",
     "Elicitation",
     "LATEST",
     "Param",
+    "Prompt",
+    "PromptResult",
     "ProtocolError",
+    "Resource",
+    "ResourceNotFound",
+    "ResourceTemplate",
     "SUPPORTED_VERSIONS",
     "Server",
     "Tool",
     "ToolError",
     "ToolResult",
+    "UriTemplate",
     "annotations",
+    "assistant_message",
     "audio",
     "embedded_resource",
     "image",
+    "resource_contents",
     "resource_link",
     "text",
+    "user_message",
 ]
 
 if TYPE_CHECKING:
+    from .completion import Completion
+    from .prompts.prompt import Prompt, PromptResult, assistant_message, user_message
     from .protocol.errors import ProtocolError
     from .protocol.versions import LATEST, SUPPORTED_VERSIONS
+    from .resources.resource import Resource, ResourceNotFound, ResourceTemplate, resource_contents
+    from .resources.uri_template import UriTemplate
     from .server.context import CapabilityMissing, ClientRequestFailed, Context, Elicitation
     from .server.server import Server
     from .tools.content import Content, annotations, audio, embedded_resource, image, resource_link, text

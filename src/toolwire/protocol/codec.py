@@ -8,15 +8,19 @@ compares version strings.
 What changes, by version:
 
 =================  =========================================================================
-2024-11-05         tools: name, description, inputSchema; content: text, image, resource
-2025-03-26         + tool annotations, audio content, progress ``message``, JSON-RPC batches
-2025-06-18         + title, outputSchema and structuredContent (objects only), resource_link,
-                   elicitation; batches removed
+2024-11-05         tools: name, description, inputSchema; content: text, image, resource;
+                   resources, templates, prompts without title, icons or ``_meta``;
+                   resource not found is ``-32002``
+2025-03-26         + tool annotations, audio content, progress ``message``, JSON-RPC batches,
+                   the ``completions`` capability
+2025-06-18         + title, ``_meta``, outputSchema and structuredContent (objects only),
+                   resource_link, ``lastModified`` annotations, elicitation; batches removed
 2025-11-25         + icons; argument validation failures become ``isError`` results;
                    elicitation carries ``mode``
 2026-07-28         no handshake; ``resultType`` on every result; ``ttlMs``/``cacheScope`` on
-                   discover and list results; outputSchema and structuredContent of any type;
-                   ``-32021`` for a missing client capability
+                   discover, list and read results; outputSchema and structuredContent of
+                   any type; ``-32021`` for a missing client capability; resource not found
+                   is ``-32602``
 =================  =========================================================================
 """
 
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, ProtocolError
+from .errors import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, RESOURCE_NOT_FOUND, ProtocolError
 from .versions import LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS
 
 LOG_LEVELS: tuple[str, ...] = (
@@ -40,6 +44,9 @@ LOG_LEVELS: tuple[str, ...] = (
 LOG_SEVERITY: dict[str, int] = {level: rank for rank, level in enumerate(LOG_LEVELS)}
 
 _TOOL_FIELDS_BASE = ("name", "description", "inputSchema")
+_RESOURCE_FIELDS_BASE = ("uri", "name", "description", "mimeType", "size", "annotations")
+_TEMPLATE_FIELDS_BASE = ("uriTemplate", "name", "description", "mimeType", "annotations")
+_PROMPT_FIELDS_BASE = ("name", "description", "arguments")
 
 
 class Codec:
@@ -49,6 +56,9 @@ class Codec:
     """
 
     __slots__ = (
+        "_prompt_fields",
+        "_resource_fields",
+        "_template_fields",
         "_tool_fields",
         "annotations",
         "audio",
@@ -84,6 +94,10 @@ class Codec:
         if self.icons:
             fields.append("icons")
         self._tool_fields = tuple(fields)
+        newer = (("title", "_meta") if self.structured else ()) + (("icons",) if self.icons else ())
+        self._resource_fields = _RESOURCE_FIELDS_BASE + newer
+        self._template_fields = _TEMPLATE_FIELDS_BASE + newer
+        self._prompt_fields = _PROMPT_FIELDS_BASE + newer
 
     def __repr__(self) -> str:
         return f"Codec({self.version!r})"
@@ -154,6 +168,53 @@ class Codec:
         if "_meta" in block:
             block = {key: value for key, value in block.items() if key != "_meta"}
         return block
+
+    # -- resources, prompts, completion ----------------------------------------------------
+
+    def capabilities(self, capabilities: dict[str, Any]) -> dict[str, Any]:
+        """The server's capabilities as this version names them (2024-11-05 has no
+        ``completions`` capability: completion was offered without one)."""
+        if not self.audio and "completions" in capabilities:
+            return {key: value for key, value in capabilities.items() if key != "completions"}
+        return capabilities
+
+    def resource(self, resource: dict[str, Any]) -> dict[str, Any]:
+        """Render a neutral ``Resource`` (also the body of a ``resource_link``)."""
+        return self._described(resource, self._resource_fields)
+
+    def resource_template(self, template: dict[str, Any]) -> dict[str, Any]:
+        return self._described(template, self._template_fields)
+
+    def prompt(self, prompt: dict[str, Any]) -> dict[str, Any]:
+        rendered = {key: prompt[key] for key in self._prompt_fields if key in prompt}
+        if not self.structured and "arguments" in rendered:  # PromptArgument.title is 2025-06-18
+            rendered["arguments"] = [{k: v for k, v in a.items() if k != "title"} for a in rendered["arguments"]]
+        return rendered
+
+    def _described(self, item: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+        rendered = {key: item[key] for key in fields if key in item}
+        annotations = rendered.get("annotations")
+        if annotations is not None and not self.structured and "lastModified" in annotations:
+            rendered["annotations"] = {k: v for k, v in annotations.items() if k != "lastModified"}
+        return rendered
+
+    def resource_contents(self, contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``resources/read`` contents: ``_meta`` on them is 2025-06-18 and later."""
+        if self.structured:
+            return contents
+        return [{k: v for k, v in item.items() if k != "_meta"} for item in contents]
+
+    def prompt_messages(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Prompt messages, their content downgraded as tool results' is."""
+        if self.structured:
+            return messages
+        return [{**message, "content": self._downgrade(message["content"])} for message in messages]
+
+    def resource_not_found(self, uri: str, reason: str | None = None) -> ProtocolError:
+        """The error for a resource that does not exist: ``-32002`` up to 2025-11-25,
+        ``-32602`` from 2026-07-28 (which must never send ``-32002``); ``data.uri`` in both."""
+        code = INVALID_PARAMS if self.modern else RESOURCE_NOT_FOUND
+        return ProtocolError(code, f"Resource not found: {uri}" + (f" ({reason})" if reason else ""), {"uri": uri})
 
     def invalid_arguments(self, message: str) -> dict[str, Any]:
         """Arguments that break the inputSchema: an ``isError`` result from 2025-11-25 on,

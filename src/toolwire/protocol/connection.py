@@ -412,7 +412,7 @@ class ServerConnection:
         identity = self.identity
         result: dict[str, Any] = {
             "protocolVersion": codec.version,
-            "capabilities": identity.capabilities,
+            "capabilities": codec.capabilities(identity.capabilities),
             "serverInfo": identity.info,
         }
         if identity.instructions:
@@ -423,7 +423,7 @@ class ServerConnection:
         identity = self.identity
         result: dict[str, Any] = {
             "supportedVersions": list(SUPPORTED_VERSIONS),
-            "capabilities": identity.capabilities,
+            "capabilities": codec.capabilities(identity.capabilities),
         }
         if identity.instructions:
             result["instructions"] = identity.instructions

@@ -164,7 +164,7 @@ class Context(ToolContext):
         codec = self._request.codec
         if not codec.elicitation or "elicitation" not in self._request.capabilities:
             raise CapabilityMissing(
-                "elicitation", "This tool needs to ask the user, but the client does not support elicitation"
+                "elicitation", "This needs to ask the user, but the client does not support elicitation"
             )
         params = codec.elicitation_request(message, requested)
         validator = Validator(requested)
@@ -193,7 +193,7 @@ class Context(ToolContext):
         """
         if "sampling" not in self._request.capabilities:
             raise CapabilityMissing(
-                "sampling", "This tool needs the client's model, but the client does not support sampling"
+                "sampling", "This needs the client's model, but the client does not support sampling"
             )
         if isinstance(messages, str):
             messages = [{"role": "user", "content": {"type": "text", "text": messages}}]

@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
+from ..catalog import Catalog
+from ..protocol.codec import Codec
 from ..protocol.connection import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, ServerConnection, ServerIdentity
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
-from ..tools.registry import ToolRegistry
 from ..tools.tool import Tool, annotations_from
+
+if TYPE_CHECKING:
+    from ..prompts.prompt import Prompt
+    from ..resources.resource import Resource, ResourceTemplate
+    from ..tools.content import Content
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -24,12 +30,14 @@ _CallHandler = Callable[..., Any]
 
 
 class Server:
-    """An MCP server offering tools, for every protocol version from 2024-11-05 to 2026-07-28.
+    """An MCP server offering tools (and resources, prompts and completion), for every
+    protocol version from 2024-11-05 to 2026-07-28.
 
     Options:
 
     - ``instructions``: guidance for the model on using this server.
-    - ``page_size``: tools per ``tools/list`` page (``None``: all in one page).
+    - ``page_size``: items per ``tools/list`` (``resources/list``, ``prompts/list``...) page
+      (``None``: all in one page).
     - ``mask_errors``: answer unexpected tool exceptions with a generic message instead of
       the exception's text (it is always logged to stderr). For production.
     - ``lenient_arguments``: default for decorated tools: accept ``"5"`` for ``5`` and JSON
@@ -63,7 +71,13 @@ class Server:
             raise ValueError("cache_ttl_ms must be 0 or more")
         self.name = name
         self.version = version
-        self.registry = ToolRegistry(page_size)
+        self.registry: Catalog[Tool] = Catalog("tools", "tool", Codec.tool, page_size)
+        self.resources: Catalog[Resource] = Catalog("resources", "resource", Codec.resource, page_size)
+        self.resource_templates: Catalog[ResourceTemplate] = Catalog(
+            "resourceTemplates", "resource template", Codec.resource_template, page_size
+        )
+        self.prompts: Catalog[Prompt] = Catalog("prompts", "prompt", Codec.prompt, page_size)
+        self._resource_listeners: list[Callable[[str], None]] = []
         self.mask_errors = mask_errors
         self.lenient_arguments = lenient_arguments
         self.max_message_bytes = max_message_bytes
@@ -130,7 +144,7 @@ class Server:
             if options.get("lenient") is None:
                 options["lenient"] = self.lenient_arguments
             tool = Tool.from_function(tool, **options)
-        return self.registry.add(tool)
+        return self.registry.add(tool.name, tool)
 
     def raw_tool(
         self,
@@ -143,7 +157,7 @@ class Server:
         receives the arguments dict, validated against ``input_schema`` as given."""
 
         def register(handler: F) -> F:
-            self.registry.add(Tool.from_schema(name, input_schema, handler, **options))
+            self.registry.add(name, Tool.from_schema(name, input_schema, handler, **options))
             return handler
 
         return register
@@ -159,6 +173,171 @@ class Server:
     def disable_tool(self, name: str) -> None:
         """Hide a tool from ``tools/list`` and refuse calls to it; ``KeyError`` if unknown."""
         self.registry.set_enabled(name, False)
+
+    # -- resources -------------------------------------------------------------------------
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        size: int | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        complete: dict[str, Any] | None = None,
+    ) -> Callable[[F], F]:
+        """Register a function as a resource: ``@server.resource("config://app")`` for one
+        fixed URI, or ``@server.resource("users://{id}/profile")`` for a URI template whose
+        variables are the function's parameters (see :mod:`toolwire.resources.resource` for
+        what it may return). ``ValueError`` for a taken URI or parameters that do not fit."""
+
+        def register(function: F) -> F:
+            options = {
+                "name": name, "title": title, "description": description, "mime_type": mime_type,
+                "annotations": annotations, "icons": icons, "meta": meta,
+            }
+            if "{" in uri:
+                if size is not None:
+                    raise ValueError("size= is for fixed resources, not templates")
+                self.add_resource_template(uri, function, complete=complete, **options)
+            else:
+                if complete:
+                    raise ValueError("complete= is for template variables: this URI has none")
+                self.add_resource(uri, function, size=size, **options)
+            return function
+
+        return register
+
+    def add_resource(self, uri: str, value: Any, **options: Any) -> Resource:
+        """Register a fixed resource: ``value`` is a function read on each request, or the
+        contents themselves (text, bytes, JSON data). Keywords as for :meth:`resource`."""
+        from ..resources.resource import Resource
+
+        function = value if callable(value) else (lambda: value)
+        resource = self.resources.add(uri, Resource(uri, function, **options))
+        self._declare("resources", {"subscribe": True, "listChanged": True})
+        return resource
+
+    def add_resource_template(
+        self, uri_template: str, function: Callable[..., Any], **options: Any
+    ) -> ResourceTemplate:
+        """Register a resource template (RFC 6570); keywords as for :meth:`resource`."""
+        from ..resources.resource import ResourceTemplate
+
+        template = self.resource_templates.add(uri_template, ResourceTemplate(uri_template, function, **options))
+        self._declare("resources", {"subscribe": True, "listChanged": True})
+        if template.completers:
+            self._declare("completions", {})
+        return template
+
+    def remove_resource(self, uri: str) -> None:
+        """Unregister a fixed resource or a template (by its template string); clients are
+        told the list changed. ``KeyError`` if there is neither."""
+        if uri in self.resources:
+            self.resources.remove(uri)
+        else:
+            self.resource_templates.remove(uri)
+
+    def find_resource(self, uri: str) -> tuple[Resource | ResourceTemplate, dict[str, Any]] | None:
+        """The fixed resource at ``uri`` (with no variables), else the first template that
+        matches it (with its variables), else ``None``."""
+        resource = self.resources.get(uri)
+        if resource is not None:
+            return resource, {}
+        for template in self.resource_templates.enabled():
+            variables = template.match(uri)
+            if variables is not None:
+                return template, variables
+        return None
+
+    def resource_updated(self, uri: str) -> None:
+        """Tell subscribed clients that the resource at ``uri`` changed (legacy clients that
+        sent ``resources/subscribe``, 2026-07-28 ones listening with ``resourceSubscriptions``).
+        Safe to call from any thread."""
+        for listener in list(self._resource_listeners):
+            listener(uri)
+
+    def on_resource_updated(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``listener(uri)`` on each :meth:`resource_updated`; returns its remover."""
+        self._resource_listeners.append(listener)
+        return lambda: self._resource_listeners.remove(listener)
+
+    def link_resource(self, uri: str) -> Content:
+        """A ``resource_link`` block for the registered fixed resource ``uri``, for a tool
+        result; ``KeyError`` if there is none."""
+        from ..tools.content import Content
+
+        resource = self.resources.get(uri)
+        if resource is None:
+            raise KeyError(f"no resource {uri!r} is registered")
+        return Content(type="resource_link", **resource.definition)
+
+    async def embed_resource(self, uri: str) -> list[Content]:
+        """The contents of the registered resource ``uri`` as embedded ``resource`` blocks, for
+        a tool result. ``KeyError`` if no resource or template serves it;
+        :class:`~toolwire.ResourceNotFound` if its function finds nothing."""
+        from ..resources.resource import Resource
+        from ..tools.content import Content
+
+        found = self.find_resource(uri)
+        if found is None:
+            raise KeyError(f"no resource or template serves {uri!r}")
+        resource, variables = found
+        contents = await (resource.read() if isinstance(resource, Resource) else resource.read(uri, variables))
+        return [Content(type="resource", resource=entry) for entry in contents]
+
+    # -- prompts ---------------------------------------------------------------------------
+
+    @overload
+    def prompt(self, fn: F, /) -> F: ...
+
+    @overload
+    def prompt(
+        self,
+        fn: None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        complete: dict[str, Any] | None = None,
+    ) -> Callable[[F], F]: ...
+
+    def prompt(self, fn: Any = None, /, **options: Any) -> Any:
+        """Register a function as a prompt: ``@server.prompt`` or ``@server.prompt(name=...)``
+        (see :mod:`toolwire.prompts.prompt`). ``complete`` maps arguments to completers.
+        ``ValueError`` for an invalid or taken name."""
+
+        def register(function: F) -> F:
+            self.add_prompt(function, **options)
+            return function
+
+        return register(fn) if fn is not None else register
+
+    def add_prompt(self, prompt: Prompt | Callable[..., Any], **options: Any) -> Prompt:
+        """Register a :class:`~toolwire.Prompt`, or a function with the keywords of :meth:`prompt`."""
+        from ..prompts.prompt import Prompt
+
+        if not isinstance(prompt, Prompt):
+            prompt = Prompt(prompt, **options)
+        self.prompts.add(prompt.name, prompt)
+        self._declare("prompts", {"listChanged": True})
+        if prompt.completers:
+            self._declare("completions", {})
+        return prompt
+
+    def remove_prompt(self, name: str) -> None:
+        """Unregister a prompt (clients are told the list changed); ``KeyError`` if unknown."""
+        self.prompts.remove(name)
+
+    def _declare(self, capability: str, value: dict[str, Any]) -> None:
+        self.identity.capabilities.setdefault(capability, value)
 
     # -- low-level handlers ----------------------------------------------------------------
 

@@ -16,19 +16,21 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any
 
+from ..catalog import Catalog, InvalidCursor
 from ..protocol.connection import Cancelled, Request, RequestId, Response, ServerConnection
 from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError
 from ..protocol.versions import META_SUBSCRIPTION_ID
-from ..tools.registry import InvalidCursor
 from ..tools.results import ToolError, error_result
 from ..tools.tool import OutputInvalid, Tool
 from ..tools.validation import ArgumentsInvalid
 from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
+from .features import FEATURE_METHODS, OFFERED_BY
 from .request_state import binding, seal, unseal
 
 if TYPE_CHECKING:
@@ -59,14 +61,26 @@ class ServerSession:
         self._thread = threading.get_ident()
         self._tasks: dict[RequestId, asyncio.Task[None]] = {}
         self._subscriptions: dict[RequestId, tuple[Request, dict[str, Any]]] = {}
+        #: Resource URIs a legacy client subscribed to with ``resources/subscribe``.
+        self.resource_subscriptions: set[str] = set()
         self._waiting: dict[RequestId, asyncio.Future[Response]] = {}
         self._closed = False
         self._methods: dict[str, Callable[[Request], None]] = {
             "tools/list": self._list_tools,
             "tools/call": self._call_tool,
+            "resources/list": lambda request: self.list(request, server.resources),
+            "resources/templates/list": lambda request: self.list(request, server.resource_templates),
+            "prompts/list": lambda request: self.list(request, server.prompts),
             "subscriptions/listen": self._listen,
+            **{method: functools.partial(handler, self) for method, handler in FEATURE_METHODS.items()},
         }
-        self._stop_listening = server.registry.on_change(self._tools_changed)
+        self._stop_listening = [
+            server.registry.on_change(lambda: self._list_changed("tools")),
+            server.prompts.on_change(lambda: self._list_changed("prompts")),
+            server.resources.on_change(lambda: self._list_changed("resources")),
+            server.resource_templates.on_change(lambda: self._list_changed("resources")),
+            server.on_resource_updated(self._resource_updated),
+        ]
 
     # -- input -----------------------------------------------------------------------------
 
@@ -87,7 +101,10 @@ class ServerSession:
             elif kind is Request:
                 handler = self._methods.get(event.method)
                 if handler is None:
-                    self._fail(event, ProtocolError(METHOD_NOT_FOUND, f"Method not found: {event.method}"))
+                    self.fail(event, ProtocolError(METHOD_NOT_FOUND, f"Method not found: {event.method}"))
+                elif event.method in OFFERED_BY and OFFERED_BY[event.method] not in self.server.identity.capabilities:
+                    what = OFFERED_BY[event.method]
+                    self.fail(event, ProtocolError(METHOD_NOT_FOUND, f"Method not found: this server offers no {what}"))
                 else:
                     handler(event)
             elif kind is Cancelled:
@@ -132,18 +149,27 @@ class ServerSession:
             raise ClientRequestFailed(f"the client refused {method}: {response.error.get('message')}")
         return response.result
 
-    def _fail(self, request: Request, error: ProtocolError) -> None:
+    def fail(self, request: Request, error: ProtocolError) -> None:
+        """Answer ``request`` with ``error``."""
         self.send(self.connection.respond_error(request, error))
 
-    # -- tools/list ------------------------------------------------------------------------
+    # -- lists -----------------------------------------------------------------------------
 
     def _list_tools(self, request: Request) -> None:
+        if self.server.raw_list_handler is not None:
+            cursor = request.params.get("cursor")
+            if cursor is not None and type(cursor) is not str:
+                return self.fail(request, ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string'))
+            self.start(request, self._list_raw(request, cursor))
+            return None
+        return self.list(request, self.server.registry)
+
+    def list(self, request: Request, catalog: Catalog[Any]) -> None:
+        """Answer a list request with ``catalog``'s page for the request's cursor (encoded once
+        per version and page)."""
         cursor = request.params.get("cursor")
         if cursor is not None and type(cursor) is not str:
-            return self._fail(request, ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string'))
-        if self.server.raw_list_handler is not None:
-            self._start(request, self._list_raw(request, cursor))
-            return None
+            return self.fail(request, ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string'))
         codec = request.codec
         identity = self.server.identity
 
@@ -152,9 +178,9 @@ class ServerSession:
             return codec.finish(result, identity.info)
 
         try:
-            page = self.server.registry.page(codec, cursor, finish)
+            page = catalog.page(codec, cursor, finish)
         except InvalidCursor as exc:
-            return self._fail(request, ProtocolError(INVALID_PARAMS, f"Invalid params: {exc}"))
+            return self.fail(request, ProtocolError(INVALID_PARAMS, f"Invalid params: {exc}"))
         self.send(self.connection.respond_raw(request, page))
         return None
 
@@ -173,9 +199,9 @@ class ServerSession:
     # -- tools/call ------------------------------------------------------------------------
 
     def _call_tool(self, request: Request) -> None:
-        self._start(request, self._call(request))
+        self.start(request, self._call(request))
 
-    def _start(self, request: Request, work: Coroutine[Any, Any, bytes | None]) -> None:
+    def start(self, request: Request, work: Coroutine[Any, Any, bytes | None]) -> None:
         """Run ``work`` now, up to its first real wait; only then does it become a task.
 
         Most tools finish without waiting: they answer at once, without a task or a trip
@@ -230,14 +256,14 @@ class ServerSession:
         """The tool's result, with whatever it raises turned into the answer it calls for."""
         context = None
         if tool.wants_context:
-            context = Context(self, request, self._answers(request, tool, arguments))
+            context = Context(self, request, self.answers(request, tool.name, arguments))
         try:
             return await tool.call(arguments, context)
         except ToolError as exc:
             return error_result(str(exc))
         except InputRequired as exc:
             assert context is not None
-            return self._input_required(tool, arguments, context, exc)
+            return self.input_required(tool.name, arguments, context, exc)
         except CapabilityMissing as exc:
             return request.codec.missing_capability(exc.capability, str(exc))
         except ClientRequestFailed as exc:
@@ -251,12 +277,15 @@ class ServerSession:
                 return error_result(f"Tool '{tool.name}' failed with an internal error")
             return error_result(f"Tool '{tool.name}' failed: {type(exc).__name__}: {exc}")
 
-    def _answers(self, request: Request, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any] | None:
-        """2026-07-28 retries: the answers of earlier rounds plus this request's responses."""
+    def answers(self, request: Request, subject: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
+        """2026-07-28 retries: the answers of earlier rounds plus this request's responses.
+
+        ``subject`` names what is asking (a tool's name, ``prompts/get NAME``...): a state
+        is accepted only back for the same subject and arguments (``-32602`` otherwise)."""
         state = request.params.get("requestState")
         if not request.codec.modern or state is None:
             return None
-        bound = binding(tool.name, arguments, self.principal)
+        bound = binding(subject, arguments, self.principal)
         data = unseal(self.server.state_key, bound, state)
         answers: dict[str, Any] = data["answers"]
         responses = request.params.get("inputResponses")
@@ -264,14 +293,15 @@ class ServerSession:
             answers.update({key: responses[key] for key in data["pending"] if key in responses})
         return answers
 
-    def _input_required(
+    def input_required(
         self,
-        tool: Tool,
+        subject: str,
         arguments: dict[str, Any],
         context: Context,
         exc: InputRequired,
     ) -> dict[str, Any]:
-        bound = binding(tool.name, arguments, self.principal)
+        """The ``InputRequiredResult`` ending this round, its state sealed for ``subject``."""
+        bound = binding(subject, arguments, self.principal)
         state = seal(
             self.server.state_key,
             bound,
@@ -285,26 +315,53 @@ class ServerSession:
     def _listen(self, request: Request) -> None:
         wanted = request.params.get("notifications")
         if wanted is not None and type(wanted) is not dict:
-            return self._fail(
+            return self.fail(
                 request, ProtocolError(INVALID_PARAMS, 'Invalid params: "notifications" must be an object')
             )
-        honoured = {"toolsListChanged": True} if (wanted or {}).get("toolsListChanged") is True else {}
+        wanted = wanted or {}
+        offered = self.server.identity.capabilities
+        honoured: dict[str, Any] = {}
+        for kind in ("tools", "prompts", "resources"):
+            key = f"{kind}ListChanged"
+            if wanted.get(key) is True and kind in offered:
+                honoured[key] = True
+        uris = wanted.get("resourceSubscriptions")
+        if uris is not None:
+            if type(uris) is not list or not all(type(uri) is str for uri in uris):
+                return self.fail(
+                    request, ProtocolError(INVALID_PARAMS, 'Invalid params: "resourceSubscriptions" must list URIs')
+                )
+            if "resources" in offered:
+                honoured["resourceSubscriptions"] = uris
         self._subscriptions[request.id] = (request, honoured)
         ack = {"_meta": {META_SUBSCRIPTION_ID: request.id}, "notifications": honoured}
         self.send_for(request, "notifications/subscriptions/acknowledged", ack)
         return None
 
-    def _tools_changed(self) -> None:
+    def _list_changed(self, kind: str) -> None:
+        """Tell the client the list of ``kind`` (tools, prompts, resources) changed: legacy
+        clients always, modern ones on the subscriptions that asked for it."""
         if threading.get_ident() != self._thread:
-            self._loop.call_soon_threadsafe(self._tools_changed)
+            self._loop.call_soon_threadsafe(self._list_changed, kind)
             return
-        connection = self.connection
-        if connection.legacy is not None:
-            self.send(connection.notify(None, "notifications/tools/list_changed", {}))
+        method = f"notifications/{kind}/list_changed"
+        if self.connection.legacy is not None:
+            self.send(self.connection.notify(None, method, {}))
+        key = f"{kind}ListChanged"
         for request, honoured in list(self._subscriptions.values()):
-            if honoured.get("toolsListChanged"):
-                params = {"_meta": {META_SUBSCRIPTION_ID: request.id}}
-                self.send_for(request, "notifications/tools/list_changed", params)
+            if honoured.get(key):
+                self.send_for(request, method, {"_meta": {META_SUBSCRIPTION_ID: request.id}})
+
+    def _resource_updated(self, uri: str) -> None:
+        if threading.get_ident() != self._thread:
+            self._loop.call_soon_threadsafe(self._resource_updated, uri)
+            return
+        method = "notifications/resources/updated"
+        if uri in self.resource_subscriptions:
+            self.send(self.connection.notify(None, method, {"uri": uri}))
+        for request, honoured in list(self._subscriptions.values()):
+            if uri in honoured.get("resourceSubscriptions", ()):
+                self.send_for(request, method, {"_meta": {META_SUBSCRIPTION_ID: request.id}, "uri": uri})
 
     def _cancelled(self, event: Cancelled) -> None:
         if event.flush is not None:
@@ -320,7 +377,8 @@ class ServerSession:
     async def close(self, grace: float = 5.0) -> None:
         """Finish: calls in flight get ``grace`` seconds to complete, then are cancelled;
         subscriptions end with their final response; waits on the client fail."""
-        self._stop_listening()
+        for stop in self._stop_listening:
+            stop()
         for future in self._waiting.values():
             if not future.done():
                 future.set_exception(ClientRequestFailed("the connection closed"))

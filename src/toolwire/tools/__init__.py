@@ -1,1 +1,1 @@
-"""Tools: definitions, schemas from signatures, validation, results and the registry."""
+"""Tools: definitions, schemas from signatures, validation and results."""

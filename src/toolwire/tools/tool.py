@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .results import ToolResult, build_result, raw_result
@@ -192,11 +192,12 @@ class Tool:
         """Whether the handler takes a :class:`ToolContext`."""
         return self._context_param is not None
 
-    def validate_arguments(self, arguments: Any) -> dict[str, Any]:
-        """The arguments, checked (and coerced where lenient); :class:`ArgumentsInvalid` if not valid."""
+    def validate_arguments(self, arguments: Any, message: str = "Invalid arguments for tool '{}'") -> dict[str, Any]:
+        """The arguments, checked (and coerced where lenient); :class:`ArgumentsInvalid` if not
+        valid, its text starting with ``message`` (formatted with the name)."""
         if arguments is None:
             arguments = {}
-        return self._arguments.check(arguments, "Invalid arguments for tool '{}'", self.name)  # type: ignore[no-any-return]
+        return self._arguments.check(arguments, message, self.name)  # type: ignore[no-any-return]
 
     async def call(self, arguments: dict[str, Any], context: ToolContext | None = None) -> dict[str, Any]:
         """Run the tool on already validated ``arguments``; returns the neutral result.
@@ -205,19 +206,7 @@ class Tool:
         :class:`OutputInvalid` if the tool has an outputSchema and a successful result has no
         structured content, or structured content that breaks it.
         """
-        if self._raw:
-            args: tuple[Any, ...] = (arguments,) if self._context_param is None else (arguments, context)
-            kwargs: dict[str, Any] = {}
-        else:
-            args, kwargs = (), arguments
-            if self._converters or not arguments.keys() <= self._params:
-                kwargs = self._convert(arguments)
-            if self._context_param is not None:
-                kwargs = {**kwargs, self._context_param: context}
-        if self.is_async:
-            value = await self.handler(*args, **kwargs)
-        else:
-            value = await self._run_sync(args, kwargs)
+        value = await self.invoke(arguments, context)
         output = self._output
         if self._raw:
             result = raw_result(value, structured=output is not None)
@@ -233,6 +222,22 @@ class Tool:
             except ArgumentsInvalid as exc:
                 raise OutputInvalid(str(exc)) from None
         return result
+
+    def invoke(self, arguments: dict[str, Any], context: ToolContext | None = None) -> Awaitable[Any]:
+        """The handler's return value, as is, for already validated ``arguments`` (converted
+        to the parameters' types); a sync handler runs on a worker thread."""
+        if self._raw:
+            args: tuple[Any, ...] = (arguments,) if self._context_param is None else (arguments, context)
+            kwargs: dict[str, Any] = {}
+        else:
+            args, kwargs = (), arguments
+            if self._converters or not arguments.keys() <= self._params:
+                kwargs = self._convert(arguments)
+            if self._context_param is not None:
+                kwargs = {**kwargs, self._context_param: context}
+        if self.is_async:
+            return self.handler(*args, **kwargs)  # type: ignore[no-any-return]
+        return self._run_sync(args, kwargs)
 
     def _convert(self, arguments: dict[str, Any]) -> dict[str, Any]:
         converters = self._converters

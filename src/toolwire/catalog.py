@@ -1,0 +1,150 @@
+"""What a server offers, one kind at a time: tools, resources, resource templates, prompts.
+
+A :class:`Catalog` keeps its items in registration order (deterministic, as 2026-07-28
+asks), hides and shows them, and tells listeners when it changes. Its list pages
+(``tools/list``, ``resources/list``, ...) are rendered and JSON-encoded once per protocol
+version and page, then reused until the catalog changes: listing 1,000 tools costs a
+dictionary lookup. Cursors are opaque (base64 of the kind and an offset); one that does not
+decode, belongs to another kind, or points past the end is refused.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from typing import Any, Generic, Protocol, TypeVar
+
+import orjson
+
+from .protocol.codec import Codec
+
+
+class InvalidCursor(ValueError):
+    """A list cursor that this catalog did not hand out."""
+
+
+class Item(Protocol):
+    """What a catalog holds: a definition in neutral terms, shown or hidden."""
+
+    enabled: bool
+
+    @property
+    def definition(self) -> dict[str, Any]: ...
+
+
+T = TypeVar("T", bound=Item)
+
+
+class Catalog(Generic[T]):
+    """Items of one kind by key, in order; ``page_size=None`` lists them all in one page.
+
+    ``kind`` names the list in results (``"tools"``, ``"resources"``...), ``noun`` one item
+    in messages, and ``render`` turns one neutral definition into what a version's codec sends.
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        noun: str,
+        render: Callable[[Codec, dict[str, Any]], dict[str, Any]],
+        page_size: int | None = None,
+    ) -> None:
+        if page_size is not None and page_size < 1:
+            raise ValueError("page_size must be at least 1, or None for a single page")
+        self.kind = kind
+        self.noun = noun
+        self.page_size = page_size
+        self._render_one = render
+        self._items: dict[str, T] = {}
+        self._pages: dict[tuple[str, str | None], bytes] = {}
+        self._listeners: list[Callable[[], None]] = []
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: str) -> T | None:
+        """The enabled item ``key``, or ``None``."""
+        item = self._items.get(key)
+        return item if item is not None and item.enabled else None
+
+    def all(self) -> list[T]:
+        """Every registered item, enabled or not, in order."""
+        return list(self._items.values())
+
+    def enabled(self) -> list[T]:
+        """The items clients see, in order."""
+        return [item for item in self._items.values() if item.enabled]
+
+    def add(self, key: str, item: T) -> T:
+        """Register ``item`` as ``key``; ``ValueError`` if the key is taken."""
+        if key in self._items:
+            raise ValueError(f"a {self.noun} {key!r} is already registered: remove it first or pick another")
+        self._items[key] = item
+        self._changed()
+        return item
+
+    def remove(self, key: str) -> T:
+        """Unregister and return the item; ``KeyError`` if there is none by that key."""
+        item = self._require(key)
+        del self._items[key]
+        self._changed()
+        return item
+
+    def set_enabled(self, key: str, enabled: bool) -> None:
+        """Show or hide a registered item; ``KeyError`` if there is none by that key."""
+        item = self._require(key)
+        if item.enabled != enabled:
+            item.enabled = enabled
+            self._changed()
+
+    def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener()`` after every change; returns a function that unsubscribes it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def page(self, codec: Codec, cursor: str | None, finish: Callable[[dict[str, Any]], dict[str, Any]]) -> bytes:
+        """The encoded list result for ``cursor`` in ``codec``'s version.
+
+        ``finish`` completes the result for the wire (result type, cache hints, server info).
+        :class:`InvalidCursor` for a cursor this catalog cannot have produced.
+        """
+        key = (codec.version, cursor)
+        page = self._pages.get(key)
+        if page is None:
+            page = self._pages[key] = orjson.dumps(finish(self._render(codec, cursor)))
+        return page
+
+    def _render(self, codec: Codec, cursor: str | None) -> dict[str, Any]:
+        items = self.enabled()
+        start = 0 if cursor is None else self._decode_cursor(cursor, len(items))
+        end = len(items) if self.page_size is None else start + self.page_size
+        render = self._render_one
+        result: dict[str, Any] = {self.kind: [render(codec, item.definition) for item in items[start:end]]}
+        if end < len(items):
+            result["nextCursor"] = base64.urlsafe_b64encode(f"{self.kind}:{end}".encode()).decode()
+        return result
+
+    def _decode_cursor(self, cursor: Any, total: int) -> int:
+        try:
+            kind, _, offset = base64.urlsafe_b64decode(cursor.encode()).decode().partition(":")
+            position = int(offset)
+        except (ValueError, AttributeError, UnicodeError):
+            position = -1
+            kind = ""
+        if kind != self.kind or not 0 < position <= total:
+            raise InvalidCursor(f"invalid cursor {cursor!r}: pass back a nextCursor from an earlier page")
+        return position
+
+    def _require(self, key: str) -> T:
+        item = self._items.get(key)
+        if item is None:
+            raise KeyError(f"no {self.noun} {key!r}")
+        return item
+
+    def _changed(self) -> None:
+        self._pages.clear()
+        for listener in list(self._listeners):
+            listener()

@@ -1,0 +1,1 @@
+"""Prompts: message templates from functions, their arguments and their messages."""
