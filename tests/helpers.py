@@ -28,6 +28,7 @@ class Peer:
         self.version = version
         self.capabilities = capabilities
         self.notifications: list[dict[str, Any]] = []
+        self.initialize_result: dict[str, Any] = {}
         self._id = 100
 
     @property
@@ -72,6 +73,7 @@ async def open_peer(server: Server, version: str, capabilities: dict[str, Any] |
             {"protocolVersion": version, "capabilities": peer.capabilities, "clientInfo": {"name": "t", "version": "1"}},
         )
         assert answer["result"]["protocolVersion"] == version
+        peer.initialize_result = answer["result"]
         await connection.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     return peer
 

@@ -1,5 +1,6 @@
 """The client: connect to any MCP server (a command over stdio, or a toolwire Server in
-memory), discover its tools and call them, in either protocol era."""
+memory), discover its tools and call them, read its resources and get its prompts, in
+either protocol era."""
 
 from .client import Client, fingerprint
 from .errors import (
@@ -18,8 +19,14 @@ from .types import (
     CallToolResult,
     ContentBlock,
     EmbeddedResource,
+    GetPromptResult,
     ImageContent,
+    PromptInfo,
+    PromptMessage,
+    ResourceContents,
+    ResourceInfo,
     ResourceLink,
+    ResourceTemplateInfo,
     TextContent,
     ToolInfo,
     UnknownContent,
@@ -33,11 +40,17 @@ __all__ = [
     "ConnectionClosed",
     "ContentBlock",
     "EmbeddedResource",
+    "GetPromptResult",
     "ImageContent",
     "OutputSchemaMismatch",
+    "PromptInfo",
+    "PromptMessage",
     "ProtocolViolation",
     "RequestTimeout",
+    "ResourceContents",
+    "ResourceInfo",
     "ResourceLink",
+    "ResourceTemplateInfo",
     "ServerError",
     "TextContent",
     "ToolCallFailed",

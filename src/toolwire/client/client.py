@@ -48,9 +48,18 @@ from .errors import (
 )
 from .session import ClientSession
 from .transports import InMemory, StdioProcess, Transport
-from .types import CallToolResult, ToolInfo
+from .types import (
+    CallToolResult,
+    GetPromptResult,
+    PromptInfo,
+    ResourceContents,
+    ResourceInfo,
+    ResourceTemplateInfo,
+    ToolInfo,
+)
 
 if TYPE_CHECKING:
+    from ..completion import Completion
     from ..server.server import Server
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -79,8 +88,10 @@ class Client:
     answer an older one); ``timeout`` (seconds) for each request;
     ``probe_timeout`` for the era probe; ``elicitation``/``sampling`` handlers, each
     ``async (params) -> result`` (declared as capabilities only when given); ``on_log`` for
-    the server's log messages (``log_level`` asks for them); ``on_tools_changed``;
-    ``pins`` to check tools against approved definitions (see :meth:`approve`).
+    the server's log messages (``log_level`` asks for them); ``on_tools_changed``,
+    ``on_resources_changed``, ``on_prompts_changed`` (the server's lists changed) and
+    ``on_resource_updated(uri)`` (a subscribed resource changed); ``pins`` to check tools
+    against approved definitions (see :meth:`approve`).
     """
 
     def __init__(
@@ -99,6 +110,9 @@ class Client:
         on_log: Callable[[dict[str, Any]], Any] | None = None,
         log_level: str | None = None,
         on_tools_changed: Callable[[], Any] | None = None,
+        on_resources_changed: Callable[[], Any] | None = None,
+        on_prompts_changed: Callable[[], Any] | None = None,
+        on_resource_updated: Callable[[str], Any] | None = None,
         pins: dict[str, dict[str, str]] | None = None,
     ) -> None:
         if protocol is not None and protocol not in (*LEGACY_VERSIONS, *MODERN_VERSIONS):
@@ -113,6 +127,9 @@ class Client:
         self.on_log = on_log
         self.log_level = log_level
         self.on_tools_changed = on_tools_changed
+        self.on_resources_changed = on_resources_changed
+        self.on_prompts_changed = on_prompts_changed
+        self.on_resource_updated = on_resource_updated
         self.pins = pins
         self.version: str | None = None
         self.server_info: dict[str, Any] = {}
@@ -127,6 +144,8 @@ class Client:
         self._watched: dict[int, _Watched] = {}
         self._watchdog: asyncio.TimerHandle | None = None
         self._subscription: int | None = None
+        self._acknowledged: asyncio.Future[dict[str, Any]] | None = None
+        self._resource_subscriptions: set[str] = set()
         self._request_meta: dict[str, Any] | None = None
 
     # -- connection ------------------------------------------------------------------------
@@ -163,7 +182,7 @@ class Client:
         except BaseException:
             await self.close()
             raise
-        if self.modern and self.capabilities.get("tools", {}).get("listChanged"):
+        if self.modern and self._listen_filter():
             self._listen()
 
     async def _probe_modern(self) -> bool:
@@ -269,31 +288,33 @@ class Client:
         lasts and no change was announced; ``refresh`` fetches it anyway."""
         if not refresh and self._tools_valid and time.monotonic() < self._tools_fresh_until:
             return list(self._tools.values())
-        tools: dict[str, ToolInfo] = {}
-        cursor: str | None = None
-        ttl = float("inf")
-        seen: set[str] = set()
-        for _ in range(MAX_PAGES):
-            params = {} if cursor is None else {"cursor": cursor}
-            result = await self.request("tools/list", params)
-            for tool in result.get("tools") or []:
-                info = ToolInfo.from_dict(tool)
-                tools[info.name] = info
-            if self.modern:
-                ttl = min(ttl, max(0, result.get("ttlMs", 0)))
-            cursor = result.get("nextCursor")
-            if cursor is None:
-                break
-            if cursor in seen:
-                raise ProtocolViolation(f"the server handed out the cursor {cursor!r} twice: its pages loop")
-            seen.add(cursor)
-        else:
-            raise ProtocolViolation(f"tools/list did not end after {MAX_PAGES} pages")
+        listed, ttl = await self._walk("tools/list", "tools")
+        tools = {info.name: info for info in map(ToolInfo.from_dict, listed)}
         self._tools = tools
         self._validators = {}
         self._tools_valid = True
         self._tools_fresh_until = time.monotonic() + ttl / 1000 if self.modern else 0.0
         return list(tools.values())
+
+    async def _walk(self, method: str, key: str) -> tuple[list[dict[str, Any]], float]:
+        """Every item of a paged list, and the shortest ``ttlMs`` of its pages (modern).
+        :class:`ProtocolViolation` for cursors that repeat or never end."""
+        items: list[dict[str, Any]] = []
+        cursor: str | None = None
+        ttl = float("inf")
+        seen: set[str] = set()
+        for _ in range(MAX_PAGES):
+            result = await self.request(method, {} if cursor is None else {"cursor": cursor})
+            items += [item for item in result.get(key) or [] if isinstance(item, dict)]
+            if self.modern:
+                ttl = min(ttl, max(0, result.get("ttlMs", 0)))
+            cursor = result.get("nextCursor")
+            if cursor is None:
+                return items, ttl
+            if cursor in seen:
+                raise ProtocolViolation(f"the server handed out the cursor {cursor!r} twice: its pages loop")
+            seen.add(cursor)
+        raise ProtocolViolation(f"{method} did not end after {MAX_PAGES} pages")
 
     async def call_tool(
         self,
@@ -339,13 +360,7 @@ class Client:
                 break
             if kind != "input_required":
                 raise ProtocolViolation(f"unknown resultType {kind!r}")
-            params = {"name": name, "arguments": arguments or {}}
-            params["inputResponses"] = {
-                key: await self._serve(request.get("method", ""), request.get("params") or {})
-                for key, request in (result.get("inputRequests") or {}).items()
-            }
-            if "requestState" in result:
-                params["requestState"] = result["requestState"]
+            params = await self._retry({"name": name, "arguments": arguments or {}}, result)
         else:
             raise ProtocolViolation(f"tool {name!r} still wanted input after {MAX_INPUT_ROUNDS} rounds")
         call = CallToolResult.from_dict(result)
@@ -354,6 +369,30 @@ class Client:
         if raise_on_error and call.is_error:
             raise ToolCallFailed(call)
         return call
+
+    async def _retry(self, params: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+        """The params of the next round after an ``InputRequiredResult``: the answers to its
+        input requests (through the elicitation and sampling handlers) and its state."""
+        retry = dict(params)
+        retry["inputResponses"] = {
+            key: await self._serve(request.get("method", ""), request.get("params") or {})
+            for key, request in (result.get("inputRequests") or {}).items()
+        }
+        if "requestState" in result:
+            retry["requestState"] = result["requestState"]
+        return retry
+
+    async def _complete_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The final result of ``method``, answering 2026-07-28 input requests round by round."""
+        for _ in range(MAX_INPUT_ROUNDS):
+            result: dict[str, Any] = await self.request(method, params)
+            kind = result.get("resultType", "complete")
+            if kind == "complete":
+                return result
+            if kind != "input_required":
+                raise ProtocolViolation(f"unknown resultType {kind!r}")
+            params = await self._retry(params, result)
+        raise ProtocolViolation(f"{method} still wanted input after {MAX_INPUT_ROUNDS} rounds")
 
     def _start_call(
         self, params: dict[str, Any], progress: ProgressCallback | None, timeout: float | None,
@@ -422,6 +461,86 @@ class Client:
                 f"tool {tool.name!r} returned structured content that breaks its outputSchema: {problem}"
             )
 
+    # -- resources -------------------------------------------------------------------------
+
+    async def list_resources(self) -> list[ResourceInfo]:
+        """Every resource the server lists, walking all pages."""
+        return [ResourceInfo.from_dict(item) for item in (await self._walk("resources/list", "resources"))[0]]
+
+    async def list_resource_templates(self) -> list[ResourceTemplateInfo]:
+        """Every resource template the server lists, walking all pages."""
+        listed, _ = await self._walk("resources/templates/list", "resourceTemplates")
+        return [ResourceTemplateInfo.from_dict(item) for item in listed]
+
+    async def read_resource(self, uri: str) -> list[ResourceContents]:
+        """The contents of ``uri`` (a resource, or a URI a template matches). A missing
+        resource is a :class:`ServerError` with code ``-32002`` (legacy) or ``-32602``."""
+        result = await self._complete_request("resources/read", {"uri": uri})
+        return [ResourceContents.from_dict(entry) for entry in result.get("contents") or []]
+
+    async def subscribe_resource(self, uri: str) -> None:
+        """Ask to hear when ``uri`` changes (``on_resource_updated``): ``resources/subscribe``
+        on legacy servers, a ``subscriptions/listen`` naming it on 2026-07-28 ones.
+        :class:`ClientError` if the server does not offer subscriptions or refuses this one."""
+        if not self.capabilities.get("resources", {}).get("subscribe"):
+            raise ClientError("the server does not offer resource subscriptions")
+        if not self.modern:
+            await self.request("resources/subscribe", {"uri": uri})
+            self._resource_subscriptions.add(uri)
+            return
+        self._resource_subscriptions.add(uri)
+        honoured = await self._relisten()
+        if uri not in honoured.get("resourceSubscriptions", []):
+            self._resource_subscriptions.discard(uri)
+            raise ClientError(f"the server did not accept a subscription to {uri!r}")
+
+    async def unsubscribe_resource(self, uri: str) -> None:
+        """Stop hearing about ``uri``."""
+        if uri not in self._resource_subscriptions:
+            return
+        self._resource_subscriptions.discard(uri)
+        if not self.modern:
+            await self.request("resources/unsubscribe", {"uri": uri})
+        else:
+            await self._relisten()
+
+    # -- prompts and completion ------------------------------------------------------------
+
+    async def list_prompts(self) -> list[PromptInfo]:
+        """Every prompt the server lists, walking all pages."""
+        return [PromptInfo.from_dict(item) for item in (await self._walk("prompts/list", "prompts"))[0]]
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> GetPromptResult:
+        """The prompt ``name`` rendered with ``arguments`` (strings, as the protocol wants).
+        Unknown prompts and bad arguments are a :class:`ServerError` (``-32602``)."""
+        params = {"name": name, "arguments": {key: str(value) for key, value in (arguments or {}).items()}}
+        return GetPromptResult.from_dict(await self._complete_request("prompts/get", params))
+
+    async def complete(
+        self,
+        argument: str,
+        value: str,
+        *,
+        prompt: str | None = None,
+        resource_template: str | None = None,
+        context: dict[str, str] | None = None,
+    ) -> Completion:
+        """Suggestions for ``argument`` of a ``prompt`` (by name) or a ``resource_template``
+        (by its template string), given what was typed so far (``value``) and the arguments
+        already resolved (``context``). ``ValueError`` unless exactly one target is named."""
+        from ..completion import Completion
+
+        if (prompt is None) == (resource_template is None):
+            raise ValueError("name exactly one of prompt= and resource_template=")
+        ref = {"type": "ref/prompt", "name": prompt} if prompt is not None else {
+            "type": "ref/resource", "uri": resource_template
+        }
+        params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
+        if context:
+            params["context"] = {"arguments": context}
+        found = (await self.request("completion/complete", params)).get("completion") or {}
+        return Completion(found.get("values") or [], found.get("total"), found.get("hasMore"))
+
     # -- pinning ---------------------------------------------------------------------------
 
     def approve(self, tools: Iterable[ToolInfo] | None = None) -> dict[str, dict[str, str]]:
@@ -455,25 +574,62 @@ class Client:
 
     # -- from the server -------------------------------------------------------------------
 
+    def _listen_filter(self) -> dict[str, Any]:
+        """What to listen for on 2026-07-28: the list changes the server offers to announce,
+        and the resources subscribed to."""
+        wanted: dict[str, Any] = {}
+        for kind in ("tools", "prompts", "resources"):
+            if (self.capabilities.get(kind) or {}).get("listChanged"):
+                wanted[f"{kind}ListChanged"] = True
+        if self._resource_subscriptions:
+            wanted["resourceSubscriptions"] = sorted(self._resource_subscriptions)
+        return wanted
+
     def _listen(self) -> None:
-        params = self._params({"notifications": {"toolsListChanged": True}})
+        params = self._params({"notifications": self._listen_filter()})
+        self._acknowledged = asyncio.get_running_loop().create_future()
         self._subscription, future = self._session.start("subscriptions/listen", params, long_lived=True)
         future.add_done_callback(lambda f: f.exception() if not f.cancelled() else None)
+
+    async def _relisten(self) -> dict[str, Any]:
+        """Replace the subscription with one for the current filter; returns what the server
+        agreed to honour. :class:`RequestTimeout` if it does not acknowledge in time."""
+        if self._subscription is not None:
+            self._session.cancel(self._subscription, "replaced by a new subscription")
+        self._listen()
+        assert self._acknowledged is not None
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._acknowledged), self.timeout)
+        except TimeoutError:
+            raise RequestTimeout("the server did not acknowledge the subscription") from None
 
     def _notified(self, method: str, params: dict[str, Any]) -> None:
         if method == "notifications/progress":
             callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if callback is not None:
                 callback(params.get("progress", 0), params.get("total"), params.get("message"))
-        elif method == "notifications/tools/list_changed":
-            subscription = (params.get("_meta") or {}).get(META_SUBSCRIPTION_ID)
-            if self.modern and subscription != self._subscription:
-                return
+            return
+        if method == "notifications/message":
+            if self.on_log is not None:
+                self.on_log(params)
+            return
+        subscription = (params.get("_meta") or {}).get(META_SUBSCRIPTION_ID)
+        if self.modern and subscription != self._subscription:
+            return  # a notification of a subscription given up on
+        if method == "notifications/tools/list_changed":
             self._tools_valid = False
             if self.on_tools_changed is not None:
                 self.on_tools_changed()
-        elif method == "notifications/message" and self.on_log is not None:
-            self.on_log(params)
+        elif method == "notifications/resources/list_changed" and self.on_resources_changed is not None:
+            self.on_resources_changed()
+        elif method == "notifications/prompts/list_changed" and self.on_prompts_changed is not None:
+            self.on_prompts_changed()
+        elif method == "notifications/resources/updated" and self.on_resource_updated is not None:
+            self.on_resource_updated(str(params.get("uri", "")))
+        elif method == "notifications/subscriptions/acknowledged":
+            acknowledged = self._acknowledged
+            if acknowledged is not None and not acknowledged.done():
+                acknowledged.set_result(params.get("notifications") or {})
 
     async def _serve(self, method: str, params: dict[str, Any]) -> Any:
         """Answer what the server asks: legacy requests and 2026-07-28 input requests alike."""

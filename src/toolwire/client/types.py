@@ -188,3 +188,151 @@ class CallToolResult:
 
     def __repr__(self) -> str:
         return f"CallToolResult(content={self.content!r}, structured={self.structured!r}, is_error={self.is_error})"
+
+
+@dataclass(slots=True)
+class ResourceInfo:
+    """A resource as the server lists it."""
+
+    uri: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+    annotations: dict[str, Any] | None = None
+    icons: list[dict[str, Any]] = field(default_factory=list)
+    meta: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_dict(cls, resource: dict[str, Any]) -> ResourceInfo:
+        return cls(
+            uri=resource.get("uri", ""),
+            name=resource.get("name", ""),
+            title=resource.get("title"),
+            description=resource.get("description"),
+            mime_type=resource.get("mimeType"),
+            size=resource.get("size"),
+            annotations=resource.get("annotations"),
+            icons=resource.get("icons") or [],
+            meta=resource.get("_meta"),
+            raw=resource,
+        )
+
+
+@dataclass(slots=True)
+class ResourceTemplateInfo:
+    """A resource template (RFC 6570) as the server lists it; :meth:`expand` fills it in."""
+
+    uri_template: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    annotations: dict[str, Any] | None = None
+    icons: list[dict[str, Any]] = field(default_factory=list)
+    meta: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_dict(cls, template: dict[str, Any]) -> ResourceTemplateInfo:
+        return cls(
+            uri_template=template.get("uriTemplate", ""),
+            name=template.get("name", ""),
+            title=template.get("title"),
+            description=template.get("description"),
+            mime_type=template.get("mimeType"),
+            annotations=template.get("annotations"),
+            icons=template.get("icons") or [],
+            meta=template.get("_meta"),
+            raw=template,
+        )
+
+    @property
+    def variables(self) -> list[str]:
+        """The template's variable names, in order."""
+        from ..resources.uri_template import UriTemplate
+
+        return UriTemplate(self.uri_template).variables
+
+    def expand(self, **values: Any) -> str:
+        """The URI for ``values``; ``ValueError`` if the server's template is not valid RFC 6570."""
+        from ..resources.uri_template import UriTemplate
+
+        return UriTemplate(self.uri_template).expand(values)
+
+
+@dataclass(slots=True)
+class ResourceContents:
+    """One entry of a ``resources/read`` result: ``text``, or ``blob`` (base64; :meth:`bytes`)."""
+
+    uri: str
+    mime_type: str | None = None
+    text: str | None = None
+    blob: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_dict(cls, entry: dict[str, Any]) -> ResourceContents:
+        return cls(entry.get("uri", ""), entry.get("mimeType"), entry.get("text"), entry.get("blob"), entry)
+
+    def bytes(self) -> bytes:
+        """The contents as bytes: the blob decoded, or the text in UTF-8."""
+        if self.blob is not None:
+            return base64.b64decode(self.blob)
+        return (self.text or "").encode()
+
+
+@dataclass(slots=True)
+class PromptInfo:
+    """A prompt as the server lists it; ``arguments`` are dicts with ``name``,
+    ``description`` and ``required``."""
+
+    name: str
+    title: str | None = None
+    description: str | None = None
+    arguments: list[dict[str, Any]] = field(default_factory=list)
+    icons: list[dict[str, Any]] = field(default_factory=list)
+    meta: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_dict(cls, prompt: dict[str, Any]) -> PromptInfo:
+        return cls(
+            name=prompt.get("name", ""),
+            title=prompt.get("title"),
+            description=prompt.get("description"),
+            arguments=[a for a in prompt.get("arguments") or [] if isinstance(a, dict)],
+            icons=prompt.get("icons") or [],
+            meta=prompt.get("_meta"),
+            raw=prompt,
+        )
+
+    @property
+    def required_arguments(self) -> list[str]:
+        return [a.get("name", "") for a in self.arguments if a.get("required")]
+
+
+@dataclass(slots=True)
+class PromptMessage:
+    role: str
+    content: ContentBlock
+
+
+@dataclass(slots=True)
+class GetPromptResult:
+    """A rendered prompt: its ``messages`` (typed content) and an optional ``description``."""
+
+    messages: list[PromptMessage]
+    description: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_dict(cls, result: dict[str, Any]) -> GetPromptResult:
+        messages = [
+            PromptMessage(str(m.get("role", "")), content_block(m.get("content") or {}))
+            for m in result.get("messages") or []
+            if isinstance(m, dict)
+        ]
+        return cls(messages, result.get("description"), result)

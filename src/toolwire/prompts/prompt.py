@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from ..tools.content import Content
-from ..tools.tool import Tool, ToolContext
+from ..tools.tool import NAME_PATTERN, Tool, ToolContext
 from ..tools.validation import ArgumentsInvalid
 
 __all__ = ["Message", "Prompt", "PromptArgumentsInvalid", "PromptResult", "assistant_message", "user_message"]
@@ -84,6 +84,10 @@ class Prompt:
         meta: dict[str, Any] | None = None,
         complete: dict[str, Completer] | None = None,
     ) -> None:
+        name = name or str(getattr(function, "__name__", ""))
+        if not NAME_PATTERN.fullmatch(name):
+            rule = "1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.'"
+            raise ValueError(f"invalid prompt name {name!r}: pass name= with {rule}")
         self._call = Tool.from_function(function, name=name, structured_output=False, lenient=True)
         self.name = self._call.name
         self.title = title

@@ -83,13 +83,13 @@ class _Described:
         self,
         function: Callable[..., Any],
         *,
-        name: str | None,
-        title: str | None,
-        description: str | None,
-        mime_type: str | None,
-        annotations: dict[str, Any] | None,
-        icons: list[dict[str, Any]] | None,
-        meta: dict[str, Any] | None,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        annotations: dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> None:
         function_name = getattr(function, "__name__", "")
         named = function_name.isidentifier()  # not "<lambda>"

@@ -341,8 +341,7 @@ class ServerSession:
     def _list_changed(self, kind: str) -> None:
         """Tell the client the list of ``kind`` (tools, prompts, resources) changed: legacy
         clients always, modern ones on the subscriptions that asked for it."""
-        if threading.get_ident() != self._thread:
-            self._loop.call_soon_threadsafe(self._list_changed, kind)
+        if not self._on_loop(self._list_changed, kind):
             return
         method = f"notifications/{kind}/list_changed"
         if self.connection.legacy is not None:
@@ -353,8 +352,7 @@ class ServerSession:
                 self.send_for(request, method, {"_meta": {META_SUBSCRIPTION_ID: request.id}})
 
     def _resource_updated(self, uri: str) -> None:
-        if threading.get_ident() != self._thread:
-            self._loop.call_soon_threadsafe(self._resource_updated, uri)
+        if not self._on_loop(self._resource_updated, uri):
             return
         method = "notifications/resources/updated"
         if uri in self.resource_subscriptions:
@@ -362,6 +360,16 @@ class ServerSession:
         for request, honoured in list(self._subscriptions.values()):
             if uri in honoured.get("resourceSubscriptions", ()):
                 self.send_for(request, method, {"_meta": {META_SUBSCRIPTION_ID: request.id}, "uri": uri})
+
+    def _on_loop(self, callback: Callable[[str], None], argument: str) -> bool:
+        """Whether the caller may go on here; from another thread, ``callback(argument)`` is
+        moved onto the session's loop instead (and dropped once the session is gone)."""
+        if self._closed or self._loop.is_closed():
+            return False
+        if threading.get_ident() == self._thread:
+            return True
+        self._loop.call_soon_threadsafe(callback, argument)
+        return False
 
     def _cancelled(self, event: Cancelled) -> None:
         if event.flush is not None:
