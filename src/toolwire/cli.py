@@ -1,10 +1,15 @@
 """The ``toolwire`` command.
 
     toolwire run path/to/server.py[:object]    serve a file's Server over stdio
+    toolwire tools TARGET                      list a server's tools
+    toolwire call TARGET TOOL [KEY=VALUE ...]  call one of them
 
 ``run`` is what desktop MCP clients launch, so it imports only what serving over stdio
 needs. Without ``:object`` it serves the module's ``server``, ``mcp`` or ``app``, or its only
 :class:`~toolwire.Server` instance; an object that is a function is called to make one.
+
+``tools`` and ``call`` live in :mod:`toolwire.terminal`, imported only when one of them is the
+command: ``run`` never pays for them (nor for ``rich``, ``argparse`` or the client).
 """
 
 from __future__ import annotations
@@ -14,10 +19,21 @@ import sys
 from typing import Any
 
 USAGE = """usage: toolwire run FILE[:OBJECT] [-v]
+       toolwire tools TARGET [--json] [options]
+       toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]
 
 commands:
   run FILE[:OBJECT]   serve the Server defined in FILE over stdio (stdout carries only
                       protocol messages; logs go to stderr). -v logs at INFO level.
+  tools TARGET        list the tools of a server: a table, or their definitions as JSON.
+  call TARGET TOOL    call a tool and print its result; images and audio are saved to files.
+
+TARGET is FILE.py or FILE.py:OBJECT (served by `toolwire run` in a child process), an
+http(s) URL, or, after --, any server's command line:
+  toolwire tools -- npx -y @modelcontextprotocol/server-everything
+  toolwire call echo message=hi -- npx -y @modelcontextprotocol/server-everything
+
+`toolwire tools -h` and `toolwire call -h` describe their options.
 """
 
 
@@ -66,8 +82,15 @@ def load_server(target: str) -> Any:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the command line; exits with 2 and a message on stderr for a usage error."""
+    """Run the command line; exits with 2 and a message on stderr for a usage error.
+
+    ``tools`` and ``call`` exit with their own status (see :func:`toolwire.terminal.main`).
+    """
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in ("tools", "call"):
+        from .terminal import main as terminal_main
+
+        raise SystemExit(terminal_main(args[0], args[1:]))
     try:
         if len(args) >= 2 and args[0] == "run":
             _run(args[1], verbose="-v" in args[2:])

@@ -1,0 +1,214 @@
+"""The grammar of ``toolwire tools`` and ``toolwire call``.
+
+    toolwire tools TARGET [--json] [options]
+    toolwire tools [--json] [options] -- COMMAND [ARG ...]
+    toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]
+    toolwire call TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options] -- COMMAND [ARG ...]
+
+TARGET is ``FILE.py`` or ``FILE.py:OBJECT`` (served by ``toolwire run`` in a child process)
+or an ``http(s)://`` URL. Any other server is given as its command line after the first
+``--``: everything after it belongs to the server's command, everything before it (the tool,
+its arguments, the options) to toolwire. Options may come before, between or after the
+positional words. Every mistake raises :class:`~toolwire.cli.UsageError` with one line that
+says what is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+import orjson
+
+from ..cli import UsageError
+from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
+from .schemas import json_type
+
+TARGETS = "FILE.py, FILE.py:OBJECT, an http(s) URL, or a command line after --"
+
+USAGE = {
+    "tools": "toolwire tools TARGET [--json] [options]\n       toolwire tools [--json] [options] -- COMMAND [ARG ...]",
+    "call": (
+        "toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]\n"
+        "       toolwire call TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options] -- COMMAND [ARG ...]"
+    ),
+}
+
+DESCRIPTION = {
+    "tools": "List the tools of an MCP server: name, title, annotation hints, parameters, description.",
+    "call": (
+        "Call a tool of an MCP server and print its result: text as text, structured content as\n"
+        "JSON; images and audio are saved to files (named TOOL-N.EXT) and named on stdout.\n\n"
+        "KEY=VALUE: a parameter whose schema type is string takes VALUE as it is; any other\n"
+        "takes VALUE as JSON (count=3 flag=true items='[1, 2]'); a parameter the schema says\n"
+        "nothing about takes VALUE as JSON if it is JSON, as a string otherwise."
+    ),
+}
+
+EPILOG = f"""TARGET: {TARGETS}.
+  FILE.py[:OBJECT]   served by `toolwire run` in a child process
+  http(s)://...      a Streamable HTTP endpoint
+  -- COMMAND ...     any server started as a process: everything after -- is its command line
+
+exit status: 0 done; 1 the tool failed or the server could not be reached, answered with an
+error, crashed or timed out; 2 a mistake on the command line; 130 interrupted."""
+
+
+@dataclass(slots=True)
+class Invocation:
+    """What the command line asks for.
+
+    ``target`` is a command to start (a list) or a URL; ``pairs`` are the ``KEY=VALUE`` words
+    (values still text: converting them needs the tool's schema), ``arguments`` the object
+    given with ``call --json``.
+    """
+
+    command: str
+    target: str | list[str]
+    env: dict[str, str] | None
+    protocol: str | None
+    timeout: float
+    as_json: bool = False
+    tool: str = ""
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+    arguments: dict[str, Any] | None = None
+    out: str = "."
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argparse parser whose errors are :class:`UsageError` (one line) instead of an exit."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see {self.prog} -h)")
+
+
+def parse(command: str, argv: list[str]) -> Invocation:
+    """The :class:`Invocation` of ``toolwire COMMAND ARGV...``; :class:`UsageError` if it is
+    wrong. ``-h`` prints the command's help and exits with status 0."""
+    server_command: list[str] | None = None
+    if "--" in argv:
+        split = argv.index("--")
+        argv, server_command = argv[:split], argv[split + 1 :]
+    options = _parser(command).parse_intermixed_args(argv)
+    words: list[str] = options.words
+    if server_command is None:
+        if not words:
+            raise UsageError(f"a TARGET is needed: {TARGETS}")
+        target, words = _target(words[0]), words[1:]
+    elif not server_command:
+        raise UsageError("a command line is needed after --")
+    else:
+        target = server_command
+    env = dict(options.env) if options.env else None
+    if env is not None and isinstance(target, str):
+        raise UsageError("--env applies to servers started as processes, not to URLs")
+    invocation = Invocation(command, target, env, options.protocol, options.timeout)
+    if command == "tools":
+        if words:
+            raise UsageError(f"unexpected {words[0]!r}: toolwire tools takes one TARGET")
+        invocation.as_json = options.json
+        return invocation
+    if not words:
+        raise UsageError("the name of the tool to call is needed")
+    invocation.tool = words[0]
+    invocation.pairs = _pairs(words[1:])
+    invocation.out = options.out
+    if options.json is not None:
+        if invocation.pairs:
+            raise UsageError("give the arguments as KEY=VALUE words or as --json, not both")
+        invocation.arguments = _json_object(options.json)
+    return invocation
+
+
+def _parser(command: str) -> _Parser:
+    parser = _Parser(
+        prog=f"toolwire {command}",
+        usage=USAGE[command],
+        description=DESCRIPTION[command],
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    parser.add_argument("words", nargs="*", help=argparse.SUPPRESS)
+    if command == "tools":
+        parser.add_argument("--json", action="store_true", help="print the tool definitions as a JSON array")
+    else:
+        parser.add_argument("--json", metavar="ARGS", help="the whole arguments object, as JSON")
+        parser.add_argument(
+            "--out", metavar="DIR", default=".", help="where images and audio are saved (default: here)"
+        )
+    parser.add_argument(
+        "--protocol",
+        metavar="VERSION",
+        choices=[*LEGACY_VERSIONS, *MODERN_VERSIONS],
+        help=f"speak this protocol version only: {', '.join([*LEGACY_VERSIONS, *MODERN_VERSIONS])}",
+    )
+    parser.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        type=_seconds,
+        default=60.0,
+        help="how long to wait for each answer (default: 60)",
+    )
+    parser.add_argument(
+        "--env",
+        metavar="KEY=VALUE",
+        action="append",
+        type=_env_pair,
+        help="set an environment variable of the server process (repeatable)",
+    )
+    return parser
+
+
+def _target(word: str) -> str | list[str]:
+    """The command serving a ``FILE.py[:OBJECT]`` target, or a URL as it is."""
+    if word.startswith(("http://", "https://")):
+        return word
+    path = word.partition(":")[0]
+    if path.endswith(".py"):
+        if not os.path.isfile(path):
+            raise UsageError(f"no such file: {path}")
+        return [sys.executable, "-m", "toolwire", "run", word]
+    raise UsageError(f"{word!r} is not a TARGET ({TARGETS})")
+
+
+def _pairs(words: list[str]) -> list[tuple[str, str]]:
+    pairs: dict[str, str] = {}
+    for word in words:
+        key, equals, value = word.partition("=")
+        if not equals or not key:
+            raise UsageError(f"expected KEY=VALUE, not {word!r}")
+        if key in pairs:
+            raise UsageError(f"{key} is given twice")
+        pairs[key] = value
+    return list(pairs.items())
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise UsageError(f"--json is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise UsageError(f"--json must be a JSON object, and {text!r} is a JSON {json_type(value)}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {text!r}")
+    return seconds
+
+
+def _env_pair(text: str) -> tuple[str, str]:
+    key, equals, value = text.partition("=")
+    if not equals or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, not {text!r}")
+    return key, value

@@ -1,0 +1,316 @@
+"""``toolwire tools`` and ``toolwire call``, run as real processes against real servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rawclient import RawClient, toolwire_command
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVERS = ROOT / "tests" / "servers"
+BASIC = str(SERVERS / "basic.py")
+CLI_SERVER = str(SERVERS / "cli_server.py")
+SEED = str(ROOT / "examples" / "seed_server.py")
+MISBEHAVING = [sys.executable, str(SERVERS / "misbehaving.py")]
+TOOLWIRE = [sys.executable, "-m", "toolwire"]
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
+WAV = b"RIFF\x24\x00\x00\x00WAVEfmt " + b"\x00" * 8
+#: A legacy server listing a tool without a name.
+NAMELESS = (
+    "import json, sys\n"
+    "for line in sys.stdin:\n"
+    "    m = json.loads(line)\n"
+    "    if 'id' in m:\n"
+    "        r = {'tools': [{'description': 'x'}]} if m['method'] == 'tools/list' else {'protocolVersion': '2025-06-18'}\n"
+    "        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n"
+)
+
+
+def environment(**extra: str) -> dict[str, str]:
+    """A wide terminal for rich tables, and stderr not taken for a terminal unless asked."""
+    return {**os.environ, "COLUMNS": "200", "TTY_COMPATIBLE": "0", **extra}
+
+
+def start(*args: str, cwd: Path | None = None, **env: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*TOOLWIRE, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd, env=environment(**env)
+    )
+
+
+def finish(process: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]:
+    try:
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+def toolwire(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m toolwire ARGS...``; its exit status, stdout and stderr."""
+    return finish(start(*args, cwd=cwd, **env))
+
+
+def toolwire_all(*commands: list[str]) -> list[subprocess.CompletedProcess[str]]:
+    """Run several command lines at once (each is independent): their results, in order."""
+    return [finish(process) for process in [start(*command) for command in commands]]
+
+
+def failed(done: subprocess.CompletedProcess[str], status: int) -> str:
+    """The one ``toolwire: ...`` line of a failure (after checking the status and stdout)."""
+    assert (done.returncode, done.stdout) == (status, ""), done.stderr
+    assert done.stderr.startswith("toolwire: ") and "Traceback" not in done.stderr, done.stderr
+    return done.stderr.splitlines()[0]
+
+
+# -- tools ----------------------------------------------------------------------------------
+
+
+def test_tools_table() -> None:
+    basic, seed = toolwire_all(["tools", BASIC], ["tools", SEED])
+    assert basic.returncode == 0 and basic.stderr == ""
+    assert "stdio-test 1.2.3: 6 tools (protocol 2026-07-28)" in basic.stdout
+    for name in ("echo", "analyze", "countdown", "sleepy", "noisy", "broken", "text*: string", "n*: integer"):
+        assert name in basic.stdout
+    assert seed.returncode == 0
+    for shown in (
+        "get_weather",
+        "Weather Information Provider",  # the title under the name
+        "read-only",
+        "destructive",
+        "idempotent",
+        "maxResults: integer = 20",
+        "fileType: \".ts\" | \".py\" | \".js\" | \".md\" | \".rs\" | \".go\" | null",
+        "operations*: array[\"sum\" | \"average\" | \"count\"]",
+        "Get current weather information for a location.",
+    ):
+        assert shown in seed.stdout
+
+
+def test_tools_json_is_the_definitions_as_sent() -> None:
+    done = toolwire("tools", SEED, "--json", "--protocol", "2025-11-25")
+    assert done.returncode == 0 and done.stderr == ""
+    with RawClient(toolwire_command(SEED)) as raw:
+        raw.initialize("2025-11-25")
+        assert json.loads(done.stdout) == raw.request("tools/list")["result"]["tools"]
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2026-07-28"])
+def test_protocol_version_chosen(version: str) -> None:
+    listed, called = toolwire_all(
+        ["tools", BASIC, "--protocol", version], ["call", BASIC, "analyze", "text=a b", "--protocol", version]
+    )
+    assert f"(protocol {version})" in listed.stdout
+    assert (called.returncode, json.loads(called.stdout)) == (0, {"characters": 3, "words": 2})
+
+
+def test_object_in_file_and_command_after_double_dash() -> None:
+    other, command, legacy = toolwire_all(
+        ["tools", f"{BASIC}:other"],
+        ["tools", "--", *toolwire_command(BASIC)],
+        ["call", "measure", "x=2", "--", *MISBEHAVING, "legacy"],
+    )
+    assert (other.returncode, other.stdout.strip()) == (0, "another 0.1.0: no tools (protocol 2026-07-28)")
+    assert command.returncode == 0 and "stdio-test" in command.stdout and "countdown" in command.stdout
+    assert (legacy.returncode, legacy.stdout) == (0, "ok\n{\n  \"size\": 1\n}\n")
+
+
+def test_env_reaches_the_server_process(tmp_path: Path) -> None:
+    (tmp_path / "note.txt").write_text("hello from the workspace\n")
+    done = toolwire(
+        "call", "get_file_content", "path=note.txt", "--env", f"TOOLWIRE_EXAMPLES_ROOT={tmp_path}",
+        "--", *toolwire_command(SEED),
+    )
+    assert (done.returncode, done.stdout) == (0, "hello from the workspace\n"), done.stderr
+
+
+# -- call -----------------------------------------------------------------------------------
+
+
+def test_key_value_arguments_take_the_schema_types() -> None:
+    by_pairs, by_json = toolwire_all(
+        ["call", CLI_SERVER, "kinds", "count=3", "flag=true", "items=[1, 2]", "name=123", "note=null", "extra=x y"],
+        ["call", CLI_SERVER, "kinds", "--json", '{"count": 3, "flag": true, "items": [1, 2], "name": "123", "extra": 5}'],
+    )
+    assert by_pairs.returncode == 0, by_pairs.stderr
+    assert json.loads(by_pairs.stdout) == {
+        "count": ["int", 3],
+        "flag": ["bool", True],
+        "items": ["list", [1, 2]],
+        "name": ["str", "123"],  # a string parameter keeps its value as it is
+        "note": ["NoneType", None],  # string | null: JSON null is null
+        "extra": ["str", "x y"],  # no type: not JSON, so a string
+    }
+    assert by_json.returncode == 0, by_json.stderr
+    assert json.loads(by_json.stdout)["extra"] == ["int", 5]
+    assert json.loads(by_json.stdout)["note"] == ["str", "none"]
+
+
+def test_text_and_structured_content() -> None:
+    echo, analyze, search = toolwire_all(
+        ["call", BASIC, "echo", "text=héllo = ✓"],
+        ["call", BASIC, "analyze", "text=a b c"],
+        ["call", SEED, "search_codebase", "pattern=def total_value", "fileType=.py"],
+    )
+    assert (echo.returncode, echo.stdout, echo.stderr) == (0, "héllo = ✓\n", "")
+    # the text block that only repeats the structured content is left out
+    assert json.loads(analyze.stdout) == {"characters": 5, "words": 3}
+    summary, structured = search.stdout.split("\n", 1)
+    assert summary == "src/inventory.py:21: def total_value(self) -> float:"
+    assert json.loads(structured)["truncated"] is False
+
+
+@pytest.mark.parametrize("out", [None, "saved/here"])
+def test_images_and_audio_saved_to_files(tmp_path: Path, out: str | None) -> None:
+    done = toolwire("call", CLI_SERVER, "media", *(["--out", out] if out else []), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    folder = tmp_path / out if out else tmp_path
+    assert (folder / "media-1.png").read_bytes() == PNG
+    assert (folder / "media-2.wav").read_bytes() == WAV
+    prefix = f"{out}/" if out else ""
+    assert done.stdout.splitlines() == [
+        "a picture and a sound",
+        f"saved {prefix}media-1.png (image/png, {len(PNG)} bytes)",
+        f"saved {prefix}media-2.wav (audio/wav, {len(WAV)} bytes)",
+    ]
+
+
+def test_resource_links_and_embedded_resources() -> None:
+    done = toolwire("call", CLI_SERVER, "links")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "resource link: file:///reports/q3.pdf (Q3 report)",
+        "resource: memo://today (text/plain)",
+        "remember the milk",
+        "resource: blob://bytes (application/octet-stream), 3 bytes of binary data",
+    ]
+
+
+def test_control_characters_reach_a_terminal_defused() -> None:
+    piped = start("call", CLI_SERVER, "escape")
+    leader, follower = pty.openpty()
+    try:
+        on_terminal = subprocess.run(
+            [*TOOLWIRE, "call", CLI_SERVER, "escape"], stdout=follower, stderr=subprocess.PIPE, env=environment(), timeout=30
+        )
+        shown = os.read(leader, 4096).decode()
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert on_terminal.returncode == 0, on_terminal.stderr
+    assert shown.replace("\r\n", "\n") == "\ufffd]0;owned\ufffdplain\ttext\n"
+    assert finish(piped).stdout == "\x1b]0;owned\x07plain\ttext\n"  # piped: exactly as sent
+
+
+def test_tool_errors_and_unknown_tools_exit_1() -> None:
+    broken, unknown = toolwire_all(["call", BASIC, "broken"], ["call", BASIC, "ecko", "text=hi"])
+    assert failed(broken, 1) == "toolwire: tool 'broken' failed: the external API is down"
+    assert failed(unknown, 1) == "toolwire: the server has no tool named 'ecko': did you mean 'echo'?"
+
+
+def test_server_failures_exit_1() -> None:
+    crash, mismatch, modern_only, timeout, url, missing, nameless = toolwire_all(
+        ["call", "measure", "--", *MISBEHAVING, "crash"],
+        ["call", "measure", "--", *MISBEHAVING, "bad-output"],
+        ["tools", "--protocol", "2026-07-28", "--", *MISBEHAVING, "legacy"],
+        ["call", BASIC, "sleepy", "seconds=30", "--timeout", "0.3"],
+        ["tools", "https://example.com/mcp"],
+        ["tools", "--", "no-such-command-anywhere"],
+        ["tools", "--protocol", "2025-06-18", "--", sys.executable, "-c", NAMELESS],
+    )
+    assert failed(crash, 1) == "toolwire: the server process exited with code 3; its stderr ends with:"
+    assert crash.stderr.splitlines()[1:] == ["  fatal: the database is gone"]
+    assert "breaks its outputSchema" in failed(mismatch, 1)
+    assert failed(modern_only, 1) == "toolwire: the server does not speak 2026-07-28"
+    assert failed(timeout, 1) == "toolwire: tool 'sleepy' did not answer within 0.3 s"
+    assert failed(url, 1) == "toolwire: Streamable HTTP is not supported yet: serve the server over stdio"
+    assert failed(missing, 1).startswith("toolwire: cannot start the server 'no-such-command-anywhere'")
+    assert failed(nameless, 1).startswith("toolwire: ")  # no traceback, whatever breaks
+
+
+USAGE_ERRORS = [
+    (["call", BASIC, "echo", "text"], "expected KEY=VALUE, not 'text'"),
+    (["call", BASIC, "echo", "text=a", "text=b"], "text is given twice"),
+    (["call", BASIC, "echo", "text=a", "--json", "{}"], "give the arguments as KEY=VALUE words or as --json, not both"),
+    (["call", BASIC, "echo", "--json", "{text"], "--json is not valid JSON"),
+    (["call", BASIC, "echo", "--json", "[1]"], "--json must be a JSON object, and '[1]' is a JSON array"),
+    (["call", BASIC, "countdown", "n=three"], "n=three: n is of type integer, so its value must be JSON"),
+    (["call", BASIC], "the name of the tool to call is needed"),
+    (["call", "echo", "--"], "a command line is needed after --"),
+    (["tools"], "a TARGET is needed"),
+    (["tools", "nowhere.py"], "no such file: nowhere.py"),
+    (["tools", "npx some-server"], "'npx some-server' is not a TARGET"),
+    (["tools", BASIC, "--protocol", "1999-01-01"], "argument --protocol: invalid choice"),
+    (["tools", BASIC, "--timeout", "soon"], "argument --timeout: expected a positive number of seconds"),
+    (["tools", "https://example.com/mcp", "--env", "A=1"], "--env applies to servers started as processes"),
+]
+
+
+def test_usage_errors_exit_2() -> None:
+    for (args, message), done in zip(USAGE_ERRORS, toolwire_all(*(args for args, _ in USAGE_ERRORS)), strict=True):
+        assert failed(done, 2).startswith(f"toolwire: {message}"), args
+
+
+# -- progress, interruption, help -------------------------------------------------------------
+
+
+def test_progress_bar_or_spinner_on_a_terminal_only() -> None:
+    bar, spinner, piped = [
+        finish(process)
+        for process in [
+            start("call", BASIC, "countdown", "n=3", TTY_COMPATIBLE="1"),
+            start("call", CLI_SERVER, "steps", "n=3", TTY_COMPATIBLE="1"),
+            start("call", BASIC, "countdown", "n=3"),
+        ]
+    ]
+    for done, output in ((bar, "liftoff\n"), (spinner, "walked\n"), (piped, "liftoff\n")):
+        assert (done.returncode, done.stdout) == (0, output), done.stderr
+    assert "100%" in bar.stderr and "0 left" in bar.stderr  # the total is known: a bar and a percentage
+    assert "step 3" in spinner.stderr and "%" not in spinner.stderr  # no total: a spinner and the message
+    assert piped.stderr == ""  # stderr is no terminal: nothing drawn
+
+
+def test_ctrl_c_exits_130_quietly() -> None:
+    process = start("call", CLI_SERVER, "stall", TTY_COMPATIBLE="1")
+    assert process.stderr is not None
+    ready, _, _ = select.select([process.stderr], [], [], 20)  # the progress display: the call is running
+    assert ready, "no progress was drawn"
+    started = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    done = finish(process)
+    assert done.returncode == 130 and done.stdout == ""
+    assert "Traceback" not in done.stderr and "toolwire:" not in done.stderr
+    assert time.monotonic() - started < 10
+
+
+def test_help() -> None:
+    overview, call = toolwire_all(["--help"], ["call", "-h"])
+    assert overview.returncode == 0 and "toolwire tools TARGET" in overview.stdout and "toolwire call" in overview.stdout
+    assert call.returncode == 0 and "toolwire call TOOL [KEY=VALUE ...]" in call.stdout and "--out DIR" in call.stdout
+
+
+def test_run_imports_nothing_of_the_terminal_commands() -> None:
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}},
+    ]
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "toolwire", "run", BASIC],
+        input="".join(json.dumps(m) + "\n" for m in messages), capture_output=True, text=True, timeout=30,
+    )
+    assert done.returncode == 0 and '"text":"hi"' in done.stdout
+    imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "toolwire.server.server" in imported
+    unwanted = {"rich", "argparse", "toolwire.terminal", "toolwire.client"}
+    assert not {name for name in imported if name in unwanted or name.split(".")[0] == "rich"}
