@@ -109,6 +109,11 @@ async def test_over_stdio_and_typed_results() -> None:
         assert isinstance(result.content[0], TextContent)
 
 
+async def test_a_python_file_target_may_name_its_server_object() -> None:
+    async with Client(f"{SERVERS / 'basic.py'}:other") as client:
+        assert client.server_info["name"] == "another"
+
+
 async def test_legacy_only_servers_are_reached_by_falling_back() -> None:
     async with Client(misbehaving("legacy")) as client:
         assert client.version == "2025-11-25" and not client.modern
@@ -142,6 +147,12 @@ async def test_misbehaving_servers_give_clear_errors_never_hangs() -> None:
             await client.list_tools(refresh=True)
     with pytest.raises(ConnectionClosed):
         async with Client([sys.executable, "-c", "import sys; sys.exit(5)"]):
+            pass
+    async with Client(misbehaving("nameless"), timeout=10) as client:
+        with pytest.raises(ProtocolViolation, match="a tool without a string name"):
+            await client.list_tools()
+    with pytest.raises(ConnectionClosed, match="cannot start the server '/nonexistent/toolwire-test-server': No such file or directory"):
+        async with Client(["/nonexistent/toolwire-test-server"]):
             pass
 
 

@@ -9,7 +9,7 @@ Modes: ``legacy`` (a correct legacy-only server: server/discover is an unknown m
 3 on tools/call, after a word on stderr), ``wrong-id`` (answers tools/call with another id),
 ``loop`` (tools/list pages never end), ``bad-output`` (structured content breaking its own
 outputSchema), ``no-output`` (no structured content despite an outputSchema), ``pages``
-(three pages of tools).
+(three pages of tools), ``nameless`` (lists a tool without a name).
 """
 
 import json
@@ -42,7 +42,9 @@ for line in sys.stdin:
     elif method == "tools/list":
         cursor = params.get("cursor")
         result: dict = {"tools": [TOOL]}
-        if MODE == "loop":
+        if MODE == "nameless":
+            result = {"tools": [{"description": "who am I?", "annotations": "not an object"}]}
+        elif MODE == "loop":
             result["nextCursor"] = "again"
         elif MODE == "pages":
             page = int(cursor or 0)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import itertools
+import re
 import shlex
 import sys
 import time
@@ -38,6 +39,7 @@ from ..protocol.versions import (
 )
 from .errors import (
     ClientError,
+    ConnectionClosed,
     OutputSchemaMismatch,
     ProtocolViolation,
     RequestTimeout,
@@ -74,6 +76,8 @@ MAX_PAGES = 1000
 WATCH_INTERVAL = 0.05
 _TOKENS = itertools.count(1)
 MAX_INPUT_ROUNDS = 10
+#: A target served with ``toolwire run``: ``path/server.py`` or ``path/server.py:object``.
+_PYTHON_FILE = re.compile(r"[^\s]+\.py(?::[A-Za-z_][A-Za-z0-9_]*)?")
 
 
 class Client:
@@ -171,9 +175,13 @@ class Client:
         """Start the transport and find the server's era and version.
 
         :class:`VersionMismatch` if it speaks none of ours; :class:`ConnectionClosed` if it
-        dies first.
+        cannot be started or dies first.
         """
-        await self.transport.start()
+        try:
+            await self.transport.start()
+        except OSError as exc:
+            command = f" {self.transport.command[0]!r}" if isinstance(self.transport, StdioProcess) else ""
+            raise ConnectionClosed(f"cannot start the server{command}: {exc.strerror or exc}") from exc
         try:
             if self.protocol in LEGACY_VERSIONS or not await self._probe_modern():
                 if self.protocol in MODERN_VERSIONS:
@@ -289,6 +297,8 @@ class Client:
         if not refresh and self._tools_valid and time.monotonic() < self._tools_fresh_until:
             return list(self._tools.values())
         listed, ttl = await self._walk("tools/list", "tools")
+        if not all(type(tool.get("name")) is str for tool in listed):
+            raise ProtocolViolation("the server listed a tool without a string name")
         tools = {info.name: info for info in map(ToolInfo.from_dict, listed)}
         self._tools = tools
         self._validators = {}
@@ -675,14 +685,16 @@ def _latest(versions: list[str]) -> str:
 
 
 def _transport(target: Any, env: dict[str, str] | None, cwd: str | None) -> Transport:
-    from ..server.server import Server
-
-    if isinstance(target, Server):
+    server_module = sys.modules.get("toolwire.server.server")  # not imported: target is no Server
+    if server_module is not None and isinstance(target, server_module.Server):
         return InMemory(target)
     if isinstance(target, str):
         if target.startswith(("http://", "https://")):
             raise ClientError("Streamable HTTP is not supported yet: serve the server over stdio")
-        target = [sys.executable, "-m", "toolwire", "run", target] if target.endswith(".py") else shlex.split(target)
+        if _PYTHON_FILE.fullmatch(target):
+            target = [sys.executable, "-m", "toolwire", "run", target]
+        else:
+            target = shlex.split(target)
     if isinstance(target, list):
         if not target:
             raise ClientError("an empty command")

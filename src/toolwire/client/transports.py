@@ -81,7 +81,7 @@ class StdioProcess:
         self._soon: list[bytes] = []
 
     async def start(self) -> None:
-        """Start the process; ``ConnectionClosed``-worthy failures raise ``OSError``."""
+        """Start the process; ``OSError`` if it cannot be started (no pipe is left open)."""
         loop = asyncio.get_running_loop()
         child_in, to_child = os.pipe()
         from_child, child_out = os.pipe()
@@ -95,6 +95,10 @@ class StdioProcess:
                 env={**os.environ, **self.env} if self.env else None,
                 cwd=self.cwd,
             )
+        except OSError:
+            for fd in (to_child, from_child, err_read):
+                os.close(fd)
+            raise
         finally:
             for fd in (child_in, child_out, child_err):
                 os.close(fd)

@@ -27,13 +27,14 @@ class ToolInfo:
 
     @classmethod
     def from_dict(cls, tool: dict[str, Any]) -> ToolInfo:
+        annotations = tool.get("annotations")
         return cls(
             name=tool["name"],
             input_schema=tool.get("inputSchema") or {"type": "object"},
             description=tool.get("description"),
             title=tool.get("title"),
             output_schema=tool.get("outputSchema"),
-            annotations=tool.get("annotations") or {},
+            annotations=annotations if isinstance(annotations, dict) else {},
             icons=tool.get("icons") or [],
             meta=tool.get("_meta"),
             raw=tool,
@@ -115,7 +116,9 @@ ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | Embedd
 
 
 def content_block(block: dict[str, Any]) -> ContentBlock:
-    """The typed view of one content block."""
+    """The typed view of one content block (:class:`UnknownContent` for what is not one)."""
+    if not isinstance(block, dict):
+        return UnknownContent(type(block).__name__, {"value": block})
     kind = block.get("type")
     notes = block.get("annotations")
     if kind == "text":

@@ -92,11 +92,7 @@ async def _run(invocation: Invocation) -> int:
 async def _connected(invocation: Invocation) -> AsyncIterator[Client]:
     """A connected client, closed after; :class:`ClientError` if the server cannot start."""
     client = Client(invocation.target, env=invocation.env, protocol=invocation.protocol, timeout=invocation.timeout)
-    try:
-        await client.connect()
-    except OSError as exc:
-        await client.close()
-        raise ClientError(f"cannot start the server {invocation.target[0]!r}: {exc.strerror or exc}") from None
+    await client.connect()
     try:
         yield client
     finally:
