@@ -55,3 +55,29 @@ async def test_docs_index_example_runs() -> None:
     source = python_blocks(ROOT / "docs" / "index.md")[0]
     answer = await run_example(source, "greet", {"name": "Ada"})
     assert answer["result"]["content"][0]["text"] == "Hello, Ada!"
+
+
+async def test_resources_and_prompts_docs_examples_run() -> None:
+    resources_source = python_blocks(ROOT / "docs" / "resources.md")[0]
+    module = types.ModuleType("docs_resources")
+    exec(compile(resources_source, "<docs>", "exec"), module.__dict__)
+    peer = await open_peer(module.server, "2026-07-28")
+    read = await peer.request("resources/read", {"uri": "library://books/2"})
+    assert read["result"]["contents"][0]["text"] == "Emma"
+    assert (await peer.request("resources/read", {"uri": "library://books/3"}))["error"]["code"] == -32602
+    assert (await peer.call("recommend"))["result"]["content"][0]["uri"] == "library://readme"
+
+    first, second = python_blocks(ROOT / "docs" / "prompts.md")
+    for source, name, arguments in [
+        (first, "code_review", {"code": "x = 1"}),
+        (second, "plan_trip", {"country": "it", "city": "rome"}),
+    ]:
+        module = types.ModuleType("docs_prompts")
+        exec(compile(source, "<docs>", "exec"), module.__dict__)
+        peer = await open_peer(module.server, "2025-11-25")
+        got = await peer.request("prompts/get", {"name": name, "arguments": arguments})
+        assert got["result"]["messages"][0]["role"] == "user"
+    ref = {"type": "ref/prompt", "name": "plan_trip"}
+    params = {"ref": ref, "argument": {"name": "city", "value": "r"}, "context": {"arguments": {"country": "it"}}}
+    completion = (await peer.request("completion/complete", params))["result"]["completion"]
+    assert completion == {"values": ["rome"], "total": 1, "hasMore": False}
