@@ -210,7 +210,7 @@ class Context(ToolContext):
 
     async def _ask(self, kind: str, method: str, params: dict[str, Any], check: Any) -> dict[str, Any]:
         if not self._request.codec.modern:
-            answer = await self._session.request_client(method, params)
+            answer = await self._session.request_client(method, params, self._request.id)
             problem = check(answer)
             if problem:
                 raise ClientRequestFailed(f"the client's answer to {method} is not valid: {problem}")

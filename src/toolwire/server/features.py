@@ -120,7 +120,7 @@ def subscribe(session: ServerSession, request: Request) -> None:
         session.resource_subscriptions.add(_string(request, "uri"))
     except ProtocolError as exc:
         return session.fail(request, exc)
-    session.send(session.connection.respond(request, {}))
+    session.send(session.connection.respond(request, {}), request.id)
     return None
 
 
@@ -129,7 +129,7 @@ def unsubscribe(session: ServerSession, request: Request) -> None:
         session.resource_subscriptions.discard(_string(request, "uri"))
     except ProtocolError as exc:
         return session.fail(request, exc)
-    session.send(session.connection.respond(request, {}))
+    session.send(session.connection.respond(request, {}), request.id)
     return None
 
 

@@ -43,20 +43,27 @@ class ServerSession:
     """Serves ``connection`` for ``server``; ``write`` sends bytes to the peer.
 
     Must be created on the event loop it will run on. ``principal`` names the authenticated
-    caller, if the transport knows one (2026-07-28 request state is bound to it).
+    caller, if the transport knows one (2026-07-28 request state is bound to it). A transport
+    with a channel per request (HTTP) passes ``route(data, related)`` instead of ``write``:
+    ``related`` is the id of the client request the message belongs to (its answer, its
+    progress, a question asked on its behalf), or ``None`` for what belongs to none.
     """
 
     def __init__(
         self,
         server: Server,
         connection: ServerConnection,
-        write: Callable[[bytes], None],
+        write: Callable[[bytes], None] | None = None,
         principal: str | None = None,
+        route: Callable[[bytes, RequestId | None], None] | None = None,
     ) -> None:
+        if (write is None) == (route is None):
+            raise ValueError("a session needs exactly one of write= and route=")
         self.server = server
         self.connection = connection
         self.principal = principal
         self._write = write
+        self._route = route
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
         self._tasks: dict[RequestId, asyncio.Task[None]] = {}
@@ -97,7 +104,7 @@ class ServerSession:
         for event in events:
             kind = type(event)
             if kind is bytes:
-                self._write(event)
+                self.send(event)
             elif kind is Request:
                 handler = self._methods.get(event.method)
                 if handler is None:
@@ -116,21 +123,25 @@ class ServerSession:
 
     # -- output ----------------------------------------------------------------------------
 
-    def send(self, data: bytes | None) -> None:
-        """Write ``data`` (if any), from the loop's thread or any other."""
+    def send(self, data: bytes | None, related: RequestId | None = None) -> None:
+        """Write ``data`` (if any), from the loop's thread or any other; ``related`` is the
+        client request it belongs to, if any."""
         if data is None or self._closed:
             return
-        if threading.get_ident() == self._thread:
-            self._write(data)
+        if threading.get_ident() != self._thread:
+            self._loop.call_soon_threadsafe(self.send, data, related)
+        elif self._route is None:
+            self._write(data)  # type: ignore[misc]
         else:
-            self._loop.call_soon_threadsafe(self.send, data)
+            self._route(data, related)
 
     def send_for(self, request: Request, method: str, params: dict[str, Any]) -> None:
         """A notification on behalf of ``request`` (dropped once it is finished or cancelled)."""
-        self.send(self.connection.notify(request, method, params))
+        self.send(self.connection.notify(request, method, params), request.id)
 
-    async def request_client(self, method: str, params: dict[str, Any]) -> Any:
-        """Send a request to the client (legacy era) and wait for its result.
+    async def request_client(self, method: str, params: dict[str, Any], related: RequestId | None = None) -> Any:
+        """Send a request to the client (legacy era) on behalf of request ``related``, and
+        wait for its result.
 
         :class:`ClientRequestFailed` if the client answers with an error or the connection closes.
         """
@@ -139,7 +150,7 @@ class ServerSession:
         id, data = self.connection.send_request(method, params)
         future: asyncio.Future[Response] = self._loop.create_future()
         self._waiting[id] = future
-        self.send(data)
+        self.send(data, related)
         try:
             response = await future
         finally:
@@ -151,7 +162,7 @@ class ServerSession:
 
     def fail(self, request: Request, error: ProtocolError) -> None:
         """Answer ``request`` with ``error``."""
-        self.send(self.connection.respond_error(request, error))
+        self.send(self.connection.respond_error(request, error), request.id)
 
     # -- lists -----------------------------------------------------------------------------
 
@@ -181,7 +192,7 @@ class ServerSession:
             page = catalog.page(codec, cursor, finish)
         except InvalidCursor as exc:
             return self.fail(request, ProtocolError(INVALID_PARAMS, f"Invalid params: {exc}"))
-        self.send(self.connection.respond_raw(request, page))
+        self.send(self.connection.respond_raw(request, page), request.id)
         return None
 
     async def _list_raw(self, request: Request, cursor: str | None) -> bytes | None:
@@ -211,14 +222,14 @@ class ServerSession:
         try:
             signal = context.run(work.send, None)
         except StopIteration as finished:
-            self.send(finished.value)
+            self.send(finished.value, request.id)
             return
         resumed = self._finish(request.id, _Started(work, signal))
         self._tasks[request.id] = self._loop.create_task(resumed, context=context)
 
     async def _finish(self, id: RequestId, work: Awaitable[bytes | None]) -> None:
         try:
-            self.send(await work)
+            self.send(await work, id)
         except asyncio.CancelledError:
             pass  # cancelled by the client or at shutdown: nothing more is sent for it
         finally:
@@ -373,7 +384,7 @@ class ServerSession:
 
     def _cancelled(self, event: Cancelled) -> None:
         if event.flush is not None:
-            self.send(event.flush)
+            self.send(event.flush, event.request.id)
         id = event.request.id
         self._subscriptions.pop(id, None)
         task = self._tasks.get(id)
@@ -397,7 +408,7 @@ class ServerSession:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
         for request, _ in list(self._subscriptions.values()):
-            self.send(self.connection.respond(request, {"_meta": {META_SUBSCRIPTION_ID: request.id}}))
+            self.send(self.connection.respond(request, {"_meta": {META_SUBSCRIPTION_ID: request.id}}), request.id)
         self._subscriptions.clear()
         self._closed = True
 
