@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..prompts.prompt import Prompt
     from ..resources.resource import Resource, ResourceTemplate
     from ..tools.content import Content
+    from ..transports.http.app import StreamableHTTP
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -422,3 +423,18 @@ class Server:
         from ..transports.stdio import run_stdio
 
         run_stdio(self)
+
+    def http_app(self, **options: Any) -> StreamableHTTP:
+        """This server as an ASGI application speaking Streamable HTTP to every protocol
+        version (mount it in Starlette or FastAPI, or serve it with any ASGI server); see
+        :class:`~toolwire.transports.http.app.StreamableHTTP` for the options."""
+        from ..transports.http.app import StreamableHTTP
+
+        return StreamableHTTP(self, **options)
+
+    def run_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
+        """Serve over Streamable HTTP at ``http://host:port/mcp`` (uvicorn) until interrupted;
+        see :func:`~toolwire.transports.http.serve.run_http`."""
+        from ..transports.http.serve import run_http
+
+        run_http(self, host, port, **options)

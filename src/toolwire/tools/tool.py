@@ -97,6 +97,8 @@ class Tool:
         self._params = frozenset(input_schema.get("properties", ()))
         self._arguments = Validator(input_schema, lenient=lenient)
         self._output = Validator(output_schema) if output_schema is not None else None
+        #: Parameters mirrored into ``Mcp-Param-*`` HTTP headers (2026-07-28): name -> path.
+        self.header_parameters = _header_parameters(name, input_schema)
         #: Legacy versions need non-object structured content wrapped in ``{"result": ...}``.
         self.wrap_structured = output_schema is not None and output_schema.get("type") != "object"
         self.definition = self._definition()
@@ -253,6 +255,18 @@ class Tool:
 
         call = functools.partial(contextvars.copy_context().run, self.handler, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(None, call)
+
+
+def _header_parameters(name: str, input_schema: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    """The tool's ``x-mcp-header`` annotations; ``ValueError`` naming the tool if invalid."""
+    if "x-mcp-header" not in repr(input_schema):
+        return {}
+    from ..protocol.http_headers import InvalidHeaderAnnotation, header_parameters
+
+    try:
+        return header_parameters(input_schema)
+    except InvalidHeaderAnnotation as exc:
+        raise ValueError(f"tool {name!r}: {exc}") from None
 
 
 def _output_schema(returns: Any) -> dict[str, Any]:

@@ -1,0 +1,535 @@
+"""Streamable HTTP: an ASGI application serving a :class:`~toolwire.Server` at one endpoint,
+to clients of every protocol version at once.
+
+Theory of operation
+-------------------
+Each POST carries one JSON-RPC message (or, in 2025-03-26, a batch). Which era it speaks is
+read from the ``MCP-Protocol-Version`` header and the body's ``_meta``:
+
+* **2026-07-28** (stateless): any process can serve any request. The request's headers are
+  checked against its body (``Mcp-Method``, ``Mcp-Name``, ``Mcp-Param-*``: 400 with
+  ``-32020`` on a mismatch), a fresh connection serves it, and the answer comes back as JSON,
+  or as an SSE stream when progress or log notifications come first. ``subscriptions/listen``
+  answers with a stream that stays open. Closing a response stream cancels its request.
+  ``GET`` and ``DELETE`` are 405.
+* **2025-03-26 … 2025-11-25**: ``initialize`` opens a session (``Mcp-Session-Id``); later
+  requests name it (404 once it is gone: expired, deleted, never existed). The server may
+  ask the client things (elicitation, sampling) on the request's stream; the client answers
+  with POSTs (202). ``GET`` opens the session's stream for messages that belong to no
+  request; ``GET`` with ``Last-Event-ID`` resumes a stream that lost its connection;
+  ``DELETE`` ends the session. A dropped connection does not cancel a call
+  (``notifications/cancelled`` does). With ``stateless=True`` no session is kept: every POST
+  is served on its own, as if initialized (for deployments without sticky routing; the
+  server can then not ask the client anything).
+
+For both: ``Host`` and ``Origin`` are checked against DNS rebinding (403), bodies are
+limited (413), and every refusal carries a JSON-RPC error a person can act on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import orjson
+
+from ...protocol import http_headers
+from ...protocol.connection import Request, RequestId
+from ...protocol.errors import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    ProtocolError,
+)
+from ...protocol.versions import LEGACY_VERSIONS, META_PROTOCOL_VERSION, MODERN_VERSIONS, SUPPORTED_VERSIONS
+from ...server.session import ServerSession
+from . import sse
+from .channel import Channel, error_code, respond
+from .sessions import LegacySession, SessionManager, TooManySessions
+
+if TYPE_CHECKING:
+    from ...server.server import Server
+
+log = logging.getLogger("toolwire.http")
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+SESSION_HEADER = b"mcp-session-id"
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+#: Legacy clients that send no version header speak 2025-03-26 (the transport's first version).
+DEFAULT_LEGACY_VERSION = "2025-03-26"
+#: HTTP status of a 2026-07-28 error answer, by JSON-RPC code (others: 200).
+_MODERN_STATUS = {METHOD_NOT_FOUND: 404, -32020: 400, -32021: 400, UNSUPPORTED_PROTOCOL_VERSION: 400}
+
+
+class HttpError(Exception):
+    """A refusal before any JSON-RPC processing: HTTP ``status`` and a JSON-RPC error."""
+
+    def __init__(self, status: int, code: int, message: str, id: RequestId | None = None, data: Any = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error = ProtocolError(code, message, data)
+        self.id = id
+
+    def body(self) -> bytes:
+        return orjson.dumps({"jsonrpc": "2.0", "id": self.id, "error": self.error.to_dict()})
+
+
+class StreamableHTTP:
+    """The ASGI application; see the module's documentation. Options:
+
+    - ``path``: the MCP endpoint (``/mcp``); other paths are 404.
+    - ``allowed_hosts``: extra ``Host`` values (``host`` or ``host:port``) to accept besides
+      localhost, for deployments behind a proxy or on a public name; ``["*"]`` accepts any.
+    - ``allowed_origins``: extra ``Origin`` values to accept (``"*"``: any); by default only
+      local origins and those of ``allowed_hosts``. Requests without ``Origin`` pass.
+    - ``max_body_bytes``: larger bodies are refused with 413.
+    - ``stateless``: keep no legacy sessions (see above).
+    - ``session_idle_timeout`` (seconds, ``None`` for never) and ``max_sessions``.
+    - ``event_store``: where resumable streams keep their events (default: in memory);
+      ``None`` together with ``resumable=False`` makes streams not resumable.
+    - ``retry_ms``: the reconnection delay announced on resumable streams.
+    - ``keep_alive``: seconds between SSE comments on otherwise quiet streams.
+    """
+
+    def __init__(
+        self,
+        server: Server,
+        *,
+        path: str = "/mcp",
+        allowed_hosts: Iterable[str] = (),
+        allowed_origins: Iterable[str] = (),
+        max_body_bytes: int = 4 * 1024 * 1024,
+        stateless: bool = False,
+        session_idle_timeout: float | None = 30 * 60,
+        max_sessions: int = 10_000,
+        event_store: sse.EventStore | None = None,
+        resumable: bool = True,
+        retry_ms: int = 1000,
+        keep_alive: float = 15.0,
+    ) -> None:
+        self.server = server
+        self.path = path.rstrip("/") or "/"
+        self.allowed_hosts = {host.lower() for host in allowed_hosts}
+        self.allowed_origins = {origin.lower().rstrip("/") for origin in allowed_origins}
+        self.max_body_bytes = max_body_bytes
+        self.stateless = stateless
+        self.sessions = SessionManager(max_sessions, session_idle_timeout)
+        self.store = event_store if event_store is not None else (sse.MemoryEventStore() if resumable else None)
+        self.retry_ms = retry_ms
+        self.keep_alive = keep_alive
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        try:
+            await self._http(scope, receive, send)
+        except HttpError as exc:
+            await respond(send, exc.status, exc.body(), _allow(exc.status))
+
+    async def close(self) -> None:
+        """End every session (calls in flight are cancelled, streams end)."""
+        await self.sessions.close()
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    # -- routing -----------------------------------------------------------------------------
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (scope.get("path", "").rstrip("/") or "/") != self.path:
+            raise HttpError(404, INVALID_REQUEST, f"Not found: the MCP endpoint is {self.path}")
+        headers = _headers(scope)
+        self._check_origin(headers)
+        method = scope.get("method")
+        version = headers.get(http_headers.PROTOCOL_VERSION)
+        if method == "POST":
+            await self._post(headers, receive, send)
+        elif method == "GET":
+            if version in MODERN_VERSIONS or self.stateless:
+                raise HttpError(405, INVALID_REQUEST, "Method not allowed: this endpoint opens no GET stream")
+            await self._get(headers, receive, send)
+        elif method == "DELETE":
+            if version in MODERN_VERSIONS or self.stateless:
+                raise HttpError(405, INVALID_REQUEST, "Method not allowed: there are no sessions to end")
+            await self._delete(headers, send)
+        else:
+            raise HttpError(405, INVALID_REQUEST, f"Method not allowed: {method} (use POST, GET or DELETE)")
+
+    def _check_origin(self, headers: dict[str, str]) -> None:
+        """403 for a ``Host`` or ``Origin`` this server does not answer to (DNS rebinding)."""
+        host = headers.get("host", "").lower()
+        if "*" not in self.allowed_hosts and not _host_allowed(host, self.allowed_hosts):
+            raise HttpError(403, INVALID_REQUEST, f"Forbidden: Host {host!r} is not allowed (see allowed_hosts)")
+        origin = headers.get("origin")
+        if origin is None or "*" in self.allowed_origins:
+            return
+        origin = origin.lower().rstrip("/")
+        if origin in self.allowed_origins:
+            return
+        parts = urlsplit(origin)
+        if parts.scheme in ("http", "https") and _host_allowed(parts.netloc, self.allowed_hosts - {"*"}):
+            return
+        raise HttpError(403, INVALID_REQUEST, f"Forbidden: Origin {origin!r} is not allowed (see allowed_origins)")
+
+    # -- POST --------------------------------------------------------------------------------
+
+    async def _post(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
+        content_type = headers.get("content-type", "")
+        if not content_type.split(";")[0].strip().lower() == "application/json":
+            raise HttpError(415, INVALID_REQUEST, "Unsupported Media Type: the body must be application/json")
+        accept = headers.get("accept", "")
+        if not _accepts(accept, "application/json") or not _accepts(accept, "text/event-stream"):
+            raise HttpError(
+                406,
+                INVALID_REQUEST,
+                "Not Acceptable: the Accept header must list application/json and text/event-stream",
+            )
+        body = await self._body(headers, receive)
+        try:
+            message = orjson.loads(body)
+        except orjson.JSONDecodeError as exc:
+            raise HttpError(400, PARSE_ERROR, f"Parse error: the body is not valid JSON ({exc})") from None
+        version = headers.get(http_headers.PROTOCOL_VERSION)
+        if version is not None and version not in SUPPORTED_VERSIONS:
+            raise HttpError(
+                400,
+                UNSUPPORTED_PROTOCOL_VERSION,
+                f"Unsupported protocol version: {version!r}",
+                _id(message),
+                {"supported": list(SUPPORTED_VERSIONS), "requested": version},
+            )
+        if version in MODERN_VERSIONS or _meta_version(message) is not None:
+            await self._modern(headers, body, message, receive, send)
+        elif self.stateless:
+            await self._stateless_legacy(version or DEFAULT_LEGACY_VERSION, body, message, receive, send)
+        else:
+            await self._legacy(headers, body, message, receive, send)
+
+    async def _body(self, headers: dict[str, str], receive: Receive) -> bytes:
+        limit = self.max_body_bytes
+        declared = headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise HttpError(413, INVALID_REQUEST, f"Payload too large: {declared} bytes exceeds the limit of {limit}")
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise HttpError(400, INVALID_REQUEST, "the client went away while sending the body")
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise HttpError(413, INVALID_REQUEST, f"Payload too large: the body exceeds the limit of {limit} bytes")
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                return b"".join(chunks)
+
+    # -- 2026-07-28 ----------------------------------------------------------------------------
+
+    async def _modern(self, headers: dict[str, str], body: bytes, message: Any, receive: Receive, send: Send) -> None:
+        if not isinstance(message, dict):
+            raise HttpError(400, INVALID_REQUEST, "Invalid Request: a POST carries one JSON-RPC object")
+        id = _id(message)
+        if "method" not in message:
+            raise HttpError(400, INVALID_REQUEST, "Invalid Request: a 2026-07-28 client sends no responses", id)
+        if "id" not in message:
+            await respond(send, 202)  # notifications carry nothing to act on over HTTP
+            return
+        version = headers.get(http_headers.PROTOCOL_VERSION)
+        if version is None:
+            raise HttpError(400, -32020, "Header mismatch: the MCP-Protocol-Version header is missing", id)
+        meta_version = _meta_version(message)
+        if meta_version is not None and meta_version != version:
+            problem = f"MCP-Protocol-Version header value {version!r} does not match body value {meta_version!r}"
+            raise HttpError(400, -32020, f"Header mismatch: {problem}", id)
+        try:
+            http_headers.check_request(headers, message, self._header_parameters(message))
+        except ProtocolError as exc:
+            raise HttpError(400, exc.code, exc.message, id, exc.data) from None
+        connection = self.server.connection(terminator=b"")
+        channel = Channel(1, status=_modern_status, keep_alive=self.keep_alive)
+        session = ServerSession(self.server, connection, route=lambda data, related: channel.put(data))
+        try:
+            events = connection.receive_message(body)
+            for event in events:
+                if type(event) is bytes:
+                    await respond(send, _immediate_status(event), event)
+                    return
+            request = events[0] if events else None
+            listening = type(request) is Request and request.method == "subscriptions/listen"
+            session.handle(events)
+            answer = channel.immediate_answer()
+            if answer is not None:
+                await respond(send, _modern_status(answer), answer)
+                return
+            async with _watch_disconnect(receive) as disconnected:
+                serve = channel.stream if listening else channel.serve  # a subscription streams at once
+                completed = await serve(send, disconnected)
+            if not completed and isinstance(request, Request):
+                _cancel(session, request.id, "the client closed the response stream")
+        finally:
+            await session.close(grace=0)
+
+    def _header_parameters(self, message: dict[str, Any]) -> dict[str, tuple[str, ...]] | None:
+        if message.get("method") != "tools/call":
+            return None
+        params = message.get("params")
+        name = params.get("name") if isinstance(params, dict) else None
+        tool = self.server.registry.get(name) if isinstance(name, str) else None
+        return tool.header_parameters if tool is not None else None
+
+    # -- 2025-03-26 … 2025-11-25 ---------------------------------------------------------------
+
+    async def _legacy(self, headers: dict[str, str], body: bytes, message: Any, receive: Receive, send: Send) -> None:
+        session_id = headers.get(SESSION_HEADER.decode())
+        if session_id is None:
+            if not _is_initialize(message):
+                raise HttpError(
+                    400,
+                    INVALID_REQUEST,
+                    "Bad Request: no Mcp-Session-Id header; open a session with initialize first",
+                    _id(message),
+                )
+            try:
+                legacy = self.sessions.create(self.server, self.server.connection(terminator=b""), self.store)
+            except TooManySessions as exc:
+                raise HttpError(503, INTERNAL_ERROR, f"Service unavailable: {exc}", _id(message)) from None
+            ok = False
+            try:
+                await self._exchange(legacy, body, receive, send, [(SESSION_HEADER, legacy.id.encode())])
+                ok = legacy.session.connection.legacy is not None
+            finally:
+                if not ok:
+                    await self.sessions.end(legacy.id)
+            return
+        found = self.sessions.get(session_id)
+        if found is None:
+            raise HttpError(
+                404,
+                INVALID_REQUEST,
+                "Session not found: it expired or was ended; open a new one with initialize",
+                _id(message),
+            )
+        await self._exchange(found, body, receive, send, [])
+
+    async def _exchange(
+        self, legacy: LegacySession, body: bytes, receive: Receive, send: Send, headers: list[tuple[bytes, bytes]]
+    ) -> None:
+        """Feed one POST to a session and answer it: 202 when it carried no request, else
+        the answers (JSON, or a stream when more than the answer is to be sent)."""
+        events = legacy.session.connection.receive_message(body)
+        requests = [event for event in events if type(event) is Request]
+        immediate = [event for event in events if type(event) is bytes]
+        if not requests:
+            legacy.session.handle([event for event in events if type(event) is not bytes])
+            if immediate:
+                await respond(send, _legacy_status(immediate[0]), immediate[0], headers)
+            else:
+                await respond(send, 202, b"", headers)
+            return
+        ids = [request.id for request in requests]
+        stream_id = legacy.new_stream_id() if self.store is not None and _resumable(legacy) else None
+        channel = Channel(
+            1 if requests[0].batch is not None else len(ids),
+            headers=headers,
+            status=_legacy_status,
+            stream_id=stream_id,
+            store=self.store,
+            retry_ms=self.retry_ms if stream_id is not None else None,
+            keep_alive=self.keep_alive,
+        )
+        legacy.open(channel, ids)
+        try:
+            for data in immediate:
+                channel.put(data)
+            legacy.session.handle([event for event in events if type(event) is not bytes])
+            answer = channel.immediate_answer()
+            if answer is not None:
+                await respond(send, _legacy_status(answer), answer, headers)
+                return
+            async with _watch_disconnect(receive) as disconnected:
+                await channel.serve(send, disconnected)  # resumable: goes on keeping events until done
+        finally:
+            legacy.release(channel, ids)
+
+    async def _stateless_legacy(self, version: str, body: bytes, message: Any, receive: Receive, send: Send) -> None:
+        """A legacy POST without a session: served alone, on a connection initialized for it."""
+        if version not in LEGACY_VERSIONS:
+            version = DEFAULT_LEGACY_VERSION
+        connection = self.server.connection(terminator=b"")
+        if not _is_initialize(message):
+            connection.receive_message(
+                orjson.dumps(
+                    {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": version}}
+                )
+            )
+        legacy = LegacySession("stateless", self.server, connection, None)
+        try:
+            await self._exchange(legacy, body, receive, send, [])
+        finally:
+            await legacy.session.close(grace=0)
+
+    # -- GET and DELETE ------------------------------------------------------------------------
+
+    async def _get(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
+        if not _accepts(headers.get("accept", ""), "text/event-stream"):
+            raise HttpError(406, INVALID_REQUEST, "Not Acceptable: a GET stream is text/event-stream")
+        legacy = self._session(headers)
+        last = headers.get("last-event-id")
+        async with _watch_disconnect(receive) as disconnected:
+            if last is not None:
+                await self._resume(legacy, last, send, disconnected)
+                return
+            if legacy.standalone is not None:
+                raise HttpError(409, INVALID_REQUEST, "Conflict: this session already has a GET stream open")
+            stream_id = legacy.new_stream_id() if self.store is not None and _resumable(legacy) else None
+            channel = Channel(0, stream_id=stream_id, store=self.store, keep_alive=self.keep_alive)
+            legacy.standalone = channel
+            if stream_id is not None:
+                legacy.streams[stream_id] = channel
+            try:
+                await channel.stream(send, disconnected)
+            finally:
+                if legacy.standalone is channel:
+                    legacy.standalone = None
+                legacy.release(channel, [])
+
+    async def _resume(self, legacy: LegacySession, last: str, send: Send, disconnected: asyncio.Event) -> None:
+        place = sse.split_event_id(last)
+        channel = legacy.streams.get(place[0]) if place is not None else None
+        if place is None or channel is None or self.store is None:
+            raise HttpError(404, INVALID_REQUEST, f"Not found: no stream to resume after event {last!r}")
+        await channel.resume(send, place[1], disconnected)
+
+    async def _delete(self, headers: dict[str, str], send: Send) -> None:
+        session_id = headers.get(SESSION_HEADER.decode())
+        if session_id is None:
+            raise HttpError(
+                400, INVALID_REQUEST, "Bad Request: DELETE needs the Mcp-Session-Id header of the session to end"
+            )
+        if not await self.sessions.end(session_id):
+            raise HttpError(404, INVALID_REQUEST, "Session not found: it expired or was already ended")
+        await respond(send, 200)
+
+    def _session(self, headers: dict[str, str]) -> LegacySession:
+        session_id = headers.get(SESSION_HEADER.decode())
+        if session_id is None:
+            raise HttpError(400, INVALID_REQUEST, "Bad Request: no Mcp-Session-Id header")
+        found = self.sessions.get(session_id)
+        if found is None:
+            raise HttpError(
+                404, INVALID_REQUEST, "Session not found: it expired or was ended; open a new one with initialize"
+            )
+        return found
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    """Request headers by lower-case name (the last one wins for repeated names)."""
+    return {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope.get("headers", ())}
+
+
+def _host_allowed(host: str, extra: set[str]) -> bool:
+    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+    return name in LOCAL_HOSTS or host in extra or name in extra
+
+
+def _accepts(accept: str, kind: str) -> bool:
+    major = kind.split("/")[0]
+    for item in accept.split(","):
+        media = item.split(";")[0].strip().lower()
+        if media in (kind, "*/*", f"{major}/*"):
+            return True
+    return False
+
+
+def _allow(status: int) -> list[tuple[bytes, bytes]]:
+    return [(b"allow", b"GET, POST, DELETE")] if status == 405 else []
+
+
+def _id(message: Any) -> RequestId | None:
+    id = message.get("id") if isinstance(message, dict) else None
+    return id if isinstance(id, (str, int)) and not isinstance(id, bool) else None
+
+
+def _meta_version(message: Any) -> Any:
+    if not isinstance(message, dict):
+        return None
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+
+
+def _is_initialize(message: Any) -> bool:
+    return isinstance(message, dict) and message.get("method") == "initialize"
+
+
+def _resumable(legacy: LegacySession) -> bool:
+    """Streams are resumable from 2025-11-25, whose clients expect priming events."""
+    codec = legacy.session.connection.legacy
+    return codec is None or codec.version >= "2025-11-25"
+
+
+def _modern_status(answer: bytes) -> int:
+    code = error_code(answer)
+    return _MODERN_STATUS.get(code, 200) if code is not None else 200
+
+
+def _immediate_status(answer: bytes) -> int:
+    """Errors the protocol core answers before any handler runs: method not found is 404,
+    everything else (bad ``_meta``, versions, malformed requests) 400."""
+    code = error_code(answer)
+    if code is None:
+        return 200
+    return 404 if code == METHOD_NOT_FOUND else 400
+
+
+def _legacy_status(answer: bytes) -> int:
+    code = error_code(answer)
+    return 400 if code in (PARSE_ERROR, INVALID_REQUEST) and b'"id":null' in answer[:40] else 200
+
+
+def _cancel(session: ServerSession, id: RequestId, reason: str) -> None:
+    """Cancel request ``id`` as a ``notifications/cancelled`` from the client would."""
+    notice = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": reason}}
+    session.handle(session.connection.receive_message(orjson.dumps(notice)))
+
+
+@contextlib.asynccontextmanager
+async def _watch_disconnect(receive: Receive) -> Any:
+    """An event set when the client goes away, watched for as long as the block runs."""
+    disconnected = asyncio.Event()
+
+    async def watch() -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        disconnected.set()
+
+    watcher = asyncio.ensure_future(watch())
+    try:
+        yield disconnected
+    finally:
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await watcher

@@ -1,0 +1,40 @@
+"""Running the Streamable HTTP application: uvicorn by default, granian when asked for."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .app import StreamableHTTP
+
+if TYPE_CHECKING:
+    from ...server.server import Server
+
+
+def run_http(
+    server: Server,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    runner: str = "uvicorn",
+    log_level: str = "warning",
+    **options: Any,
+) -> None:
+    """Serve ``server`` over Streamable HTTP at ``http://host:port/mcp`` until interrupted.
+
+    Binds to 127.0.0.1 unless told otherwise; a public ``host`` also needs ``allowed_hosts``
+    for the names clients will use (DNS rebinding protection refuses others). ``options``
+    go to :class:`StreamableHTTP`. ``runner`` is ``"uvicorn"`` or ``"granian"`` (which must be
+    installed); ``ValueError`` for another.
+    """
+    app = StreamableHTTP(server, **options)
+    if runner == "uvicorn":
+        import uvicorn
+
+        uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on")
+    elif runner == "granian":
+        from granian.constants import Interfaces
+        from granian.server import Server as Granian
+
+        Granian(app, address=host, port=port, interface=Interfaces.ASGI, log_level=log_level).serve()  # type: ignore[arg-type]
+    else:
+        raise ValueError(f"unknown runner {runner!r}: use 'uvicorn' or 'granian'")

@@ -1,0 +1,150 @@
+"""Legacy Streamable HTTP sessions (2025-03-26 … 2025-11-25): ``Mcp-Session-Id`` state.
+
+A :class:`LegacySession` is one ``initialize``d connection: a
+:class:`~toolwire.server.session.ServerSession` whose messages are routed to the channel of
+the request they belong to, or to the standalone ``GET`` stream when they belong to none.
+:class:`SessionManager` mints ids (cryptographically random, visible ASCII), finds sessions,
+ends them on ``DELETE``, expires idle ones, and refuses more than ``max_sessions``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from typing import TYPE_CHECKING
+
+from ...protocol.connection import RequestId, ServerConnection
+from ...server.session import ServerSession
+from .channel import Channel
+from .sse import EventStore
+
+if TYPE_CHECKING:
+    from ...server.server import Server
+
+log = logging.getLogger("toolwire.http")
+
+
+class LegacySession:
+    """One session: its protocol state, its channels by request id, its streams by id."""
+
+    def __init__(self, id: str, server: Server, connection: ServerConnection, store: EventStore | None) -> None:
+        self.id = id
+        self.store = store
+        self.last_seen = time.monotonic()
+        self.channels: dict[RequestId, Channel] = {}
+        self.streams: dict[str, Channel] = {}
+        self.standalone: Channel | None = None
+        self._streams = 0
+        self.session = ServerSession(server, connection, route=self.route)
+
+    def new_stream_id(self) -> str:
+        self._streams += 1
+        return f"{self.id[:8]}{self._streams}"
+
+    def route(self, data: bytes, related: RequestId | None) -> None:
+        """Where a message goes: its request's channel; a message that belongs to no request,
+        to the ``GET`` stream. Without a stream to carry it, a message is dropped (a request
+        whose exchange is over, unrelated notifications while no ``GET`` stream is open)."""
+        channel = self.channels.get(related) if related is not None else self.standalone
+        if channel is not None:
+            channel.put(data)
+
+    def open(self, channel: Channel, ids: list[RequestId]) -> None:
+        for id in ids:
+            self.channels[id] = channel
+        if channel.stream_id is not None:
+            self.streams[channel.stream_id] = channel
+
+    def release(self, channel: Channel, ids: list[RequestId]) -> None:
+        """Forget a channel once it is done (its stream's kept events go too)."""
+        for id in ids:
+            if self.channels.get(id) is channel:
+                del self.channels[id]
+        if channel.stream_id is not None:
+            self.streams.pop(channel.stream_id, None)
+            if self.store is not None:
+                task = asyncio.ensure_future(self.store.forget(channel.stream_id))
+                task.add_done_callback(_quiet)
+
+    async def close(self) -> None:
+        """End the session: calls are cancelled, every open stream ends."""
+        await self.session.close(grace=0)
+        for channel in {*self.channels.values(), *self.streams.values()}:
+            channel.close()
+        if self.standalone is not None:
+            self.standalone.close()
+        self.channels.clear()
+        if self.store is not None:
+            for stream in list(self.streams):
+                await self.store.forget(stream)
+        self.streams.clear()
+
+
+def _quiet(task: asyncio.Future[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("forgetting a stream's events failed", exc_info=task.exception())
+
+
+class TooManySessions(Exception):
+    """The session cap is reached."""
+
+
+class SessionManager:
+    """Sessions by id: at most ``max_sessions``, each ended after ``idle_timeout`` seconds
+    without a request (``None``: never)."""
+
+    def __init__(self, max_sessions: int, idle_timeout: float | None) -> None:
+        self.max_sessions = max_sessions
+        self.idle_timeout = idle_timeout
+        self.sessions: dict[str, LegacySession] = {}
+        self._reaper: asyncio.Task[None] | None = None
+
+    def __len__(self) -> int:
+        return len(self.sessions)
+
+    def create(self, server: Server, connection: ServerConnection, store: EventStore | None) -> LegacySession:
+        """A new session; :class:`TooManySessions` at the cap."""
+        if len(self.sessions) >= self.max_sessions:
+            raise TooManySessions(f"the server holds its maximum of {self.max_sessions} sessions: try again later")
+        id = secrets.token_urlsafe(24)
+        session = self.sessions[id] = LegacySession(id, server, connection, store)
+        if self.idle_timeout is not None and self._reaper is None:
+            self._reaper = asyncio.get_running_loop().create_task(self._reap(self.idle_timeout))
+        return session
+
+    def get(self, id: str) -> LegacySession | None:
+        session = self.sessions.get(id)
+        if session is not None:
+            session.last_seen = time.monotonic()
+        return session
+
+    async def end(self, id: str) -> bool:
+        """End session ``id``; ``False`` if there is none."""
+        session = self.sessions.pop(id, None)
+        if session is None:
+            return False
+        await session.close()
+        return True
+
+    async def close(self) -> None:
+        """End every session (the server is shutting down)."""
+        if self._reaper is not None:
+            self._reaper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reaper
+            self._reaper = None
+        for id in list(self.sessions):
+            await self.end(id)
+
+    async def _reap(self, timeout: float) -> None:
+        while True:
+            await asyncio.sleep(max(timeout / 4, 0.05))
+            limit = time.monotonic() - timeout
+            for id, session in list(self.sessions.items()):
+                busy = session.channels or session.standalone is not None or session.session.connection.in_flight
+                if session.last_seen < limit and not busy:
+                    log.info("session %s expired after %.0f s idle", id[:8], timeout)
+                    await self.end(id)
