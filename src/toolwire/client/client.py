@@ -84,12 +84,13 @@ class Client:
     """A connection to one MCP server. Use it as an async context manager.
 
     ``target`` is a command to run over stdio (a list of arguments, or one string split like
-    a shell would), a path to a ``.py`` file (served with ``toolwire run``), a toolwire
+    a shell would), a path to a ``.py`` file (served with ``toolwire run``), an
+    ``http(s)://`` URL (Streamable HTTP, or the 2024-11-05 HTTP+SSE transport), a toolwire
     :class:`~toolwire.Server` (in memory), or a :class:`Transport`.
 
-    Options: ``env``/``cwd`` for the process; ``protocol`` to speak one version only (a
-    legacy version skips the probe and asks for it in the handshake; the server may still
-    answer an older one); ``timeout`` (seconds) for each request;
+    Options: ``env``/``cwd`` for the process; ``headers`` for every HTTP request;
+    ``protocol`` to speak one version only (a legacy version skips the probe and asks for it
+    in the handshake; the server may still answer an older one); ``timeout`` (seconds) for each request;
     ``probe_timeout`` for the era probe; ``elicitation``/``sampling`` handlers, each
     ``async (params) -> result`` (declared as capabilities only when given); ``on_log`` for
     the server's log messages (``log_level`` asks for them); ``on_tools_changed``,
@@ -104,6 +105,7 @@ class Client:
         *,
         env: dict[str, str] | None = None,
         cwd: str | None = None,
+        headers: dict[str, str] | None = None,
         name: str = "toolwire-client",
         version: str = "0.1.0",
         protocol: str | None = None,
@@ -121,7 +123,7 @@ class Client:
     ) -> None:
         if protocol is not None and protocol not in (*LEGACY_VERSIONS, *MODERN_VERSIONS):
             raise ClientError(f"unknown protocol version {protocol!r}")
-        self.transport = _transport(target, env, cwd)
+        self.transport = _transport(target, env, cwd, headers)
         self.client_info = {"name": name, "version": version}
         self.protocol = protocol
         self.timeout = timeout
@@ -684,13 +686,17 @@ def _latest(versions: list[str]) -> str:
     return max(v for v in versions if v in MODERN_VERSIONS)
 
 
-def _transport(target: Any, env: dict[str, str] | None, cwd: str | None) -> Transport:
+def _transport(
+    target: Any, env: dict[str, str] | None, cwd: str | None, headers: dict[str, str] | None
+) -> Transport:
     server_module = sys.modules.get("toolwire.server.server")  # not imported: target is no Server
     if server_module is not None and isinstance(target, server_module.Server):
         return InMemory(target)
     if isinstance(target, str):
         if target.startswith(("http://", "https://")):
-            raise ClientError("Streamable HTTP is not supported yet: serve the server over stdio")
+            from .http import StreamableHttpTransport
+
+            return StreamableHttpTransport(target, headers)
         if _PYTHON_FILE.fullmatch(target):
             target = [sys.executable, "-m", "toolwire", "run", target]
         else:

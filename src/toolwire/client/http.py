@@ -1,0 +1,438 @@
+"""The client side of Streamable HTTP (and of the 2024-11-05 HTTP+SSE transport it replaced).
+
+:class:`StreamableHttpTransport` is a client :class:`~toolwire.client.transports.Transport`:
+the :class:`~toolwire.client.Client` hands it encoded messages and it POSTs each one,
+delivering what comes back (one JSON answer, or the events of an SSE stream) as messages.
+It reads what it needs from the messages themselves:
+
+* **2026-07-28** requests carry their version in ``_meta``: each POST gets
+  ``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name`` and the ``Mcp-Param-*`` headers the
+  called tool's ``x-mcp-header`` annotations ask for. Tools whose annotations are invalid are
+  left out of ``tools/list`` answers (with a warning). Cancelling a request closes its
+  response stream, which is how 2026-07-28 cancels over HTTP.
+* **Legacy** sessions: the ``Mcp-Session-Id`` of the ``initialize`` answer and the
+  negotiated version go on every later request; after ``notifications/initialized`` a
+  ``GET`` stream carries what the server sends outside any request. A 404 on the session
+  (it expired) re-runs the handshake and sends the request again. A stream that ends before
+  its answer is resumed with ``GET`` and ``Last-Event-ID`` after the ``retry`` delay the
+  server announced. ``DELETE`` ends the session when the transport closes.
+* An ``initialize`` refused with 400/404/405 (and no modern error) tries the old HTTP+SSE
+  transport: a ``GET`` whose first event names the endpoint to POST to.
+
+A server that cannot be reached closes the transport (the client raises
+``ConnectionClosed``); an HTTP error without a JSON-RPC body becomes an error answer to the
+request that caused it, naming the status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urljoin
+
+import httpx
+import orjson
+
+from ..protocol import http_headers
+from ..protocol.versions import META_PROTOCOL_VERSION
+
+log = logging.getLogger("toolwire.client")
+
+ACCEPT = "application/json, text/event-stream"
+MODERN_ERRORS = frozenset({-32020, -32021, -32022, -32601})
+MAX_RESUMES = 5
+
+
+class SseEvent:
+    __slots__ = ("data", "event", "id", "retry")
+
+    def __init__(self) -> None:
+        self.data: list[str] = []
+        self.event = "message"
+        self.id: str | None = None
+        self.retry: int | None = None
+
+
+async def read_events(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
+    """The events of an SSE stream (comments skipped, multi-line data joined)."""
+    current = SseEvent()
+    async for line in lines:
+        if not line:
+            if current.data or current.id is not None or current.retry is not None:
+                yield current
+            current = SseEvent()
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "data":
+            current.data.append(value)
+        elif name == "event":
+            current.event = value
+        elif name == "id" and "\0" not in value:
+            current.id = value
+        elif name == "retry" and value.isdigit():
+            current.retry = int(value)
+    if current.data:
+        yield current
+
+
+class _Stream:
+    """Where a response stream is in its resumption: its last event id and retry delay."""
+
+    __slots__ = ("last_id", "retry_ms")
+
+    def __init__(self) -> None:
+        self.last_id: str | None = None
+        self.retry_ms = 1000
+
+
+class StreamableHttpTransport:
+    """Streamable HTTP to ``url``; ``headers`` go on every request (authorization, say)."""
+
+    newline = False
+
+    def __init__(self, url: str, headers: dict[str, str] | None = None, timeout: float = 30.0) -> None:
+        self.url = url
+        self.headers = dict(headers or {})
+        self.timeout = timeout
+        self.on_message: Any = lambda data: None
+        self.on_close: Any = lambda reason: None
+        self.session_id: str | None = None
+        self.protocol_version: str | None = None
+        self._http: httpx.AsyncClient | None = None
+        self._tasks: dict[Any, asyncio.Task[None]] = {}
+        self._background: set[asyncio.Task[None]] = set()
+        self._initialize: bytes | None = None
+        self._tool_headers: dict[str, dict[str, tuple[str, ...]]] = {}
+        self._listing: set[Any] = set()
+        self._endpoint: str | None = None  # HTTP+SSE (2024-11-05): where to POST
+        self._closed = False
+
+    async def start(self) -> None:
+        self._http = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, read=None), follow_redirects=True)
+
+    # -- sending -----------------------------------------------------------------------------
+
+    def send(self, data: bytes) -> None:
+        """POST one message, in the background (its answers arrive through ``on_message``)."""
+        if self._closed:
+            return
+        message = orjson.loads(data)
+        if message.get("method") == "notifications/cancelled" and self._modern(message):
+            self._cancel(message)  # 2026-07-28: closing the stream is the cancellation
+            return
+        if "method" not in message or "id" not in message:
+            self._spawn(self._post(data, message))  # notifications, and answers to the server
+            return
+        id = message["id"]
+        task = self._tasks[id] = asyncio.get_running_loop().create_task(self._post(data, message))
+        task.add_done_callback(lambda _: self._tasks.pop(id, None) if self._tasks.get(id) is task else None)
+
+    send_soon = send
+
+    async def close(self) -> None:
+        """Stop every exchange; a legacy session is ended with ``DELETE``."""
+        if self._closed:
+            return
+        self._closed = True
+        for task in [*self._tasks.values(), *self._background]:
+            task.cancel()
+        await asyncio.gather(*self._tasks.values(), *self._background, return_exceptions=True)
+        if self._http is not None:
+            if self.session_id is not None:
+                with contextlib.suppress(httpx.HTTPError):
+                    await self._http.delete(self.url, headers=self._session_headers(), timeout=2.0)
+            await self._http.aclose()
+
+    def _modern(self, message: dict[str, Any]) -> bool:
+        """Whether the connection speaks 2026-07-28 (no handshake was made)."""
+        return self._initialize is None
+
+    def _cancel(self, message: dict[str, Any]) -> None:
+        params = message.get("params") or {}
+        task = self._tasks.pop(params.get("requestId"), None)
+        if task is not None:
+            task.cancel()
+
+    def _session_headers(self) -> dict[str, str]:
+        headers = dict(self.headers)
+        if self.session_id is not None:
+            headers["Mcp-Session-Id"] = self.session_id
+        if self.protocol_version is not None:
+            headers["MCP-Protocol-Version"] = self.protocol_version
+        return headers
+
+    def _request_headers(self, message: dict[str, Any]) -> dict[str, str]:
+        headers = {**self._session_headers(), "Accept": ACCEPT, "Content-Type": "application/json"}
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
+        meta = params.get("_meta")
+        version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+        method = message.get("method")
+        if isinstance(version, str) and isinstance(method, str):
+            parameters = self._tool_headers.get(params.get("name", "")) if method == "tools/call" else None
+            headers.update(http_headers.request_headers(version, method, params, parameters))
+        return headers
+
+    async def _post(self, data: bytes, message: dict[str, Any], retried: bool = False) -> None:
+        assert self._http is not None
+        method = message.get("method")
+        if method == "initialize":
+            self._initialize = data
+        if method == "tools/list":
+            self._listing.add(message.get("id"))
+        if self._endpoint is not None:
+            await self._post_to_endpoint(data, message)
+            return
+        try:
+            async with self._http.stream(
+                "POST", self.url, content=data, headers=self._request_headers(message)
+            ) as reply:
+                if method == "initialize" and reply.status_code < 300:
+                    self.session_id = reply.headers.get("mcp-session-id")
+                if reply.status_code == 404 and self.session_id is not None and not retried and method != "initialize":
+                    await reply.aread()
+                    await self._reinitialize()
+                    await self._post(data, message, retried=True)
+                    return
+                if method == "initialize" and reply.status_code in (400, 404, 405):
+                    body = await reply.aread()
+                    if not _modern_error(body) and await self._open_sse_transport():
+                        await self._post_to_endpoint(data, message)
+                        return
+                    self._answer_error(message, reply.status_code, body)
+                    return
+                await self._receive(reply, message)
+        except httpx.HTTPError as exc:
+            self._unreachable(exc)
+        if method == "notifications/initialized" and self.session_id is not None:
+            self._spawn(self._listen())
+
+    async def _receive(self, reply: httpx.Response, message: dict[str, Any]) -> None:
+        """Deliver what a POST's answer holds: nothing (202), JSON, or a stream's events."""
+        kind = reply.headers.get("content-type", "").split(";")[0].strip().lower()
+        if reply.status_code == 202:
+            return
+        if kind == "text/event-stream":
+            stream = _Stream()
+            answered = await self._read_stream(reply, stream, message.get("id"))
+            if not answered and "id" in message and "method" in message:
+                await self._resume(stream, message)
+            return
+        body = await reply.aread()
+        if reply.status_code >= 400 or kind != "application/json":
+            self._answer_error(message, reply.status_code, body)
+            return
+        self._deliver(body)
+
+    async def _read_stream(self, reply: httpx.Response, stream: _Stream, id: Any) -> bool:
+        """Deliver a stream's messages; whether the answer to ``id`` was among them."""
+        answered = False
+        try:
+            async for event in read_events(reply.aiter_lines()):
+                if event.id is not None:
+                    stream.last_id = event.id
+                if event.retry is not None:
+                    stream.retry_ms = event.retry
+                data = "\n".join(event.data).encode()
+                if not data:
+                    continue  # a priming event: only its id and retry matter
+                if id is not None and _answers(data, id):
+                    answered = True
+                self._deliver(data)
+        except httpx.HTTPError:
+            pass  # the connection dropped: resumed below when the server made it resumable
+        return answered
+
+    async def _resume(self, stream: _Stream, message: dict[str, Any]) -> None:
+        """Get the rest of a stream that ended before its answer: ``GET`` with
+        ``Last-Event-ID`` after the announced delay, a few times at most."""
+        assert self._http is not None
+        for _ in range(MAX_RESUMES):
+            if stream.last_id is None:
+                break
+            await asyncio.sleep(stream.retry_ms / 1000)
+            headers = {**self._session_headers(), "Accept": "text/event-stream", "Last-Event-ID": stream.last_id}
+            try:
+                async with self._http.stream("GET", self.url, headers=headers) as reply:
+                    if reply.status_code != 200:
+                        break
+                    if await self._read_stream(reply, stream, message.get("id")):
+                        return
+            except httpx.HTTPError:
+                continue
+        self._answer_error(message, None, b"", "the server's stream ended before the answer and could not be resumed")
+
+    async def _listen(self) -> None:
+        """The legacy ``GET`` stream: what the server sends outside any request."""
+        assert self._http is not None
+        stream = _Stream()
+        for _ in range(MAX_RESUMES):
+            headers = {**self._session_headers(), "Accept": "text/event-stream"}
+            if stream.last_id is not None:
+                headers["Last-Event-ID"] = stream.last_id
+            try:
+                async with self._http.stream("GET", self.url, headers=headers) as reply:
+                    if reply.status_code != 200:
+                        return  # 405: the server offers no such stream
+                    await self._read_stream(reply, stream, None)
+            except httpx.HTTPError:
+                pass
+            if self._closed:
+                return
+            await asyncio.sleep(stream.retry_ms / 1000)
+
+    async def _reinitialize(self) -> None:
+        """The session expired: open a new one with the same ``initialize``."""
+        assert self._http is not None and self._initialize is not None
+        self.session_id = None
+        message = orjson.loads(self._initialize)
+        headers = {**self.headers, "Accept": ACCEPT, "Content-Type": "application/json"}
+        if self.protocol_version is not None:
+            headers["MCP-Protocol-Version"] = self.protocol_version
+        reply = await self._http.post(self.url, content=self._initialize, headers=headers)
+        self.session_id = reply.headers.get("mcp-session-id")
+        if reply.status_code >= 300:
+            self.on_close(f"the session expired and a new one could not be opened (HTTP {reply.status_code})")
+            return
+        log.info("the session expired: a new one was opened")
+        notice = orjson.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        await self._http.post(self.url, content=notice, headers=self._request_headers(message))
+
+    # -- HTTP+SSE (2024-11-05) ---------------------------------------------------------------
+
+    async def _open_sse_transport(self) -> bool:
+        """Try the old transport: a ``GET`` stream whose first event names the POST endpoint."""
+        ready: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self._spawn(self._sse_transport(ready))
+        endpoint = await ready
+        if endpoint is None:
+            return False
+        self._endpoint = endpoint
+        return True
+
+    async def _sse_transport(self, ready: asyncio.Future[str | None]) -> None:
+        assert self._http is not None
+        try:
+            async with self._http.stream(
+                "GET", self.url, headers={**self.headers, "Accept": "text/event-stream"}
+            ) as reply:
+                if reply.status_code != 200:
+                    ready.set_result(None)
+                    return
+                async for event in read_events(reply.aiter_lines()):
+                    data = "\n".join(event.data)
+                    if event.event == "endpoint" and not ready.done():
+                        ready.set_result(urljoin(self.url, data))
+                    elif data and ready.done():
+                        self._deliver(data.encode())
+        except httpx.HTTPError as exc:
+            if not ready.done():
+                ready.set_result(None)
+            else:
+                self._unreachable(exc)
+            return
+        if not ready.done():
+            ready.set_result(None)
+        elif not self._closed:
+            self.on_close("the server closed its event stream")
+
+    async def _post_to_endpoint(self, data: bytes, message: dict[str, Any]) -> None:
+        assert self._http is not None and self._endpoint is not None
+        try:
+            reply = await self._http.post(
+                self._endpoint, content=data, headers={**self.headers, "Content-Type": "application/json"}
+            )
+        except httpx.HTTPError as exc:
+            self._unreachable(exc)
+            return
+        if reply.status_code >= 400:
+            self._answer_error(message, reply.status_code, reply.content)
+
+    # -- delivering ----------------------------------------------------------------------------
+
+    def _deliver(self, data: bytes) -> None:
+        """Hand one message to the client, after noting what the transport needs of it: the
+        version an ``initialize`` answer names, the tools a ``tools/list`` answer lists."""
+        if self._listing and (b"tools" in data):
+            data = self._screen_tools(data)
+        if self._initialize is not None and self.protocol_version is None:
+            with contextlib.suppress(orjson.JSONDecodeError, AttributeError):
+                result = orjson.loads(data).get("result") or {}
+                if isinstance(result.get("protocolVersion"), str):
+                    self.protocol_version = result["protocolVersion"]
+        self.on_message(data)
+
+    def _screen_tools(self, data: bytes) -> bytes:
+        """A ``tools/list`` answer without the tools whose ``x-mcp-header`` annotations are
+        invalid; records the valid ones' for the headers of later calls."""
+        try:
+            message = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return data
+        if not isinstance(message, dict) or message.get("id") not in self._listing:
+            return data
+        self._listing.discard(message.get("id"))
+        result = message.get("result")
+        if not isinstance(result, dict) or not isinstance(result.get("tools"), list) or b"x-mcp-header" not in data:
+            return data
+        tools = result["tools"]
+        kept = []
+        for tool in tools:
+            name = tool.get("name") if isinstance(tool, dict) else None
+            try:
+                self._tool_headers[str(name)] = http_headers.header_parameters(tool.get("inputSchema"))
+            except http_headers.InvalidHeaderAnnotation as exc:
+                log.warning("left out tool %r: %s", name, exc)
+                continue
+            kept.append(tool)
+        result["tools"] = kept
+        return orjson.dumps(message)
+
+    def _answer_error(self, message: dict[str, Any], status: int | None, body: bytes, reason: str = "") -> None:
+        """The error answer for a request the server refused: its own JSON-RPC error when the
+        body holds one, else one that names the HTTP status."""
+        id = message.get("id")
+        if id is None or "method" not in message:
+            if status is not None and status >= 400:
+                log.warning("the server refused a %s with HTTP %s", message.get("method", "response"), status)
+            return
+        with contextlib.suppress(orjson.JSONDecodeError, AttributeError, TypeError):
+            answer = orjson.loads(body)
+            if isinstance(answer, dict) and isinstance(answer.get("error"), dict):
+                answer["id"] = id
+                self.on_message(orjson.dumps(answer))
+                return
+        text = reason or f"HTTP {status} from {self.url}" + (f": {body[:200].decode(errors='replace')}" if body else "")
+        self.on_message(orjson.dumps({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": text}}))
+
+    def _unreachable(self, exc: Exception) -> None:
+        if not self._closed:
+            self.on_close(f"cannot reach {self.url}: {type(exc).__name__}: {exc}")
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+
+def _answers(data: bytes, id: Any) -> bool:
+    try:
+        message = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(message, dict) and message.get("id") == id and "method" not in message
+
+
+def _modern_error(body: bytes) -> bool:
+    try:
+        answer = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return False
+    error = answer.get("error") if isinstance(answer, dict) else None
+    return isinstance(error, dict) and error.get("code") in MODERN_ERRORS
