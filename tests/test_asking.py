@@ -213,3 +213,30 @@ async def test_legacy_server_requests_fail_cleanly_when_the_connection_closes() 
     assert (await peer.connection.receive())["method"] == "elicitation/create"
     await asyncio.wait_for(peer.connection.close(grace=1), 3)
     assert not peer.connection.session._tasks
+
+
+async def test_roots_are_asked_for_in_either_era() -> None:
+    from toolwire.client import Client, ServerError
+
+    server = Server("roots")
+
+    @server.tool
+    async def workspace(ctx: Context) -> str:
+        roots = await ctx.list_roots(key="client_roots")
+        return ", ".join(root["uri"] for root in roots)
+
+    offered = [{"uri": "file:///work/project", "name": "Project"}]
+    for protocol in ("2025-11-25", MODERN):
+        async with Client(server, protocol=protocol, roots=offered) as client:
+            assert (await client.call_tool("workspace")).text == "file:///work/project"
+    async with Client(server, protocol="2025-11-25") as client:
+        refused = await client.call_tool("workspace")
+        assert refused.is_error and "does not offer roots" in refused.text
+    async with Client(server, protocol=MODERN) as client:
+        with pytest.raises(ServerError) as missing:
+            await client.call_tool("workspace")
+        assert missing.value.code == -32021 and missing.value.data == {"requiredCapabilities": {"roots": {}}}
+    peer = await open_peer(server, MODERN, {"roots": {"listChanged": True}})
+    first = (await peer.call("workspace"))["result"]
+    assert first["resultType"] == "input_required"
+    assert first["inputRequests"] == {"client_roots": {"method": "roots/list", "params": {}}}

@@ -92,7 +92,8 @@ class Client:
     ``protocol`` to speak one version only (a legacy version skips the probe and asks for it
     in the handshake; the server may still answer an older one); ``timeout`` (seconds) for each request;
     ``probe_timeout`` for the era probe; ``elicitation``/``sampling`` handlers, each
-    ``async (params) -> result`` (declared as capabilities only when given); ``on_log`` for
+    ``async (params) -> result`` (declared as capabilities only when given); ``roots``, the
+    roots to offer (``[{"uri": "file:///...", "name": ...}]``, see :meth:`set_roots`); ``on_log`` for
     the server's log messages (``log_level`` asks for them); ``on_tools_changed``,
     ``on_resources_changed``, ``on_prompts_changed`` (the server's lists changed) and
     ``on_resource_updated(uri)`` (a subscribed resource changed); ``pins`` to check tools
@@ -113,6 +114,7 @@ class Client:
         probe_timeout: float = 5.0,
         elicitation: Handler | None = None,
         sampling: Handler | None = None,
+        roots: list[dict[str, Any]] | None = None,
         on_log: Callable[[dict[str, Any]], Any] | None = None,
         log_level: str | None = None,
         on_tools_changed: Callable[[], Any] | None = None,
@@ -130,6 +132,7 @@ class Client:
         self.probe_timeout = probe_timeout
         self.elicitation = elicitation
         self.sampling = sampling
+        self.roots = roots
         self.on_log = on_log
         self.log_level = log_level
         self.on_tools_changed = on_tools_changed
@@ -255,6 +258,8 @@ class Client:
             capabilities["elicitation"] = {"form": {}}
         if self.sampling is not None:
             capabilities["sampling"] = {}
+        if self.roots is not None:
+            capabilities["roots"] = {"listChanged": True}
         return capabilities
 
     def _meta(self, version: str | None = None) -> dict[str, Any]:
@@ -553,6 +558,13 @@ class Client:
         found = (await self.request("completion/complete", params)).get("completion") or {}
         return Completion(found.get("values") or [], found.get("total"), found.get("hasMore"))
 
+    def set_roots(self, roots: list[dict[str, Any]]) -> None:
+        """Offer other roots from now on; a legacy server is told the list changed (a
+        2026-07-28 server asks for them with each request that needs them)."""
+        self.roots = roots
+        if not self.modern and self.version is not None:
+            self._session.notify("notifications/roots/list_changed")
+
     # -- pinning ---------------------------------------------------------------------------
 
     def approve(self, tools: Iterable[ToolInfo] | None = None) -> dict[str, dict[str, str]]:
@@ -647,6 +659,8 @@ class Client:
         """Answer what the server asks: legacy requests and 2026-07-28 input requests alike."""
         if method == "ping":
             return {}
+        if method == "roots/list" and self.roots is not None:
+            return {"roots": self.roots}
         handler = {"elicitation/create": self.elicitation, "sampling/createMessage": self.sampling}.get(method)
         if handler is None:
             raise ServerError(-32601, f"Method not found: this client does not handle {method}")

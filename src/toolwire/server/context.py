@@ -1,7 +1,7 @@
 """The :class:`Context` a tool receives when it annotates a parameter with it.
 
 Through it a tool reports progress, logs to the client, learns it was cancelled, and asks the
-user (elicitation, form mode) or the client's model (sampling). The same tool code works in
+user (elicitation, form mode), the client's model (sampling) or the client's roots. The same tool code works in
 both eras: on a legacy connection :meth:`Context.elicit` and :meth:`Context.sample` send a
 request to the client and wait for the answer; on a 2026-07-28 request they end this round
 with an ``InputRequiredResult`` and, when the client retries with the answers, the tool runs
@@ -153,9 +153,10 @@ class Context(ToolContext):
     def error(self, data: Any) -> _Done:
         return self.log("error", data)
 
-    async def elicit(self, message: str, schema: dict[str, Any] | type) -> Elicitation:
+    async def elicit(self, message: str, schema: dict[str, Any] | type, *, key: str | None = None) -> Elicitation:
         """Ask the user to fill in a form: ``schema`` is a flat JSON object schema, or a
-        dataclass / TypedDict / pydantic model (then ``data`` is an instance of it).
+        dataclass / TypedDict / pydantic model (then ``data`` is an instance of it). ``key``
+        names the question in a 2026-07-28 ``InputRequiredResult`` (default: numbered).
 
         :class:`CapabilityMissing` if the client cannot elicit; :class:`ClientRequestFailed`
         if it answers with an error or with content that breaks the schema (legacy).
@@ -168,7 +169,9 @@ class Context(ToolContext):
             )
         params = codec.elicitation_request(message, requested)
         validator = Validator(requested)
-        answer = await self._ask("elicit", "elicitation/create", params, lambda a: _check_elicitation(a, validator))
+        answer = await self._ask(
+            "elicit", "elicitation/create", params, lambda a: _check_elicitation(a, validator), key
+        )
         action = str(answer.get("action"))
         content = answer.get("content") if action == "accept" else None
         data = convert(content) if content is not None and convert is not None else content
@@ -184,6 +187,7 @@ class Context(ToolContext):
         stop_sequences: list[str] | None = None,
         model_preferences: dict[str, Any] | None = None,
         metadata: dict[str, Any] | None = None,
+        key: str | None = None,
     ) -> dict[str, Any]:
         """Ask the client's model for a completion; returns the ``CreateMessageResult``
         (``role``, ``content``, ``model``, ``stopReason``). A string is one user message.
@@ -206,16 +210,30 @@ class Context(ToolContext):
             "metadata": metadata,
         }
         params.update({key: value for key, value in optional.items() if value is not None})
-        return await self._ask("sample", "sampling/createMessage", params, _check_sampling)
+        return await self._ask("sample", "sampling/createMessage", params, _check_sampling, key)
 
-    async def _ask(self, kind: str, method: str, params: dict[str, Any], check: Any) -> dict[str, Any]:
+    async def list_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
+        """The client's roots (``uri`` and optional ``name`` each): the directories or
+        places it lets the server work in.
+
+        :class:`CapabilityMissing` if the client declares no roots; :class:`ClientRequestFailed`
+        if it refuses.
+        """
+        if "roots" not in self._request.capabilities:
+            raise CapabilityMissing("roots", "This needs the client's roots, but the client does not offer roots")
+        answer = await self._ask("roots", "roots/list", {}, _check_roots, key)
+        return list(answer["roots"])
+
+    async def _ask(
+        self, kind: str, method: str, params: dict[str, Any], check: Any, key: str | None = None
+    ) -> dict[str, Any]:
         if not self._request.codec.modern:
             answer = await self._session.request_client(method, params, self._request.id)
             problem = check(answer)
             if problem:
                 raise ClientRequestFailed(f"the client's answer to {method} is not valid: {problem}")
             return answer  # type: ignore[no-any-return]
-        key = f"{kind}-{self._asked}"
+        key = key or f"{kind}-{self._asked}"
         self._asked += 1
         answer = self.answers.get(key)
         if answer is None or check(answer):
@@ -232,6 +250,13 @@ def _check_elicitation(answer: Any, validator: Validator) -> str | None:
             validator.check(answer.get("content", {}), "content")
         except ArgumentsInvalid as exc:
             return str(exc)
+    return None
+
+
+def _check_roots(answer: Any) -> str | None:
+    roots = answer.get("roots") if type(answer) is dict else None
+    if type(roots) is not list or not all(type(root) is dict and type(root.get("uri")) is str for root in roots):
+        return 'expected {"roots": [{"uri": ...}, ...]}'
     return None
 
 
