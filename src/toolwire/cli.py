@@ -1,14 +1,18 @@
 """The ``toolwire`` command.
 
-    toolwire run path/to/server.py[:object]    serve a file's Server over stdio
-    toolwire tools TARGET                      list a server's tools
-    toolwire call TARGET TOOL [KEY=VALUE ...]  call one of them
+    toolwire run path/to/server.py[:object]      serve a file's Server over stdio
+    toolwire tools TARGET                        list a server's tools
+    toolwire call TARGET TOOL [KEY=VALUE ...]    call one of them
+    toolwire resources TARGET                    list its resources and resource templates
+    toolwire read TARGET URI                     read one
+    toolwire prompts TARGET                      list its prompts
+    toolwire prompt TARGET NAME [KEY=VALUE ...]  get one
 
 ``run`` is what desktop MCP clients launch, so it imports only what serving over stdio
 needs. Without ``:object`` it serves the module's ``server``, ``mcp`` or ``app``, or its only
 :class:`~toolwire.Server` instance; an object that is a function is called to make one.
 
-``tools`` and ``call`` live in :mod:`toolwire.terminal`, imported only when one of them is the
+The other commands live in :mod:`toolwire.terminal`, imported only when one of them is the
 command: ``run`` never pays for them (nor for ``rich``, ``argparse`` or the client).
 """
 
@@ -21,20 +25,32 @@ from typing import Any
 USAGE = """usage: toolwire run FILE[:OBJECT] [-v]
        toolwire tools TARGET [--json] [options]
        toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]
+       toolwire resources TARGET [--json] [options]
+       toolwire read TARGET URI [--json] [--out DIR] [options]
+       toolwire prompts TARGET [--json] [options]
+       toolwire prompt TARGET NAME [KEY=VALUE ...] [--json] [--out DIR] [options]
 
 commands:
-  run FILE[:OBJECT]   serve the Server defined in FILE over stdio (stdout carries only
-                      protocol messages; logs go to stderr). -v logs at INFO level.
-  tools TARGET        list the tools of a server: a table, or their definitions as JSON.
-  call TARGET TOOL    call a tool and print its result; images and audio are saved to files.
+  run FILE[:OBJECT]    serve the Server defined in FILE over stdio (stdout carries only
+                       protocol messages; logs go to stderr). -v logs at INFO level.
+  tools TARGET         list the tools of a server: a table, or their definitions as JSON.
+  call TARGET TOOL     call a tool and print its result; images and audio are saved to files.
+  resources TARGET     list the resources and resource templates of a server.
+  read TARGET URI      read a resource: text is printed, binary contents saved to files.
+  prompts TARGET       list the prompts of a server.
+  prompt TARGET NAME   get a prompt and print its messages; images and audio are saved to files.
 
 TARGET is FILE.py or FILE.py:OBJECT (served by `toolwire run` in a child process), an
 http(s) URL, or, after --, any server's command line:
   toolwire tools -- npx -y @modelcontextprotocol/server-everything
   toolwire call echo message=hi -- npx -y @modelcontextprotocol/server-everything
+  toolwire read demo://resource/static/document/architecture.md -- npx -y @modelcontextprotocol/server-everything
 
-`toolwire tools -h` and `toolwire call -h` describe their options.
+`toolwire COMMAND -h` describes the options of each command but run.
 """
+
+#: The commands :mod:`toolwire.terminal` runs.
+TERMINAL_COMMANDS = ("tools", "call", "resources", "read", "prompts", "prompt")
 
 
 class UsageError(Exception):
@@ -84,10 +100,10 @@ def load_server(target: str) -> Any:
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; exits with 2 and a message on stderr for a usage error.
 
-    ``tools`` and ``call`` exit with their own status (see :func:`toolwire.terminal.main`).
+    The :data:`TERMINAL_COMMANDS` exit with their own status (see :func:`toolwire.terminal.main`).
     """
     args = sys.argv[1:] if argv is None else argv
-    if args and args[0] in ("tools", "call"):
+    if args and args[0] in TERMINAL_COMMANDS:
         from .terminal import main as terminal_main
 
         raise SystemExit(terminal_main(args[0], args[1:]))

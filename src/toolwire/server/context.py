@@ -14,7 +14,7 @@ worker thread) and may be awaited or not. ``elicit`` and ``sample`` are coroutin
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Awaitable, Generator
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.codec import LOG_SEVERITY
@@ -141,6 +141,16 @@ class Context(ToolContext):
             self._session.send_for(self._request, "notifications/message", params)
         return _DONE
 
+    def close_stream(self) -> _Done:
+        """Over Streamable HTTP (2025-11-25 sessions), end this call's response connection
+        without ending its stream: the client reconnects after the announced delay and gets
+        the rest (progress, the result) by resuming. For long calls behind proxies that cut
+        idle connections. Elsewhere it does nothing."""
+        closer = self._session.stream_closer
+        if closer is not None:
+            closer(self._request.id)
+        return _DONE
+
     def debug(self, data: Any) -> _Done:
         return self.log("debug", data)
 
@@ -223,6 +233,34 @@ class Context(ToolContext):
             raise CapabilityMissing("roots", "This needs the client's roots, but the client does not offer roots")
         answer = await self._ask("roots", "roots/list", {}, _check_roots, key)
         return list(answer["roots"])
+
+    async def ask_all(self, *questions: Awaitable[Any]) -> list[Any]:
+        """Ask several questions at once (``ctx.elicit(...)``, ``ctx.sample(...)``,
+        ``ctx.list_roots()``), returning their answers in order: concurrently on a legacy
+        connection, in one ``InputRequiredResult`` round on 2026-07-28. Whatever one of them
+        raises (``CapabilityMissing``...) is raised, and the others are dropped."""
+        if not self._request.codec.modern:
+            import asyncio
+
+            return list(await asyncio.gather(*questions))
+        answers: list[Any] = []
+        missing: dict[str, Any] = {}
+        pending = list(questions)
+        try:
+            while pending:
+                try:
+                    answers.append(await pending.pop(0))
+                except InputRequired as exc:
+                    missing.update(exc.requests)
+                    answers.append(None)
+        finally:
+            for question in pending:
+                close = getattr(question, "close", None)
+                if close is not None:
+                    close()
+        if missing:
+            raise InputRequired(missing)
+        return answers
 
     async def _ask(
         self, kind: str, method: str, params: dict[str, Any], check: Any, key: str | None = None

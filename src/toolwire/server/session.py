@@ -64,6 +64,9 @@ class ServerSession:
         self.principal = principal
         self._write = write
         self._route = route
+        #: Set by transports that can end a request's connection but keep its stream
+        #: (resumable HTTP): ``closer(request_id)``; see :meth:`Context.close_stream`.
+        self.stream_closer: Callable[[RequestId], None] | None = None
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
         self._tasks: dict[RequestId, asyncio.Task[None]] = {}

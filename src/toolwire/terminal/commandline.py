@@ -1,16 +1,20 @@
-"""The grammar of ``toolwire tools`` and ``toolwire call``.
+"""The grammar of the commands that talk to a server: ``tools``, ``call``, ``resources``,
+``read``, ``prompts`` and ``prompt``.
 
     toolwire tools TARGET [--json] [options]
-    toolwire tools [--json] [options] -- COMMAND [ARG ...]
     toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]
-    toolwire call TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options] -- COMMAND [ARG ...]
+    toolwire resources TARGET [--json] [options]
+    toolwire read TARGET URI [--json] [--out DIR] [options]
+    toolwire prompts TARGET [--json] [options]
+    toolwire prompt TARGET NAME [KEY=VALUE ...] [--json] [--out DIR] [options]
 
 TARGET is ``FILE.py`` or ``FILE.py:OBJECT`` (served by ``toolwire run`` in a child process)
 or an ``http(s)://`` URL. Any other server is given as its command line after the first
-``--``: everything after it belongs to the server's command, everything before it (the tool,
-its arguments, the options) to toolwire. Options may come before, between or after the
-positional words. Every mistake raises :class:`~toolwire.cli.UsageError` with one line that
-says what is wrong.
+``--`` instead of TARGET (``toolwire call TOOL [KEY=VALUE ...] -- COMMAND [ARG ...]``):
+everything after it belongs to the server's command, everything before it (the tool, URI or
+prompt, its arguments, the options) to toolwire. Options may come before, between or after
+the positional words. Every mistake raises :class:`~toolwire.cli.UsageError` with one line
+that says what is wrong.
 """
 
 from __future__ import annotations
@@ -29,22 +33,78 @@ from .schemas import json_type
 
 TARGETS = "FILE.py, FILE.py:OBJECT, an http(s) URL, or a command line after --"
 
-USAGE = {
-    "tools": "toolwire tools TARGET [--json] [options]\n       toolwire tools [--json] [options] -- COMMAND [ARG ...]",
-    "call": (
-        "toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]\n"
-        "       toolwire call TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options] -- COMMAND [ARG ...]"
-    ),
-}
 
-DESCRIPTION = {
-    "tools": "List the tools of an MCP server: name, title, annotation hints, parameters, description.",
-    "call": (
+@dataclass(frozen=True, slots=True)
+class Command:
+    """What a command takes besides TARGET and the options every command has.
+
+    ``subject`` is the word after TARGET (``TOOL``, ``URI``, ``NAME``; empty for none) and
+    ``needed`` names it in the error when it is missing; ``pairs``: ``KEY=VALUE`` words follow
+    it; ``json``: the help of ``--json`` as a flag (empty: ``--json ARGS``, the arguments
+    object); ``out``: the help of ``--out DIR`` (empty: no such option).
+    """
+
+    description: str
+    subject: str = ""
+    needed: str = ""
+    pairs: bool = False
+    json: str = ""
+    out: str = ""
+
+    def usage(self, name: str) -> str:
+        """The two forms of ``toolwire NAME ...``: with a TARGET, and with a command after ``--``."""
+        words = [self.subject, "[KEY=VALUE ...]" if self.pairs else "", "[--json]" if self.json else "[--json ARGS]"]
+        rest = " ".join(word for word in [*words, "[--out DIR]" if self.out else ""] if word)
+        return f"toolwire {name} TARGET {rest} [options]\n       toolwire {name} {rest} [options] -- COMMAND [ARG ...]"
+
+
+MEDIA_OUT = "where images and audio are saved (default: here)"
+
+COMMANDS = {
+    "tools": Command(
+        "List the tools of an MCP server: name, title, annotation hints, parameters, description.",
+        json="print the tool definitions as a JSON array",
+    ),
+    "call": Command(
         "Call a tool of an MCP server and print its result: text as text, structured content as\n"
         "JSON; images and audio are saved to files (named TOOL-N.EXT) and named on stdout.\n\n"
         "KEY=VALUE: a parameter whose schema type is string takes VALUE as it is; any other\n"
         "takes VALUE as JSON (count=3 flag=true items='[1, 2]'); a parameter the schema says\n"
-        "nothing about takes VALUE as JSON if it is JSON, as a string otherwise."
+        "nothing about takes VALUE as JSON if it is JSON, as a string otherwise.",
+        subject="TOOL",
+        needed="the name of the tool to call",
+        pairs=True,
+        out=MEDIA_OUT,
+    ),
+    "resources": Command(
+        "List the resources of an MCP server (URI, name and title, MIME type, size, description),\n"
+        "then its resource templates (URI template, name and title, MIME type, description).",
+        json='print {"resources": [...], "resourceTemplates": [...]} as the server sent them',
+    ),
+    "read": Command(
+        "Read a resource of an MCP server (or a URI one of its templates matches). Text is\n"
+        "printed; binary contents are saved to files and named on stdout. A file is named after\n"
+        "the URI's last part (library://logo: logo.png), with the extension of its MIME type\n"
+        "added when it has none, or resource-N.EXT when the URI gives no usable name. Contents\n"
+        "of several entries are each preceded by a line naming their URI.",
+        subject="URI",
+        needed="the URI of the resource to read",
+        json="print the contents as the server sent them, as a JSON array",
+        out="where binary contents are saved (default: here)",
+    ),
+    "prompts": Command(
+        "List the prompts of an MCP server: name, title, arguments (required ones marked *), description.",
+        json="print the prompt definitions as a JSON array",
+    ),
+    "prompt": Command(
+        "Get a prompt of an MCP server and print its messages, each under a ROLE: line: text as\n"
+        "text; images and audio are saved to files (named NAME-N.EXT) and named on stdout.\n\n"
+        "KEY=VALUE: the prompt's arguments. Their values are strings, passed as they are.",
+        subject="NAME",
+        needed="the name of the prompt to get",
+        pairs=True,
+        json="print the result as the server sent it",
+        out=MEDIA_OUT,
     ),
 }
 
@@ -53,17 +113,19 @@ EPILOG = f"""TARGET: {TARGETS}.
   http(s)://...      a Streamable HTTP endpoint
   -- COMMAND ...     any server started as a process: everything after -- is its command line
 
-exit status: 0 done; 1 the tool failed or the server could not be reached, answered with an
-error, crashed or timed out; 2 a mistake on the command line; 130 interrupted."""
+exit status: 0 done; 1 the tool failed, the resource or prompt does not exist, or the server
+could not be reached, answered with an error, crashed or timed out; 2 a mistake on the
+command line; 130 interrupted."""
 
 
 @dataclass(slots=True)
 class Invocation:
     """What the command line asks for.
 
-    ``target`` is a command to start (a list) or a URL; ``pairs`` are the ``KEY=VALUE`` words
-    (values still text: converting them needs the tool's schema), ``arguments`` the object
-    given with ``call --json``.
+    ``target`` is a command to start (a list) or a URL; ``subject`` the tool, resource URI or
+    prompt the command is about; ``pairs`` are the ``KEY=VALUE`` words (values still text:
+    a tool's schema decides what they become), ``arguments`` the object given with
+    ``call --json``; ``as_json``: print what the server sent, as JSON.
     """
 
     command: str
@@ -72,7 +134,7 @@ class Invocation:
     protocol: str | None
     timeout: float
     as_json: bool = False
-    tool: str = ""
+    subject: str = ""
     pairs: list[tuple[str, str]] = field(default_factory=list)
     arguments: dict[str, Any] | None = None
     out: str = "."
@@ -86,13 +148,15 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parse(command: str, argv: list[str]) -> Invocation:
-    """The :class:`Invocation` of ``toolwire COMMAND ARGV...``; :class:`UsageError` if it is
-    wrong. ``-h`` prints the command's help and exits with status 0."""
+    """The :class:`Invocation` of ``toolwire COMMAND ARGV...`` (COMMAND one of
+    :data:`COMMANDS`); :class:`UsageError` if it is wrong. ``-h`` prints the command's help
+    and exits with status 0."""
+    spec = COMMANDS[command]
     server_command: list[str] | None = None
     if "--" in argv:
         split = argv.index("--")
         argv, server_command = argv[:split], argv[split + 1 :]
-    options = _parser(command).parse_intermixed_args(argv)
+    options = _parser(command, spec).parse_intermixed_args(argv)
     words: list[str] = options.words
     if server_command is None:
         if not words:
@@ -106,40 +170,42 @@ def parse(command: str, argv: list[str]) -> Invocation:
     if env is not None and isinstance(target, str):
         raise UsageError("--env applies to servers started as processes, not to URLs")
     invocation = Invocation(command, target, env, options.protocol, options.timeout)
-    if command == "tools":
-        if words:
-            raise UsageError(f"unexpected {words[0]!r}: toolwire tools takes one TARGET")
+    if spec.json:
         invocation.as_json = options.json
+    if spec.out:
+        invocation.out = options.out
+    if spec.subject:
+        if not words:
+            raise UsageError(f"{spec.needed} is needed")
+        invocation.subject, words = words[0], words[1:]
+    if not spec.pairs:
+        if words:
+            raise UsageError(f"unexpected {words[0]!r}: toolwire {command} takes one {spec.subject or 'TARGET'}")
         return invocation
-    if not words:
-        raise UsageError("the name of the tool to call is needed")
-    invocation.tool = words[0]
-    invocation.pairs = _pairs(words[1:])
-    invocation.out = options.out
-    if options.json is not None:
+    invocation.pairs = _pairs(words)
+    if not spec.json and options.json is not None:
         if invocation.pairs:
             raise UsageError("give the arguments as KEY=VALUE words or as --json, not both")
         invocation.arguments = _json_object(options.json)
     return invocation
 
 
-def _parser(command: str) -> _Parser:
+def _parser(command: str, spec: Command) -> _Parser:
     parser = _Parser(
         prog=f"toolwire {command}",
-        usage=USAGE[command],
-        description=DESCRIPTION[command],
+        usage=spec.usage(command),
+        description=spec.description,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
     parser.add_argument("words", nargs="*", help=argparse.SUPPRESS)
-    if command == "tools":
-        parser.add_argument("--json", action="store_true", help="print the tool definitions as a JSON array")
+    if spec.json:
+        parser.add_argument("--json", action="store_true", help=spec.json)
     else:
         parser.add_argument("--json", metavar="ARGS", help="the whole arguments object, as JSON")
-        parser.add_argument(
-            "--out", metavar="DIR", default=".", help="where images and audio are saved (default: here)"
-        )
+    if spec.out:
+        parser.add_argument("--out", metavar="DIR", default=".", help=spec.out)
     parser.add_argument(
         "--protocol",
         metavar="VERSION",

@@ -1,14 +1,19 @@
-"""What ``toolwire call`` prints: a tool's result on stdout, its images and audio in files.
+"""What the commands print on stdout: results, prompt messages and resource contents as text
+and JSON, their images, audio and binary contents saved to files.
 
-Text blocks are printed as they are, then ``structuredContent`` as indented JSON (a text block
-that only repeats it, as servers send for older clients, is left out). Images and audio are
-saved as ``TOOL-N.EXT`` (N counts the saved files from 1, EXT comes from the MIME type; a
-file of that name is replaced) and named on a line of their own. A resource link or an
-embedded resource is a line with its URI, followed by the embedded text if any.
+A tool's result (``call``): its text blocks as they are, then ``structuredContent`` as
+indented JSON (a text block that only repeats it, as servers send for older clients, is left
+out). A prompt (``prompt``): each message under a ``ROLE:`` line. Images and audio are saved
+as ``TOOL-N.EXT`` or ``PROMPT-N.EXT`` (N counts the saved files from 1, EXT comes from the
+MIME type; a file of that name is replaced) and named on a line of their own. A resource
+link or an embedded resource is a line with its URI, followed by the embedded text if any.
+A resource's contents (``read``): text as it is, binary contents saved to a file named after
+the URI's last part (``resource-N.EXT`` when it gives no usable name).
 
 What a server sends is untrusted: printed to a terminal, its control characters (all but
 newline and tab) are shown as U+FFFD, so that it cannot move the cursor, retitle the window
-or write the clipboard. Piped elsewhere, the text is left exactly as sent.
+or write the clipboard. Piped elsewhere, the text is left exactly as sent. File names made
+from what it sends keep only letters, digits, ``_``, ``-`` and dots, none leading.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import mimetypes
 import os
 import re
 import sys
+import urllib.parse
 from typing import Any, TextIO
 
 import orjson
@@ -26,14 +32,18 @@ import orjson
 from ..client import (
     AudioContent,
     CallToolResult,
+    ContentBlock,
     EmbeddedResource,
+    GetPromptResult,
     ImageContent,
     ProtocolViolation,
+    ResourceContents,
     ResourceLink,
     TextContent,
 )
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 EXTENSIONS = {
     "image/png": ".png",
     "image/jpeg": ".jpg",
@@ -61,39 +71,98 @@ def write(text: str, stream: TextIO | None = None) -> None:
     stream.write(text if text.endswith("\n") else text + "\n")
 
 
-def print_result(result: CallToolResult, tool: str, out: str) -> None:
-    """Print a successful result of ``tool`` to stdout, saving its media in directory ``out``
-    (made if missing). :class:`ProtocolViolation` for media that is not base64; ``OSError``
-    when a file cannot be written."""
-    has_structured = "structuredContent" in result.raw
-    saved = 0
-    for block in result.content:
-        if isinstance(block, TextContent):
-            if not (has_structured and _repeats(block.text, result.structured)):
-                write(block.text)
-        elif isinstance(block, ImageContent | AudioContent):
-            saved += 1
-            data = _decode(block.data, f"the {'image' if isinstance(block, ImageContent) else 'audio'} #{saved}")
-            os.makedirs(out, exist_ok=True)
-            path = os.path.normpath(os.path.join(out, f"{_file_stem(tool)}-{saved}{_extension(block.mime_type)}"))
-            with open(path, "wb") as file:
-                file.write(data)
-            write(f"saved {path} ({block.mime_type or 'no MIME type'}, {len(data)} bytes)")
-        elif isinstance(block, ResourceLink):
-            name = block.title or block.name
-            write(f"resource link: {block.uri}" + (f" ({name})" if name else ""))
-        elif isinstance(block, EmbeddedResource):
-            kind = f" ({block.mime_type})" if block.mime_type else ""
-            if block.text is not None:
-                write(f"resource: {block.uri}{kind}")
-                write(block.text)
-            else:
-                size = len(_decode(block.blob or "", f"the resource {block.uri}"))
-                write(f"resource: {block.uri}{kind}, {size} bytes of binary data")
+def write_json(value: Any) -> None:
+    """Write ``value`` as indented JSON, as :func:`write` does."""
+    write(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
+
+
+class Saver:
+    """Saves the files of one answer in directory ``out`` (made if missing), each named on a
+    line of stdout: ``saved PATH (MIME type, N bytes)``. A file of the same name is replaced."""
+
+    def __init__(self, out: str, stem: str) -> None:
+        self.out = out
+        self.stem = _file_name(stem) or "file"
+        self.count = 0
+        self._names: set[str] = set()
+
+    def save(self, data: bytes, mime_type: str | None, name: str = "") -> None:
+        """Save ``data`` as ``name`` (its MIME type's extension added when it has none), or as
+        ``STEM-N.EXT`` when ``name`` is empty or this answer already saved a file of that name
+        (N counts the answer's files from 1). ``OSError`` when the file cannot be written."""
+        self.count += 1
+        extension = _extension(mime_type or "")
+        if name and not os.path.splitext(name)[1]:
+            name += extension
+        if not name or name in self._names:
+            name = f"{self.stem}-{self.count}{extension}"
+        self._names.add(name)
+        os.makedirs(self.out, exist_ok=True)
+        path = os.path.normpath(os.path.join(self.out, name))
+        with open(path, "wb") as file:
+            file.write(data)
+        write(f"saved {path} ({mime_type or 'no MIME type'}, {len(data)} bytes)")
+
+
+def print_block(block: ContentBlock, saver: Saver) -> None:
+    """Print one content block to stdout, saving images and audio with ``saver``.
+    :class:`ProtocolViolation` for media that is not base64; ``OSError`` when a file cannot
+    be written."""
+    if isinstance(block, TextContent):
+        write(block.text)
+    elif isinstance(block, ImageContent | AudioContent):
+        kind = "image" if isinstance(block, ImageContent) else "audio"
+        saver.save(_decode(block.data, f"the {kind} #{saver.count + 1}"), block.mime_type)
+    elif isinstance(block, ResourceLink):
+        name = block.title or block.name
+        write(f"resource link: {block.uri}" + (f" ({name})" if name else ""))
+    elif isinstance(block, EmbeddedResource):
+        kind = f" ({block.mime_type})" if block.mime_type else ""
+        if block.text is not None:
+            write(f"resource: {block.uri}{kind}")
+            write(block.text)
         else:
-            write(f"content of unknown type {block.type!r}: {orjson.dumps(block.raw).decode()}")
+            size = len(_decode(block.blob or "", f"the resource {block.uri}"))
+            write(f"resource: {block.uri}{kind}, {size} bytes of binary data")
+    else:
+        write(f"content of unknown type {block.type!r}: {orjson.dumps(block.raw).decode()}")
+
+
+def print_result(result: CallToolResult, tool: str, out: str) -> None:
+    """Print a successful result of ``tool`` to stdout, saving its media in directory ``out``;
+    raises as :func:`print_block`."""
+    has_structured = "structuredContent" in result.raw
+    saver = Saver(out, tool)
+    for block in result.content:
+        if not (has_structured and isinstance(block, TextContent) and _repeats(block.text, result.structured)):
+            print_block(block, saver)
     if has_structured:
-        write(orjson.dumps(result.structured, option=orjson.OPT_INDENT_2).decode())
+        write_json(result.structured)
+
+
+def print_messages(result: GetPromptResult, prompt: str, out: str) -> None:
+    """Print the messages of ``prompt``, each as a ``ROLE:`` line and its content, saving
+    their media in directory ``out``; raises as :func:`print_block`."""
+    saver = Saver(out, prompt)
+    for message in result.messages:
+        write(f"{message.role}:")
+        print_block(message.content, saver)
+
+
+def print_contents(contents: list[ResourceContents], out: str) -> None:
+    """Print a resource's text contents, and save its binary ones in directory ``out``; when
+    there are several entries, each follows a line ``resource: URI (MIME type)``.
+    :class:`ProtocolViolation` for a blob that is not base64; ``OSError`` when a file cannot
+    be written."""
+    saver = Saver(out, "resource")
+    for entry in contents:
+        if len(contents) > 1:
+            write(f"resource: {entry.uri}" + (f" ({entry.mime_type})" if entry.mime_type else ""))
+        if entry.blob is None:
+            write(entry.text or "")
+        else:
+            data = _decode(entry.blob, f"the contents of {entry.uri}")
+            saver.save(data, entry.mime_type, _uri_name(entry.uri))
 
 
 def _repeats(text: str, structured: Any) -> bool:
@@ -111,9 +180,17 @@ def _decode(data: str, what: str) -> bytes:
         raise ProtocolViolation(f"the server sent {what} as something that is not base64") from None
 
 
-def _file_stem(tool: str) -> str:
-    """``tool`` as a file name: only letters, digits, ``_``, ``-`` and dots, none leading."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", tool).lstrip(".") or "tool"
+def _uri_name(uri: str) -> str:
+    """The last part of ``uri`` (after its scheme, before its query), percent-decoded, as a
+    file name: ``logo`` for ``library://logo``, ``q3.pdf`` for ``file:///r/q3.pdf``; empty
+    when there is none."""
+    path = SCHEME.sub("", uri.partition("#")[0].partition("?")[0]).rstrip("/")
+    return _file_name(urllib.parse.unquote(path.rpartition("/")[2]))
+
+
+def _file_name(text: str) -> str:
+    """``text`` with only letters, digits, ``_``, ``-`` and dots, none leading."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", text).lstrip(".")
 
 
 def _extension(mime_type: str) -> str:

@@ -1,11 +1,18 @@
-"""The table ``toolwire tools`` prints, drawn by rich: one row per tool with its name and
-title, its annotation hints, its parameters and the first line of its description.
+"""The tables ``toolwire tools``, ``resources`` and ``prompts`` print, drawn by rich under a
+line naming the server, what it has and the protocol version spoken.
 
-Hints are shown with the specification's defaults (a tool without annotations may be
-destructive and reach the open world): dimmed when the server did not say, and
-``destructive``/``idempotent`` only for tools that are not read-only, the only ones they
-mean anything for. Every string from the server is shown as text (never as rich markup) and
-without its control characters.
+``tools``: one row per tool with its name and title, its annotation hints, its parameters and
+the first line of its description. Hints are shown with the specification's defaults (a tool
+without annotations may be destructive and reach the open world): dimmed when the server did
+not say, and ``destructive``/``idempotent`` only for tools that are not read-only, the only
+ones they mean anything for.
+
+``resources``: a row per resource (URI, name and title, MIME type, size, description), then
+a table of the resource templates (URI template, name and title, MIME type, description).
+``prompts``: a row per prompt (name and title, arguments, description).
+
+Every string from the server is shown as text (never as rich markup) and without its control
+characters.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..client import ToolInfo
+from ..client import PromptInfo, ResourceInfo, ResourceTemplateInfo, ToolInfo
 from .output import printable
 from .schemas import parameters
 
@@ -26,29 +33,87 @@ HINTS = (
     ("idempotentHint", "idempotent", ""),
     ("openWorldHint", "open-world", ""),
 )
+REQUIRED = "* required"
 
 
 def print_tools(tools: list[ToolInfo], server_info: dict[str, Any], version: str | None) -> None:
     """Print the table of ``tools`` to stdout, under a line naming the server and protocol."""
+    table = _table("tool", "hints", "parameters", "description", caption=REQUIRED)
+    for tool in tools:
+        table.add_row(_name(tool.name, tool.display_name), _hints(tool), _parameters(tool), _summary(tool.description))
+    _print(_heading(server_info, version, _count(tools, "tool")), [table] if tools else [])
+
+
+def print_resources(
+    resources: list[ResourceInfo],
+    templates: list[ResourceTemplateInfo],
+    server_info: dict[str, Any],
+    version: str | None,
+) -> None:
+    """Print the table of ``resources``, then the table of ``templates``, to stdout, under a
+    line naming the server and protocol (a table with no rows is left out)."""
+    listed = _table("resource", "name", "MIME type", "size", "description")
+    for resource in resources:
+        listed.add_row(
+            Text(printable(resource.uri), style="bold"),
+            _name(resource.name, resource.title or resource.name, style=""),
+            Text(printable(resource.mime_type or "")),
+            Text(_size(resource.size), justify="right"),
+            _summary(resource.description),
+        )
+    templated = _table("resource template", "name", "MIME type", "description")
+    for template in templates:
+        templated.add_row(
+            Text(printable(template.uri_template), style="bold"),
+            _name(template.name, template.title or template.name, style=""),
+            Text(printable(template.mime_type or "")),
+            _summary(template.description),
+        )
+    counts = f"{_count(resources, 'resource')}, {_count(templates, 'resource template')}"
+    tables = [table for table, rows in ((listed, resources), (templated, templates)) if rows]
+    _print(_heading(server_info, version, counts), tables)
+
+
+def print_prompts(prompts: list[PromptInfo], server_info: dict[str, Any], version: str | None) -> None:
+    """Print the table of ``prompts`` to stdout, under a line naming the server and protocol."""
+    table = _table("prompt", "arguments", "description", caption=REQUIRED)
+    for prompt in prompts:
+        table.add_row(_name(prompt.name, prompt.title or prompt.name), _arguments(prompt), _summary(prompt.description))
+    _print(_heading(server_info, version, _count(prompts, "prompt")), [table] if prompts else [])
+
+
+def _table(*columns: str, caption: str | None = None) -> Table:
+    table = Table(caption=caption, show_lines=True)
+    for column in columns:
+        table.add_column(column)
+    return table
+
+
+def _print(heading: Text, tables: list[Table]) -> None:
+    """Print ``tables``, the first titled ``heading``; only ``heading`` when there are none."""
     console = Console(highlight=False)
-    server = " ".join(str(server_info[key]) for key in ("name", "version") if server_info.get(key)) or "the server"
-    count = f"{len(tools)} tool{'' if len(tools) == 1 else 's'}" if tools else "no tools"
-    heading = Text(printable(f"{server}: {count} (protocol {version})"))
-    if not tools:
+    if not tables:
         console.print(heading)
         return
-    table = Table(title=heading, caption="* required", show_lines=True)
-    for column in ("tool", "hints", "parameters", "description"):
-        table.add_column(column)
-    for tool in tools:
-        table.add_row(_name(tool), _hints(tool), _parameters(tool), Text(printable(_summary(tool.description))))
-    console.print(table)
+    tables[0].title = heading
+    for table in tables:
+        console.print(table)
 
 
-def _name(tool: ToolInfo) -> Text:
-    text = Text(printable(tool.name), style="bold")
-    if tool.display_name != tool.name:
-        text.append("\n" + printable(str(tool.display_name)), style="dim")
+def _heading(server_info: dict[str, Any], version: str | None, counts: str) -> Text:
+    server = " ".join(str(server_info[key]) for key in ("name", "version") if server_info.get(key)) or "the server"
+    return Text(printable(f"{server}: {counts} (protocol {version})"))
+
+
+def _count(items: list[Any], noun: str) -> str:
+    return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}" if items else f"no {noun}s"
+
+
+def _name(name: str, display_name: str, style: str = "bold") -> Text:
+    """A name, with the title under it (dimmed) when there is one."""
+    text = Text(printable(name), style=style)
+    if display_name != name:
+        text.append("\n" + printable(str(display_name)), style="dim")
     return text
 
 
@@ -76,6 +141,38 @@ def _parameters(tool: ToolInfo) -> Text:
     return text
 
 
-def _summary(description: str | None) -> str:
-    """The first non-empty line of a description."""
-    return next((line.strip() for line in (description or "").splitlines() if line.strip()), "")
+def _arguments(prompt: PromptInfo) -> Text:
+    """Each argument as ``name`` (``*`` when required) and its description, dimmed."""
+    text = Text()
+    for argument in prompt.arguments:
+        if text:
+            text.append("\n")
+        text.append(printable(str(argument.get("name", ""))) + ("*" if argument.get("required") else ""), style="bold")
+        description = _first_line(argument.get("description"))
+        if description:
+            text.append(printable(f": {description}"), style="dim")
+    return text
+
+
+def _size(size: Any) -> str:
+    """A size in bytes as ``24 B``, ``5.1 KB``, ``2.0 MB``...; empty unless it is a count."""
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        return ""
+    if size < 1000:
+        return f"{size} B"
+    amount = float(size)
+    for unit in ("KB", "MB", "GB", "TB"):
+        amount /= 1000
+        if amount < 1000 or unit == "TB":
+            break
+    return f"{amount:.1f} {unit}"
+
+
+def _summary(description: Any) -> Text:
+    return Text(printable(_first_line(description)))
+
+
+def _first_line(description: Any) -> str:
+    """The first non-empty line of a description (nothing if it is not text)."""
+    lines = description.splitlines() if isinstance(description, str) else []
+    return next((line.strip() for line in lines if line.strip()), "")

@@ -94,6 +94,7 @@ class Channel:
         self._send: Send | None = None
         self._lock = asyncio.Lock()
         self._streaming = False
+        self._letting_go = False
 
     # -- from the session --------------------------------------------------------------------
 
@@ -101,6 +102,13 @@ class Channel:
         """Queue a message (synchronous: sessions route from plain functions)."""
         self._queue.append(data)
         self._wake.set()
+
+    def let_go(self) -> None:
+        """End the connection but not the stream (SSE polling): a ``retry`` field is sent,
+        the response ends, and the client resumes with ``GET``. Only resumable streams can."""
+        if self.stream_id is not None:
+            self._letting_go = True
+            self._wake.set()
 
     def close(self) -> None:
         """End the channel now (its session closed, or its subscription ended)."""
@@ -124,14 +132,15 @@ class Channel:
         """Write everything to ``send`` until the channel is done; returns ``False`` if the
         client went away first (queued and later messages are then only kept, if resumable)."""
         first = await self._next(disconnected)
-        if first is None:
+        if first is None and not self._letting_go:
             return self.done
-        if self.expected == 1 and is_answer(first) and not self._queue:
+        if first is not None and self.expected == 1 and is_answer(first) and not self._queue:
             self.answered = 1
             await _json(send, self.status(first), first, self.headers)
             self.finished.set()
             return True
-        self._queue.appendleft(first)
+        if first is not None:
+            self._queue.appendleft(first)
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + self.headers})
         self._streaming = True
         self._send = send
@@ -180,6 +189,14 @@ class Channel:
         connected = True
         while not self.done:
             data = await self._next(disconnected if connected else None)
+            if data is None and self._letting_go:
+                self._letting_go = False
+                if connected and self._send is not None:
+                    await self._write(sse.retry(self.retry_ms or 1000))
+                    await self._end(self._send)
+                connected = False
+                self._send = None
+                continue
             if data is None:
                 if disconnected.is_set() and connected:
                     connected = False
@@ -222,7 +239,7 @@ class Channel:
         """The next message; ``None`` when the channel is done, the client went away, or
         a keep-alive was due (then sent)."""
         while not self._queue:
-            if self.done or (disconnected is not None and disconnected.is_set()):
+            if self.done or self._letting_go or (disconnected is not None and disconnected.is_set()):
                 return None
             self._wake.clear()
             waits = [asyncio.ensure_future(self._wake.wait())]

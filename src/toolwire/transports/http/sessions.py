@@ -39,6 +39,7 @@ class LegacySession:
         self.standalone: Channel | None = None
         self._streams = 0
         self.session = ServerSession(server, connection, route=self.route)
+        self.session.stream_closer = self.let_go
 
     def new_stream_id(self) -> str:
         self._streams += 1
@@ -51,6 +52,12 @@ class LegacySession:
         channel = self.channels.get(related) if related is not None else self.standalone
         if channel is not None:
             channel.put(data)
+
+    def let_go(self, related: RequestId) -> None:
+        """End the connection of request ``related``'s stream, keeping the stream (polling)."""
+        channel = self.channels.get(related)
+        if channel is not None:
+            channel.let_go()
 
     def open(self, channel: Channel, ids: list[RequestId]) -> None:
         for id in ids:

@@ -1,0 +1,128 @@
+"""What each command does once connected: one coroutine per command, taking the client and
+the :class:`~.commandline.Invocation`. Failures are raised as :class:`ClientError` (exit
+status 1), with a message that says what is wrong."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Awaitable, Callable
+
+from ..client import Client, ClientError, ServerError
+from ..protocol.errors import INVALID_PARAMS, RESOURCE_NOT_FOUND
+from .commandline import Invocation
+from .output import print_contents, print_messages, print_result, write_json
+from .progress import ProgressDisplay
+from .schemas import arguments
+
+
+async def tools(client: Client, invocation: Invocation) -> None:
+    """List the tools: a table, or their definitions as JSON."""
+    listed = await client.list_tools()
+    if invocation.as_json:
+        write_json([tool.raw for tool in listed])
+        return
+    from .table import print_tools
+
+    print_tools(listed, client.server_info, client.version)
+
+
+async def call(client: Client, invocation: Invocation) -> None:
+    """Call a tool with arguments converted by its schema and print the result, with its
+    progress on stderr. :class:`ClientError` for an unknown tool or a result with ``isError``."""
+    listed = {tool.name: tool for tool in await client.list_tools()}
+    _ensure_listed(invocation.subject, list(listed), "tool")
+    tool = listed[invocation.subject]
+    if invocation.arguments is None:
+        invocation.arguments = arguments(invocation.pairs, tool.input_schema)
+    progress = ProgressDisplay(tool.name)
+    try:
+        result = await client.call_tool(tool.name, invocation.arguments, progress=progress.update)
+    finally:
+        progress.close()
+    if result.is_error:
+        raise ClientError(f"tool {tool.name!r} failed: {result.text or '(no message)'}")
+    print_result(result, tool.name, invocation.out)
+
+
+async def resources(client: Client, invocation: Invocation) -> None:
+    """List the resources and resource templates (none if the server does not offer
+    resources): two tables, or ``{"resources": [...], "resourceTemplates": [...]}``."""
+    offered = "resources" in client.capabilities
+    listed = await client.list_resources() if offered else []
+    templates = await client.list_resource_templates() if offered else []
+    if invocation.as_json:
+        write_json({"resources": [r.raw for r in listed], "resourceTemplates": [t.raw for t in templates]})
+        return
+    from .table import print_resources
+
+    print_resources(listed, templates, client.server_info, client.version)
+
+
+async def read(client: Client, invocation: Invocation) -> None:
+    """Read a resource and print its contents (or them as JSON). :class:`ClientError`
+    ``resource not found: URI`` when the server says it does not exist."""
+    uri = invocation.subject
+    try:
+        contents = await client.read_resource(uri)
+    except ServerError as exc:
+        missing = exc.code == INVALID_PARAMS and isinstance(exc.data, dict) and "uri" in exc.data
+        if exc.code == RESOURCE_NOT_FOUND or missing:
+            raise ClientError(f"resource not found: {uri}") from None
+        raise
+    if invocation.as_json:
+        write_json([entry.raw for entry in contents])
+        return
+    print_contents(contents, invocation.out)
+
+
+async def prompts(client: Client, invocation: Invocation) -> None:
+    """List the prompts (none if the server does not offer prompts): a table, or their
+    definitions as JSON."""
+    listed = await client.list_prompts() if "prompts" in client.capabilities else []
+    if invocation.as_json:
+        write_json([prompt.raw for prompt in listed])
+        return
+    from .table import print_prompts
+
+    print_prompts(listed, client.server_info, client.version)
+
+
+async def prompt(client: Client, invocation: Invocation) -> None:
+    """Get a prompt with the ``KEY=VALUE`` arguments (strings) and print its messages (or
+    the result as JSON). The server's error when it refuses (a required argument missing,
+    say); :class:`ClientError` naming the prompts there are when it has no such prompt."""
+    name = invocation.subject
+    try:
+        result = await client.get_prompt(name, dict(invocation.pairs))
+    except ServerError as exc:
+        if exc.code == INVALID_PARAMS and "prompts" in client.capabilities:
+            _ensure_listed(name, [listed.name for listed in await client.list_prompts()], "prompt")
+        raise
+    if invocation.as_json:
+        write_json(result.raw)
+        return
+    print_messages(result, name, invocation.out)
+
+
+ACTIONS: dict[str, Callable[[Client, Invocation], Awaitable[None]]] = {
+    "tools": tools,
+    "call": call,
+    "resources": resources,
+    "read": read,
+    "prompts": prompts,
+    "prompt": prompt,
+}
+
+
+def _ensure_listed(name: str, names: list[str], kind: str) -> None:
+    """Nothing if ``name`` is among ``names``; otherwise :class:`ClientError` naming the
+    closest of them, or those there are."""
+    if name in names:
+        return
+    close = difflib.get_close_matches(name, names, n=1)
+    if close:
+        raise ClientError(f"the server has no {kind} named {name!r}: did you mean {close[0]!r}?")
+    if not names:
+        raise ClientError(f"the server has no {kind} named {name!r}: it has no {kind}s at all")
+    listed = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    raise ClientError(f"the server has no {kind} named {name!r}; it has {listed}")
