@@ -7,6 +7,7 @@ import os
 import pty
 import select
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from clirun import TOOLWIRE, environment, failed, finish, start, toolwire, toolwire_all
 from rawclient import RawClient, toolwire_command
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,7 +24,6 @@ BASIC = str(SERVERS / "basic.py")
 CLI_SERVER = str(SERVERS / "cli_server.py")
 SEED = str(ROOT / "examples" / "seed_server.py")
 MISBEHAVING = [sys.executable, str(SERVERS / "misbehaving.py")]
-TOOLWIRE = [sys.executable, "-m", "toolwire"]
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
 WAV = b"RIFF\x24\x00\x00\x00WAVEfmt " + b"\x00" * 8
 #: A legacy server listing a tool without a name.
@@ -34,42 +35,6 @@ NAMELESS = (
     "        r = {'tools': [{'description': 'x'}]} if m['method'] == 'tools/list' else {'protocolVersion': '2025-06-18'}\n"
     "        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n"
 )
-
-
-def environment(**extra: str) -> dict[str, str]:
-    """A wide terminal for rich tables, and stderr not taken for a terminal unless asked."""
-    return {**os.environ, "COLUMNS": "200", "TTY_COMPATIBLE": "0", **extra}
-
-
-def start(*args: str, cwd: Path | None = None, **env: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [*TOOLWIRE, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd, env=environment(**env)
-    )
-
-
-def finish(process: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]:
-    try:
-        out, err = process.communicate(timeout=30)
-    finally:
-        process.kill()
-    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
-
-
-def toolwire(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m toolwire ARGS...``; its exit status, stdout and stderr."""
-    return finish(start(*args, cwd=cwd, **env))
-
-
-def toolwire_all(*commands: list[str]) -> list[subprocess.CompletedProcess[str]]:
-    """Run several command lines at once (each is independent): their results, in order."""
-    return [finish(process) for process in [start(*command) for command in commands]]
-
-
-def failed(done: subprocess.CompletedProcess[str], status: int) -> str:
-    """The one ``toolwire: ...`` line of a failure (after checking the status and stdout)."""
-    assert (done.returncode, done.stdout) == (status, ""), done.stderr
-    assert done.stderr.startswith("toolwire: ") and "Traceback" not in done.stderr, done.stderr
-    return done.stderr.splitlines()[0]
 
 
 # -- tools ----------------------------------------------------------------------------------
@@ -218,21 +183,24 @@ def test_tool_errors_and_unknown_tools_exit_1() -> None:
 
 
 def test_server_failures_exit_1() -> None:
-    crash, mismatch, modern_only, timeout, url, missing, nameless = toolwire_all(
-        ["call", "measure", "--", *MISBEHAVING, "crash"],
-        ["call", "measure", "--", *MISBEHAVING, "bad-output"],
-        ["tools", "--protocol", "2026-07-28", "--", *MISBEHAVING, "legacy"],
-        ["call", BASIC, "sleepy", "seconds=30", "--timeout", "0.3"],
-        ["tools", "https://example.com/mcp"],
-        ["tools", "--", "no-such-command-anywhere"],
-        ["tools", "--protocol", "2025-06-18", "--", sys.executable, "-c", NAMELESS],
-    )
+    with socket.socket() as closed:  # bound but not listening: connections to it are refused
+        closed.bind(("127.0.0.1", 0))
+        url_target = f"http://127.0.0.1:{closed.getsockname()[1]}/mcp"
+        crash, mismatch, modern_only, timeout, url, missing, nameless = toolwire_all(
+            ["call", "measure", "--", *MISBEHAVING, "crash"],
+            ["call", "measure", "--", *MISBEHAVING, "bad-output"],
+            ["tools", "--protocol", "2026-07-28", "--", *MISBEHAVING, "legacy"],
+            ["call", BASIC, "sleepy", "seconds=30", "--timeout", "0.3"],
+            ["tools", url_target],
+            ["tools", "--", "no-such-command-anywhere"],
+            ["tools", "--protocol", "2025-06-18", "--", sys.executable, "-c", NAMELESS],
+        )
     assert failed(crash, 1) == "toolwire: the server process exited with code 3; its stderr ends with:"
     assert crash.stderr.splitlines()[1:] == ["  fatal: the database is gone"]
     assert "breaks its outputSchema" in failed(mismatch, 1)
     assert failed(modern_only, 1) == "toolwire: the server does not speak 2026-07-28"
     assert failed(timeout, 1) == "toolwire: tool 'sleepy' did not answer within 0.3 s"
-    assert failed(url, 1) == "toolwire: Streamable HTTP is not supported yet: serve the server over stdio"
+    assert failed(url, 1).startswith(f"toolwire: cannot reach {url_target}: ")
     assert failed(missing, 1).startswith("toolwire: cannot start the server 'no-such-command-anywhere'")
     assert failed(nameless, 1).startswith("toolwire: ")  # no traceback, whatever breaks
 
