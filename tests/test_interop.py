@@ -30,12 +30,16 @@ import pytest
 import pytest_asyncio
 from mcp import Client as SdkClient
 from mcp.client.stdio import StdioServerParameters
-from mcp.shared.exceptions import MCPError
+from mcp.client.subscriptions import ResourceUpdated
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from helpers import node_binary
 from toolwire.client import (
     Client,
+    ClientError,
     ConnectionClosed,
+    EmbeddedResource,
+    GetPromptResult,
     ImageContent,
     OutputSchemaMismatch,
     RequestTimeout,
@@ -57,6 +61,12 @@ EVERYTHING = INTEROP / "node" / "node_modules" / "@modelcontextprotocol" / "serv
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
 ERAS = [MODERN, LEGACY]
+
+#: The 1x1 PNG both interop servers serve as a binary resource and show in a prompt.
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+)
 
 SAMPLED = {
     "role": "assistant",
@@ -92,6 +102,7 @@ class Peer:
     asked: Asked
     logs: list[dict[str, Any]] = field(default_factory=list)
     changes: list[int] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
 
 
 async def wait_for(condition: Any, timeout: float = 3.0) -> bool:
@@ -101,6 +112,14 @@ async def wait_for(condition: Any, timeout: float = 3.0) -> bool:
             return False
         await asyncio.sleep(0.01)
     return True
+
+
+def said(prompt: GetPromptResult) -> list[tuple[str, str]]:
+    """A rendered prompt's messages as (role, text), naming the type of non-text content."""
+    return [
+        (m.role, m.content.text if isinstance(m.content, TextContent) else m.content.raw["type"])
+        for m in prompt.messages
+    ]
 
 
 def stopped(client: Client) -> bool:
@@ -129,6 +148,7 @@ async def sdk(request: pytest.FixtureRequest) -> AsyncIterator[Peer]:
         on_log=peer.logs.append,
         log_level="info",
         on_tools_changed=lambda: peer.changes.append(1),
+        on_resource_updated=peer.updated.append,
     )
     async with peer.client:
         yield peer
@@ -303,6 +323,131 @@ async def test_sdk_server_tool_list_change_reaches_the_client(sdk: Peer) -> None
     assert (await sdk.client.call_tool("secret")).text == "psst"
 
 
+async def test_sdk_server_resources_and_templates_are_listed_and_read(sdk: Peer) -> None:
+    resources = {resource.uri: resource for resource in await sdk.client.list_resources()}
+    assert list(resources) == ["interop://readme", "interop://logo"]
+    readme = resources["interop://readme"]
+    assert (readme.name, readme.title, readme.mime_type) == ("readme", "Read me", "text/markdown")
+    assert readme.description == "How to use the interop server."
+    assert resources["interop://logo"].mime_type == "image/png"
+
+    [text] = await sdk.client.read_resource("interop://readme")
+    assert (text.uri, text.mime_type, text.text, text.blob) == (
+        "interop://readme",
+        "text/markdown",
+        "# Interop\nRead books by id.",
+        None,
+    )
+    [logo] = await sdk.client.read_resource("interop://logo")
+    assert (logo.uri, logo.mime_type, logo.text) == ("interop://logo", "image/png", None)
+    assert logo.bytes() == PNG
+
+    [template] = await sdk.client.list_resource_templates()
+    assert (template.uri_template, template.name, template.mime_type) == ("interop://books/{id}", "book", "text/plain")
+    assert template.description == "A book's title by its id." and template.variables == ["id"]
+    uri = template.expand(id=10)
+    assert uri == "interop://books/10"
+    [book] = await sdk.client.read_resource(uri)
+    assert (book.uri, book.mime_type, book.text) == (uri, "text/plain", "Beloved")
+
+
+async def test_sdk_server_missing_resource_is_an_error_naming_the_uri(sdk: Peer) -> None:
+    """2025-11-25 (resources, Error Handling) answers a missing resource with -32002 and the
+    URI in ``data``; 2026-07-28 with -32602. mcp 2.3.0 answers -32602 with ``data.uri`` in
+    every era, for an unknown URI and for a template function that raises
+    ``ResourceNotFoundError``. toolwire passes the code on as it came."""
+    for uri, message in [
+        ("interop://nothing", "Unknown resource: interop://nothing"),
+        ("interop://books/99", "no book 99"),
+    ]:
+        with pytest.raises(ServerError) as caught:
+            await sdk.client.read_resource(uri)
+        assert (caught.value.code, caught.value.message, caught.value.data) == (-32602, message, {"uri": uri})
+    [book] = await sdk.client.read_resource("interop://books/2")
+    assert book.text == "Emma"
+
+
+async def test_sdk_server_prompts_are_listed_and_rendered(sdk: Peer) -> None:
+    prompts = {prompt.name: prompt for prompt in await sdk.client.list_prompts()}
+    assert list(prompts) == ["review", "cover"]
+    review = prompts["review"]
+    assert (review.title, review.description) == ("Review code", "Ask for a code review.")
+    assert review.arguments == [{"name": "code", "required": True}, {"name": "language", "required": False}]
+    assert review.required_arguments == ["code"] and prompts["cover"].arguments == []
+
+    defaulted = await sdk.client.get_prompt("review", {"code": "x = 1"})
+    assert defaulted.description == "Ask for a code review."
+    assert said(defaulted) == [("user", "Review this python code:\nx = 1"), ("assistant", "Here is my review:")]
+    rust = await sdk.client.get_prompt("review", {"code": "let x = 1;", "language": "rust"})
+    assert said(rust)[0] == ("user", "Review this rust code:\nlet x = 1;")
+
+    cover = await sdk.client.get_prompt("cover")
+    assert said(cover) == [("user", "image"), ("user", "resource"), ("user", "What is this?")]
+    picture, embedded = cover.messages[0].content, cover.messages[1].content
+    assert isinstance(picture, ImageContent) and picture.mime_type == "image/png" and picture.bytes() == PNG
+    assert isinstance(embedded, EmbeddedResource)
+    assert (embedded.uri, embedded.mime_type, embedded.text) == ("interop://readme", "text/markdown", "# Interop")
+
+
+async def test_sdk_server_prompt_errors(sdk: Peer) -> None:
+    """The spec (prompts, Error Handling) wants -32602 for an unknown prompt and for a missing
+    required argument. mcp 2.3.0 raises a ValueError for both, which its dispatcher answers
+    with code 0 and the message in legacy sessions and with -32603 "Internal server error" in
+    2026-07-28 ones (pinned). toolwire raises the ServerError as it came."""
+    for name, arguments, message in [
+        ("review", {}, "Missing required arguments: {'code'}"),
+        ("review", {"language": "rust"}, "Missing required arguments: {'code'}"),
+        ("no-such-prompt", {}, "Unknown prompt: no-such-prompt"),
+    ]:
+        with pytest.raises(ServerError) as caught:
+            await sdk.client.get_prompt(name, arguments)
+        if sdk.era == MODERN:
+            assert (caught.value.code, caught.value.message) == (-32603, "Internal server error")
+        else:
+            assert (caught.value.code, caught.value.message) == (0, message)
+    assert said(await sdk.client.get_prompt("review", {"code": "ok"}))[1] == ("assistant", "Here is my review:")
+
+
+async def test_sdk_server_completes_prompt_arguments_and_template_variables(sdk: Peer) -> None:
+    assert sdk.client.capabilities["completions"] == {}
+    languages = await sdk.client.complete("language", "", prompt="review")
+    assert (languages.values, languages.total, languages.has_more) == (["python", "rust", "typescript"], 3, False)
+    assert (await sdk.client.complete("language", "r", prompt="review")).values == ["rust"]
+    ids = await sdk.client.complete("id", "1", resource_template="interop://books/{id}")
+    assert (ids.values, ids.total, ids.has_more) == (["1", "10"], 2, False)
+    with_context = await sdk.client.complete(
+        "id", "2", resource_template="interop://books/{id}", context={"shelf": "top"}
+    )
+    assert with_context.values == ["2"]
+    # The SDK's handler answers None for what it does not complete: no values, no total.
+    nothing = await sdk.client.complete("code", "x", prompt="review")
+    assert (nothing.values, nothing.total, nothing.has_more) == ([], None, None)
+
+
+async def test_sdk_server_resource_subscriptions(sdk: Peer) -> None:
+    """2026-07-28: the subscription is a ``subscriptions/listen`` naming the URI, and the SDK
+    publishes ``notifications/resources/updated`` on it. Legacy: mcp 2.3.0's MCPServer serves
+    no ``resources/subscribe`` and declares ``resources.subscribe`` false, so it cannot send
+    updates to legacy clients; toolwire refuses to subscribe without asking."""
+    if sdk.era != MODERN:
+        assert sdk.client.capabilities["resources"] == {"subscribe": False, "listChanged": False}
+        with pytest.raises(ClientError, match="does not offer resource subscriptions"):
+            await sdk.client.subscribe_resource("interop://readme")
+        return
+    assert sdk.client.capabilities["resources"] == {"subscribe": True, "listChanged": True}
+    sdk.updated.clear()
+    await sdk.client.subscribe_resource("interop://readme")
+    try:
+        assert (await sdk.client.call_tool("touch", {"uri": "interop://logo"})).text == "touched"
+        assert (await sdk.client.call_tool("touch", {"uri": "interop://readme"})).text == "touched"
+        assert await wait_for(lambda: sdk.updated == ["interop://readme"])
+    finally:
+        await sdk.client.unsubscribe_resource("interop://readme")
+    await sdk.client.call_tool("touch", {"uri": "interop://readme"})
+    await asyncio.sleep(0.1)
+    assert sdk.updated == ["interop://readme"]
+
+
 @pytest.mark.parametrize("era", ERAS)
 async def test_sdk_server_refuses_a_client_without_the_capability(era: str) -> None:
     """Without an elicitation handler toolwire does not declare the capability; the SDK answers
@@ -355,6 +500,20 @@ async def all_tools(client: SdkClient) -> tuple[list[mcp_types.Tool], int]:
         cursor = page.next_cursor
         if cursor is None:
             return tools, pages
+
+
+async def all_pages(fetch: Any, key: str) -> tuple[list[Any], int]:
+    """Every item of a paginated SDK list call (``client.list_resources`` ...), and the pages."""
+    items: list[Any] = []
+    cursor: str | None = None
+    pages = 0
+    while True:
+        page = await fetch(cursor=cursor)
+        pages += 1
+        items += getattr(page, key)
+        cursor = page.next_cursor
+        if cursor is None:
+            return items, pages
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -596,6 +755,141 @@ async def test_sdk_client_timeout_cancels_the_toolwire_tool(mode: str, tmp_path:
         assert (await client.call_tool("echo", {"text": "still here"})).content[0].text == "still here"  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("mode", MODES)
+async def test_sdk_client_reads_toolwire_resources_and_templates(mode: str) -> None:
+    """The SDK client parses every list and read result against the negotiated version's schema."""
+    async with sdk_client(mode) as client:
+        resources_capability = client.server_capabilities.resources
+        assert resources_capability is not None
+        assert (resources_capability.subscribe, resources_capability.list_changed) == (True, True)
+        resources, pages = await all_pages(client.list_resources, "resources")
+        assert [resource.uri for resource in resources] == [
+            "interop://readme",
+            "interop://logo",
+            "interop://config",
+            "interop://notes",
+        ]
+        assert pages == 2  # page_size=3
+        readme = resources[0]
+        assert (readme.name, readme.title, readme.mime_type) == ("readme", "Read me", "text/markdown")
+        assert readme.description == "How to use the interop server."
+
+        templates, _ = await all_pages(client.list_resource_templates, "resource_templates")
+        [template] = templates
+        assert (template.uri_template, template.name, template.mime_type) == ("interop://books/{id}", "book", "text/plain")
+        assert template.description == "A book's title by its id."
+
+        [text] = (await client.read_resource("interop://readme")).contents
+        assert isinstance(text, mcp_types.TextResourceContents)
+        assert (text.uri, text.mime_type, text.text) == ("interop://readme", "text/markdown", "# Interop\nRead books by id.")
+        [blob] = (await client.read_resource("interop://logo")).contents
+        assert isinstance(blob, mcp_types.BlobResourceContents)
+        assert (blob.uri, blob.mime_type) == ("interop://logo", "image/png") and base64.b64decode(blob.blob) == PNG
+        [data] = (await client.read_resource("interop://config")).contents
+        assert isinstance(data, mcp_types.TextResourceContents)
+        assert (data.mime_type, data.text) == ("application/json", '{"books":4}')
+        [book] = (await client.read_resource("interop://books/10")).contents
+        assert isinstance(book, mcp_types.TextResourceContents)
+        assert (book.uri, book.mime_type, book.text) == ("interop://books/10", "text/plain", "Beloved")
+
+        code = -32602 if MODES[mode] == MODERN else -32002
+        for uri in ("interop://nothing", "interop://books/99", "interop://books/abc"):
+            with pytest.raises(MCPError) as caught:
+                await client.read_resource(uri)
+            assert caught.value.code == code and caught.value.data == {"uri": uri}
+            assert caught.value.message.startswith(f"Resource not found: {uri}")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_sdk_client_gets_toolwire_prompts_and_completions(mode: str) -> None:
+    async with sdk_client(mode) as client:
+        capabilities = client.server_capabilities
+        assert capabilities.prompts is not None and capabilities.completions is not None
+        prompts, _ = await all_pages(client.list_prompts, "prompts")
+        assert [prompt.name for prompt in prompts] == ["review", "cover"]
+        review = prompts[0]
+        assert (review.title, review.description) == ("Review code", "Ask for a code review.")
+        assert review.arguments is not None
+        assert [(a.name, a.description, a.required) for a in review.arguments] == [
+            ("code", "The code to review", True),
+            ("language", "The language it is written in", False),
+        ]
+
+        rendered = await client.get_prompt("review", {"code": "x = 1", "language": "rust"})
+        assert rendered.description == "Ask for a code review."
+        assert [(m.role, m.content.text) for m in rendered.messages] == [  # type: ignore[union-attr]
+            ("user", "Review this rust code:\nx = 1"),
+            ("assistant", "Here is my review:"),
+        ]
+        defaulted = await client.get_prompt("review", {"code": "x = 1"})
+        assert defaulted.messages[0].content.text == "Review this python code:\nx = 1"  # type: ignore[union-attr]
+
+        cover = await client.get_prompt("cover")
+        assert cover.description == "A cover"
+        picture, embedded, question = (message.content for message in cover.messages)
+        assert isinstance(picture, mcp_types.ImageContent) and picture.mime_type == "image/png"
+        assert base64.b64decode(picture.data) == PNG
+        assert isinstance(embedded, mcp_types.EmbeddedResource)
+        assert isinstance(embedded.resource, mcp_types.TextResourceContents)
+        assert (embedded.resource.uri, embedded.resource.text) == ("interop://notes", "a note")
+        assert isinstance(question, mcp_types.TextContent) and question.text == "What is this?"
+
+        with pytest.raises(MCPError) as caught:
+            await client.get_prompt("review", {"language": "rust"})
+        assert caught.value.code == -32602
+        assert caught.value.message == "Invalid params: prompt 'review': missing required argument code"
+
+        languages = await client.complete(mcp_types.PromptReference(name="review"), {"name": "language", "value": "r"})
+        assert (languages.completion.values, languages.completion.total, languages.completion.has_more) == (
+            ["rust"],
+            1,
+            False,
+        )
+        books = mcp_types.ResourceTemplateReference(uri="interop://books/{id}")
+        ids = await client.complete(books, {"name": "id", "value": "1"}, context_arguments={"shelf": "top"})
+        assert (ids.completion.values, ids.completion.total) == (["1", "10"], 2)
+        with pytest.raises(MCPError) as unknown:
+            await client.complete(mcp_types.PromptReference(name="nope"), {"name": "x", "value": ""})
+        assert unknown.value.code == -32602
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_sdk_client_hears_toolwire_resource_updates(mode: str) -> None:
+    """Legacy: ``resources/subscribe`` (deprecated in the SDK, which warns) and
+    ``notifications/resources/updated``. 2026-07-28: a ``subscriptions/listen`` naming the URI."""
+    received: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        received.append(message)
+
+    def updates() -> list[str]:
+        return [m.params.uri for m in received if isinstance(m, mcp_types.ResourceUpdatedNotification)]
+
+    async with sdk_client(mode, message_handler=on_message) as client:
+        await all_tools(client)
+        if MODES[mode] == MODERN:
+            async with client.listen(resource_subscriptions=["interop://readme"]) as subscription:
+                assert subscription.honored.resource_subscriptions == ["interop://readme"]
+                await client.call_tool("touch", {"uri": "interop://logo"})  # not subscribed to
+                await client.call_tool("touch", {"uri": "interop://readme"})
+                with anyio.fail_after(5):
+                    event = await subscription.__anext__()
+            assert event == ResourceUpdated(uri="interop://readme")
+            return
+        with pytest.warns(MCPDeprecationWarning):
+            await client.subscribe_resource("interop://readme")
+        await client.call_tool("touch", {"uri": "interop://logo"})
+        await client.call_tool("touch", {"uri": "interop://readme"})
+        with anyio.fail_after(5):
+            while not updates():
+                await anyio.sleep(0.01)
+        with pytest.warns(MCPDeprecationWarning):
+            await client.unsubscribe_resource("interop://readme")
+        await client.call_tool("touch", {"uri": "interop://readme"})
+        await anyio.sleep(0.1)
+    assert updates() == ["interop://readme"]
+
+
 async def test_sdk_client_pinned_to_2026_07_28_needs_no_probe() -> None:
     """``mode="2026-07-28"`` sends no discover: the first request already carries the envelope."""
     async with sdk_client(MODERN) as client:
@@ -710,4 +1004,112 @@ async def test_everything_elicitation_and_sampling() -> None:
         assert request["messages"] == [
             {"role": "user", "content": {"type": "text", "text": "Resource trigger-sampling-request context: cats"}}
         ]
+    assert stopped(client)
+
+
+async def test_everything_resources_templates_and_subscriptions() -> None:
+    """A missing resource: the TypeScript SDK answers -32602 without ``data``, where 2025-11-25
+    asks for -32002 with the URI in ``data``; a template variable it cannot use (not an
+    integer) is -32603 (both pinned). toolwire passes the codes on as they came."""
+    updated: list[str] = []
+    async with Client(everything_command(), on_resource_updated=updated.append) as client:
+        assert client.capabilities["resources"] == {"subscribe": True, "listChanged": True}
+        resources = {resource.uri: resource for resource in await client.list_resources()}
+        assert all(uri.startswith("demo://resource/static/document/") for uri in resources)
+        features = resources["demo://resource/static/document/features.md"]
+        assert (features.name, features.mime_type) == ("features.md", "text/markdown")
+        assert features.description == "Static document file exposed from /docs: features.md"
+        [document] = await client.read_resource(features.uri)
+        assert (document.uri, document.mime_type) == (features.uri, "text/markdown")
+        assert document.text is not None and document.text.startswith("# Everything Server - Features\n")
+
+        templates = {template.name: template for template in await client.list_resource_templates()}
+        text_template = templates["Dynamic Text Resource"]
+        blob_template = templates["Dynamic Blob Resource"]
+        assert text_template.uri_template == "demo://resource/dynamic/text/{resourceId}"
+        assert text_template.variables == ["resourceId"] and text_template.mime_type == "text/plain"
+        [text] = await client.read_resource(text_template.expand(resourceId=3))
+        assert (text.uri, text.mime_type, text.blob) == ("demo://resource/dynamic/text/3", "text/plain", None)
+        assert text.text is not None and text.text.startswith("Resource 3: This is a plaintext resource created at ")
+        [blob] = await client.read_resource(blob_template.expand(resourceId=3))
+        assert blob.uri == "demo://resource/dynamic/blob/3" and blob.text is None
+        assert blob.bytes().startswith(b"Resource 3: This is a base64 blob created at ")
+        # The template lists application/octet-stream; the contents say what the bytes are.
+        assert (blob_template.mime_type, blob.mime_type) == ("application/octet-stream", "text/plain")
+
+        missing = "demo://resource/static/document/missing.md"
+        with pytest.raises(ServerError) as caught:
+            await client.read_resource(missing)
+        assert caught.value.code == -32602 and caught.value.data is None
+        assert caught.value.message == f"MCP error -32602: Resource {missing} not found"
+        with pytest.raises(ServerError) as caught:
+            await client.read_resource("demo://resource/dynamic/text/abc")
+        assert caught.value.code == -32603
+
+        # toggle-subscriber-updates sends an update for each subscribed URI at once (then every 5 s).
+        subscribed = text_template.expand(resourceId=1)
+        await client.subscribe_resource(subscribed)
+        started = await client.call_tool("toggle-subscriber-updates")
+        assert started.text.startswith("Started simulated resource updated notifications")
+        assert await wait_for(lambda: updated == [subscribed])
+        await client.unsubscribe_resource(subscribed)
+        assert (await client.call_tool("toggle-subscriber-updates")).text.startswith("Stopped")
+        assert (await client.call_tool("toggle-subscriber-updates")).text.startswith("Started")
+        await asyncio.sleep(0.1)
+        assert updated == [subscribed]
+        # Stopped again, so that no timer keeps the Node.js process alive once its stdin closes.
+        assert (await client.call_tool("toggle-subscriber-updates")).text.startswith("Stopped")
+    assert stopped(client)
+
+
+async def test_everything_prompts_and_completion() -> None:
+    async with Client(everything_command()) as client:
+        assert client.capabilities["prompts"] == {"listChanged": True} and client.capabilities["completions"] == {}
+        prompts = {prompt.name: prompt for prompt in await client.list_prompts()}
+        assert {"simple-prompt", "args-prompt", "completable-prompt", "resource-prompt"} <= set(prompts)
+        arguments = prompts["args-prompt"]
+        assert arguments.title == "Arguments Prompt" and arguments.required_arguments == ["city"]
+        assert arguments.arguments == [
+            {"name": "city", "description": "Name of the city", "required": True},
+            {"name": "state", "required": False},
+        ]
+        assert said(await client.get_prompt("simple-prompt")) == [("user", "This is a simple prompt without arguments.")]
+        assert said(await client.get_prompt("args-prompt", {"city": "Oslo"})) == [("user", "What's weather in Oslo?")]
+        both = await client.get_prompt("args-prompt", {"city": "Oslo", "state": "Viken"})
+        assert said(both) == [("user", "What's weather in Oslo, Viken?")]
+
+        for kind, field_name in [("Text", "text"), ("Blob", "blob")]:
+            rendered = await client.get_prompt("resource-prompt", {"resourceType": kind, "resourceId": "2"})
+            assert said(rendered) == [
+                ("user", f"This prompt includes the {kind} resource with id: 2. Please analyze the following resource:"),
+                ("user", "resource"),
+            ]
+            embedded = rendered.messages[1].content
+            assert isinstance(embedded, EmbeddedResource)
+            assert embedded.uri == f"demo://resource/dynamic/{kind.lower()}/2"
+            assert getattr(embedded, field_name) is not None
+
+        with pytest.raises(ServerError) as caught:
+            await client.get_prompt("args-prompt", {"state": "Viken"})
+        assert caught.value.code == -32602
+        assert caught.value.message.startswith("MCP error -32602: Invalid arguments for prompt args-prompt")
+        with pytest.raises(ServerError) as caught:
+            await client.get_prompt("no-such-prompt")
+        assert (caught.value.code, caught.value.message) == (-32602, "MCP error -32602: Prompt no-such-prompt not found")
+
+        departments = await client.complete("department", "", prompt="completable-prompt")
+        assert (departments.values, departments.total, departments.has_more) == (
+            ["Engineering", "Sales", "Marketing", "Support"],
+            4,
+            False,
+        )
+        assert (await client.complete("department", "E", prompt="completable-prompt")).values == ["Engineering"]
+        # The values of "name" depend on the department sent in the context.
+        team = await client.complete("name", "", prompt="completable-prompt", context={"department": "Engineering"})
+        assert team.values == ["Alice", "Bob", "Charlie"]
+        assert (await client.complete("name", "", prompt="completable-prompt")).values == []
+        kinds = await client.complete("resourceType", "", prompt="resource-prompt")
+        assert kinds.values == ["Text", "Blob"]
+        ids = await client.complete("resourceId", "1", resource_template="demo://resource/dynamic/text/{resourceId}")
+        assert ids.values == ["1"]
     assert stopped(client)

@@ -1,7 +1,7 @@
 """A toolwire server for the official MCP SDK's client to talk to (tests/test_interop.py).
 
-Served with ``python -m toolwire run tests/interop/toolwire_server.py``. Tools are listed
-three to a page, so a client must follow ``nextCursor`` to see them all.
+Served with ``python -m toolwire run tests/interop/toolwire_server.py``. Tools, resources and
+prompts are listed three to a page, so a client must follow ``nextCursor`` to see them all.
 """
 
 from __future__ import annotations
@@ -13,14 +13,18 @@ from pathlib import Path
 from toolwire import (
     Content,
     Context,
+    PromptResult,
+    ResourceNotFound,
     Server,
     ToolError,
     annotations,
+    assistant_message,
     audio,
     embedded_resource,
     image,
     resource_link,
     text,
+    user_message,
 )
 
 server = Server(
@@ -157,3 +161,63 @@ def unlock() -> str:
     """Show the tool ``secret`` (the tool list changes)."""
     server.enable_tool("secret")
     return "unlocked"
+
+
+BOOKS = {1: "Dune", 2: "Emma", 3: "Ulysses", 10: "Beloved"}
+
+
+@server.resource("interop://readme", title="Read me", mime_type="text/markdown")
+def readme() -> str:
+    """How to use the interop server."""
+    return "# Interop\nRead books by id."
+
+
+@server.resource("interop://logo")
+def logo() -> bytes:
+    """A 1x1 PNG (its MIME type detected from the bytes)."""
+    return PNG
+
+
+@server.resource("interop://config")
+def config() -> dict[str, int]:
+    return {"books": len(BOOKS)}
+
+
+@server.resource("interop://notes", mime_type="text/plain")
+def notes() -> str:
+    return "a note"
+
+
+@server.resource(
+    "interop://books/{id}", name="book", mime_type="text/plain", complete={"id": [str(key) for key in BOOKS]}
+)
+def book_title(id: int) -> str:
+    """A book's title by its id."""
+    if id not in BOOKS:
+        raise ResourceNotFound(f"interop://books/{id}")
+    return BOOKS[id]
+
+
+@server.prompt(title="Review code", complete={"language": ["python", "rust", "typescript"]})
+def review(code: str, language: str = "python") -> list:
+    """Ask for a code review.
+
+    Args:
+        code: The code to review
+        language: The language it is written in
+    """
+    return [user_message(f"Review this {language} code:\n{code}"), assistant_message("Here is my review:")]
+
+
+@server.prompt
+def cover() -> PromptResult:
+    """Show an image and an embedded resource."""
+    note = embedded_resource("interop://notes", text="a note", mime_type="text/plain")
+    return PromptResult([user_message(image(PNG)), user_message(note), "What is this?"], description="A cover")
+
+
+@server.tool
+def touch(uri: str) -> str:
+    """Announce that the resource at ``uri`` changed."""
+    server.resource_updated(uri)
+    return "touched"
