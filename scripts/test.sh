@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set everything up, then run every check: ruff, mypy --strict (src), and the whole test suite.
+# Set everything up, then run every check: ruff, mypy --strict (src), the whole test suite,
+# and the official MCP conformance suite against toolwire's server and client.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -10,3 +11,5 @@ echo "== mypy --strict src"
 mypy src
 echo "== pytest"
 python -m pytest -q "$@"
+echo "== MCP conformance suite"
+python tests/conformance/run.py

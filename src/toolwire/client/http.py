@@ -95,6 +95,8 @@ class StreamableHttpTransport:
     """Streamable HTTP to ``url``; ``headers`` go on every request (authorization, say)."""
 
     newline = False
+    #: Seconds a request waits for the legacy GET stream to open.
+    LISTEN_WAIT = 2.0
 
     def __init__(self, url: str, headers: dict[str, str] | None = None, timeout: float = 30.0) -> None:
         self.url = url
@@ -111,6 +113,9 @@ class StreamableHttpTransport:
         self._tool_headers: dict[str, dict[str, tuple[str, ...]]] = {}
         self._listing: set[Any] = set()
         self._endpoint: str | None = None  # HTTP+SSE (2024-11-05): where to POST
+        #: Set once the legacy GET stream is open (or refused): requests wait for it, so that
+        #: a server asking something while answering them has a stream to ask on.
+        self._listening: asyncio.Event | None = None
         self._closed = False
 
     async def start(self) -> None:
@@ -189,6 +194,9 @@ class StreamableHttpTransport:
         if self._endpoint is not None:
             await self._post_to_endpoint(data, message)
             return
+        if self._listening is not None and "id" in message:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._listening.wait(), self.LISTEN_WAIT)
         try:
             async with self._http.stream(
                 "POST", self.url, content=data, headers=self._request_headers(message)
@@ -211,7 +219,8 @@ class StreamableHttpTransport:
         except httpx.HTTPError as exc:
             self._unreachable(exc)
         if method == "notifications/initialized" and self.session_id is not None:
-            self._spawn(self._listen())
+            self._listening = asyncio.Event()
+            self._spawn(self._listen(self._listening))
 
     async def _receive(self, reply: httpx.Response, message: dict[str, Any]) -> None:
         """Deliver what a POST's answer holds: nothing (202), JSON, or a stream's events."""
@@ -268,24 +277,27 @@ class StreamableHttpTransport:
                 continue
         self._answer_error(message, None, b"", "the server's stream ended before the answer and could not be resumed")
 
-    async def _listen(self) -> None:
-        """The legacy ``GET`` stream: what the server sends outside any request."""
+    async def _listen(self, open: asyncio.Event) -> None:
+        """The legacy ``GET`` stream: what the server sends outside any request. ``open`` is
+        set once it is open, or refused."""
         assert self._http is not None
         stream = _Stream()
-        for _ in range(MAX_RESUMES):
-            headers = {**self._session_headers(), "Accept": "text/event-stream"}
-            if stream.last_id is not None:
-                headers["Last-Event-ID"] = stream.last_id
-            try:
-                async with self._http.stream("GET", self.url, headers=headers) as reply:
-                    if reply.status_code != 200:
-                        return  # 405: the server offers no such stream
-                    await self._read_stream(reply, stream, None)
-            except httpx.HTTPError:
-                pass
-            if self._closed:
-                return
-            await asyncio.sleep(stream.retry_ms / 1000)
+        try:
+            while not self._closed:  # reconnected for as long as the session lasts
+                headers = {**self._session_headers(), "Accept": "text/event-stream"}
+                if stream.last_id is not None:
+                    headers["Last-Event-ID"] = stream.last_id
+                try:
+                    async with self._http.stream("GET", self.url, headers=headers) as reply:
+                        open.set()
+                        if reply.status_code != 200:
+                            return  # 405: the server offers no such stream
+                        await self._read_stream(reply, stream, None)
+                except httpx.HTTPError:
+                    pass
+                await asyncio.sleep(stream.retry_ms / 1000)
+        finally:
+            open.set()
 
     async def _reinitialize(self) -> None:
         """The session expired: open a new one with the same ``initialize``."""

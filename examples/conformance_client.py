@@ -1,0 +1,115 @@
+"""The client the official MCP conformance suite drives, built on toolwire's ``Client``.
+
+    python examples/conformance_client.py URL
+
+The suite starts it once per client scenario, with the scenario's name in
+``MCP_CONFORMANCE_SCENARIO``, the protocol version to speak in
+``MCP_CONFORMANCE_PROTOCOL_VERSION`` and, for some scenarios, details in
+``MCP_CONFORMANCE_CONTEXT`` (JSON). It connects, lists the tools and does what the scenario
+asks; any error exits non-zero. ``scripts/conformance.sh`` runs it; see docs/conformance.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from toolwire.client import Client
+
+
+async def answer_with_defaults(params: dict[str, Any]) -> dict[str, Any]:
+    """Accept every form, filled in with the defaults its schema gives."""
+    properties = (params.get("requestedSchema") or {}).get("properties") or {}
+    content = {name: schema["default"] for name, schema in properties.items() if "default" in schema}
+    return {"action": "accept", "content": content}
+
+
+async def sample(params: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "assistant", "content": {"type": "text", "text": "A sampled answer."}, "model": "toolwire-test"}
+
+
+ROOTS = [{"uri": "file:///tmp/conformance", "name": "Conformance"}]
+
+
+async def tools_call(client: Client) -> None:
+    await client.call_tool("add_numbers", {"a": 5, "b": 3}, raise_on_error=True)
+
+
+async def elicitation_defaults(client: Client) -> None:
+    await client.call_tool("test_client_elicitation_defaults", {})
+
+
+async def sse_retry(client: Client) -> None:
+    await client.call_tool("test_reconnection", {})
+
+
+async def schema_preservation(client: Client) -> None:
+    tools = {tool.name: tool for tool in await client.list_tools()}
+    schema = tools["json_schema_2020_12_tool"].raw["inputSchema"]
+    await client.call_tool("json_schema_echo", {"schema": schema})
+
+
+async def request_state(client: Client) -> None:
+    for name in ("test_mrtr_echo_state", "test_mrtr_unrelated", "test_mrtr_no_state", "test_mrtr_no_result_type"):
+        await client.call_tool(name, {})
+
+
+async def standard_headers(client: Client) -> None:
+    for tool in await client.list_tools():
+        await client.call_tool(tool.name, {})
+    for resource in await client.list_resources():
+        await client.read_resource(resource.uri)
+    for prompt in await client.list_prompts():
+        await client.get_prompt(prompt.name, {})
+
+
+async def custom_headers(client: Client) -> None:
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    for call in context.get("toolCalls") or []:
+        await client.call_tool(call["name"], call.get("arguments") or {})
+
+
+async def invalid_tool_headers(client: Client) -> None:
+    listed = {tool.name for tool in await client.list_tools()}
+    if "valid_tool" in listed:
+        await client.call_tool("valid_tool", {"region": "us-west1"})
+
+
+SCENARIOS: dict[str, Callable[[Client], Awaitable[None]]] = {
+    "tools_call": tools_call,
+    "elicitation-sep1034-client-defaults": elicitation_defaults,
+    "sse-retry": sse_retry,
+    "json-schema-2020-12-preservation": schema_preservation,
+    "sep-2322-client-request-state": request_state,
+    "http-standard-headers": standard_headers,
+    "http-custom-headers": custom_headers,
+    "http-invalid-tool-headers": invalid_tool_headers,
+}
+
+
+async def main(url: str) -> None:
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") or None
+    async with Client(
+        url,
+        protocol=version,
+        name="toolwire-conformance-client",
+        elicitation=answer_with_defaults,
+        sampling=sample,
+        roots=ROOTS,
+        timeout=20,
+    ) as client:
+        await client.list_tools()
+        action = SCENARIOS.get(scenario)
+        if action is not None:
+            await action(client)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit("usage: conformance_client.py URL")
+    asyncio.run(main(sys.argv[-1]))
