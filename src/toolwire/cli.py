@@ -1,6 +1,7 @@
 """The ``toolwire`` command.
 
     toolwire run path/to/server.py[:object]      serve a file's Server over stdio
+    toolwire run FILE --http [HOST:]PORT         ... or over Streamable HTTP
     toolwire tools TARGET                        list a server's tools
     toolwire call TARGET TOOL [KEY=VALUE ...]    call one of them
     toolwire resources TARGET                    list its resources and resource templates
@@ -22,7 +23,7 @@ import contextlib
 import sys
 from typing import Any
 
-USAGE = """usage: toolwire run FILE[:OBJECT] [-v]
+USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--http [HOST:]PORT [--allow-host HOST ...] [--stateless]]
        toolwire tools TARGET [--json] [options]
        toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]
        toolwire resources TARGET [--json] [options]
@@ -33,6 +34,9 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v]
 commands:
   run FILE[:OBJECT]    serve the Server defined in FILE over stdio (stdout carries only
                        protocol messages; logs go to stderr). -v logs at INFO level.
+                       --http serves it over Streamable HTTP at http://HOST:PORT/mcp instead
+                       (HOST defaults to 127.0.0.1); --allow-host accepts another Host name
+                       (needed when HOST is not local), --stateless keeps no sessions.
   tools TARGET         list the tools of a server: a table, or their definitions as JSON.
   call TARGET TOOL     call a tool and print its result; images and audio are saved to files.
   resources TARGET     list the resources and resource templates of a server.
@@ -109,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(terminal_main(args[0], args[1:]))
     try:
         if len(args) >= 2 and args[0] == "run":
-            _run(args[1], verbose="-v" in args[2:])
+            _run(args[1], args[2:])
             return
         if args and args[0] in ("-h", "--help", "help"):
             sys.stdout.write(USAGE)
@@ -120,7 +124,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(2) from None
 
 
-def _run(target: str, verbose: bool) -> None:
+def _run(target: str, options: list[str]) -> None:
+    http, allowed, stateless, verbose = _run_options(options)
     if verbose:  # otherwise warnings and errors reach stderr through logging's last resort
         import logging
 
@@ -128,7 +133,45 @@ def _run(target: str, verbose: bool) -> None:
             stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
         )
     server = load_server(target)
+    if http is not None:
+        host, port = http
+        sys.stderr.write(f"toolwire: serving {target} at http://{host}:{port}/mcp\n")
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run_http(
+                host, port, allowed_hosts=allowed, stateless=stateless, log_level="info" if verbose else "warning"
+            )
+        return
     from .transports.stdio import run_stdio
 
     with contextlib.suppress(KeyboardInterrupt):
         run_stdio(server)
+
+
+def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, list[str], bool, bool]:
+    """``run``'s options: the HTTP address (or ``None`` for stdio), allowed hosts, stateless,
+    verbose. :class:`UsageError` for anything else."""
+    http: tuple[str, int] | None = None
+    allowed: list[str] = []
+    stateless = verbose = False
+    words = iter(options)
+    for word in words:
+        if word == "-v":
+            verbose = True
+        elif word == "--stateless":
+            stateless = True
+        elif word in ("--http", "--allow-host"):
+            value = next(words, None)
+            if value is None:
+                raise UsageError(f"{word} needs a value")
+            if word == "--allow-host":
+                allowed.append(value)
+                continue
+            host, _, port = value.rpartition(":")
+            if not port.isdigit() or not 0 < int(port) < 65536:
+                raise UsageError(f"--http takes [HOST:]PORT, not {value!r}")
+            http = (host.strip("[]") or "127.0.0.1", int(port))
+        else:
+            raise UsageError(f"unknown option for run: {word!r}")
+    if http is None and (allowed or stateless):
+        raise UsageError("--allow-host and --stateless go with --http")
+    return http, allowed, stateless, verbose
