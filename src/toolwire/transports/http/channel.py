@@ -95,6 +95,9 @@ class Channel:
         self._lock = asyncio.Lock()
         self._streaming = False
         self._letting_go = False
+        self._ended = False
+        #: Whether some event was only kept, never written (the client may still resume).
+        self.undelivered = False
 
     # -- from the session --------------------------------------------------------------------
 
@@ -112,12 +115,12 @@ class Channel:
 
     def close(self) -> None:
         """End the channel now (its session closed, or its subscription ended)."""
-        self.expected = max(self.expected, self.answered) or -1
+        self._ended = True
         self._wake.set()
 
     @property
     def done(self) -> bool:
-        return self.answered >= self.expected > 0 or self.expected < 0
+        return self._ended or self.answered >= self.expected > 0
 
     def immediate_answer(self) -> bytes | None:
         """The answer, if it is already the one and only message queued (the fast path:
@@ -225,7 +228,9 @@ class Channel:
 
     async def _write(self, frame: bytes) -> None:
         send = self._send
-        if send is not None:
+        if send is None:
+            self.undelivered = True
+        else:
             try:
                 await send({"type": "http.response.body", "body": frame, "more_body": True})
             except OSError:

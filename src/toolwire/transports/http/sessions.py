@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("toolwire.http")
 
+#: Seconds a stream that lost its connection stays resumable after its exchange is over.
+LINGER = 60.0
+
 
 class LegacySession:
     """One session: its protocol state, its channels by request id, its streams by id."""
@@ -66,15 +69,26 @@ class LegacySession:
             self.streams[channel.stream_id] = channel
 
     def release(self, channel: Channel, ids: list[RequestId]) -> None:
-        """Forget a channel once it is done (its stream's kept events go too)."""
+        """Forget a channel once its exchange is over. Its stream (and the events kept of
+        it) goes too, unless some were never delivered: the client may still resume it,
+        for :data:`LINGER` seconds."""
         for id in ids:
             if self.channels.get(id) is channel:
                 del self.channels[id]
-        if channel.stream_id is not None:
-            self.streams.pop(channel.stream_id, None)
-            if self.store is not None:
-                task = asyncio.ensure_future(self.store.forget(channel.stream_id))
-                task.add_done_callback(_quiet)
+        stream = channel.stream_id
+        if stream is None:
+            return
+        if channel.undelivered:
+            asyncio.get_running_loop().call_later(LINGER, self._forget, stream, channel)
+        else:
+            self._forget(stream, channel)
+
+    def _forget(self, stream: str, channel: Channel) -> None:
+        if self.streams.get(stream) is channel:
+            del self.streams[stream]
+        if self.store is not None:
+            task = asyncio.ensure_future(self.store.forget(stream))
+            task.add_done_callback(_quiet)
 
     async def close(self) -> None:
         """End the session: calls are cancelled, every open stream ends."""
