@@ -155,7 +155,7 @@ class StreamableHTTP:
     # -- routing -----------------------------------------------------------------------------
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (scope.get("path", "").rstrip("/") or "/") != self.path:
+        if (_route_path(scope).rstrip("/") or "/") != self.path:
             raise HttpError(404, INVALID_REQUEST, f"Not found: the MCP endpoint is {self.path}")
         headers = _headers(scope)
         self._check_origin(headers)
@@ -443,6 +443,13 @@ class StreamableHTTP:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+
+def _route_path(scope: Scope) -> str:
+    """The request's path below where the app is mounted (``root_path``), if it is."""
+    path: str = scope.get("path", "")
+    root: str = scope.get("root_path", "")
+    return path[len(root) :] if root and path.startswith(root) else path
 
 
 def _headers(scope: Scope) -> dict[str, str]:
