@@ -315,7 +315,7 @@ class StreamableHTTP:
                 raise HttpError(503, INTERNAL_ERROR, f"Service unavailable: {exc}", _id(message)) from None
             ok = False
             try:
-                await self._exchange(legacy, body, receive, send, [(SESSION_HEADER, legacy.id.encode())])
+                await self._exchange(legacy, body, receive, send, opening=True)
                 ok = legacy.session.connection.legacy is not None
             finally:
                 if not ok:
@@ -329,14 +329,17 @@ class StreamableHTTP:
                 "Session not found: it expired or was ended; open a new one with initialize",
                 _id(message),
             )
-        await self._exchange(found, body, receive, send, [])
+        await self._exchange(found, body, receive, send)
 
     async def _exchange(
-        self, legacy: LegacySession, body: bytes, receive: Receive, send: Send, headers: list[tuple[bytes, bytes]]
+        self, legacy: LegacySession, body: bytes, receive: Receive, send: Send, opening: bool = False
     ) -> None:
         """Feed one POST to a session and answer it: 202 when it carried no request, else
-        the answers (JSON, or a stream when more than the answer is to be sent)."""
+        the answers (JSON, or a stream when more than the answer is to be sent).
+        ``opening``: the POST opens the session (its id goes out once the handshake worked)."""
         events = legacy.session.connection.receive_message(body)
+        opened = opening and legacy.session.connection.legacy is not None
+        headers = [(SESSION_HEADER, legacy.id.encode())] if opened else []
         requests = [event for event in events if type(event) is Request]
         immediate = [event for event in events if type(event) is bytes]
         if not requests:
@@ -384,7 +387,7 @@ class StreamableHTTP:
             )
         legacy = LegacySession("stateless", self.server, connection, None)
         try:
-            await self._exchange(legacy, body, receive, send, [])
+            await self._exchange(legacy, body, receive, send)
         finally:
             await legacy.session.close(grace=0)
 
