@@ -115,20 +115,16 @@ def read_resource(session: ServerSession, request: Request) -> None:
 
 
 def subscribe(session: ServerSession, request: Request) -> None:
-    """``resources/subscribe`` (legacy): updates of ``uri`` reach this session from now on."""
+    """``resources/subscribe`` and ``resources/unsubscribe`` (legacy): updates of ``uri``
+    reach this session from now on, or no longer."""
     try:
-        session.resource_subscriptions.add(_string(request, "uri"))
+        uri = _string(request, "uri")
     except ProtocolError as exc:
         return session.fail(request, exc)
-    session.send(session.connection.respond(request, {}), request.id)
-    return None
-
-
-def unsubscribe(session: ServerSession, request: Request) -> None:
-    try:
-        session.resource_subscriptions.discard(_string(request, "uri"))
-    except ProtocolError as exc:
-        return session.fail(request, exc)
+    if request.method == "resources/subscribe":
+        session.resource_subscriptions.add(uri)
+    else:
+        session.resource_subscriptions.discard(uri)
     session.send(session.connection.respond(request, {}), request.id)
     return None
 
@@ -215,7 +211,7 @@ def _completers(session: ServerSession, ref: dict[str, Any]) -> dict[str, Any]:
 FEATURE_METHODS: dict[str, Callable[[ServerSession, Request], None]] = {
     "resources/read": read_resource,
     "resources/subscribe": subscribe,
-    "resources/unsubscribe": unsubscribe,
+    "resources/unsubscribe": subscribe,
     "prompts/get": get_prompt,
     "completion/complete": complete_argument,
 }
