@@ -57,7 +57,7 @@ class Catalog(Generic[T]):
         self._render_one = render
         self._items: dict[str, T] = {}
         self._pages: dict[tuple[str, str | None], bytes] = {}
-        self._listeners: list[Callable[[], None]] = []
+        self._listeners: dict[int, Callable[[], None]] = {}
 
     def __contains__(self, key: object) -> bool:
         return key in self._items
@@ -100,10 +100,11 @@ class Catalog(Generic[T]):
             item.enabled = enabled
             self._changed()
 
-    def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
+    def on_change(self, listener: Callable[[], None]) -> Callable[[], object]:
         """Call ``listener()`` after every change; returns a function that unsubscribes it."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
+        key = id(listener)
+        self._listeners[key] = listener
+        return lambda: self._listeners.pop(key, None)
 
     def page(self, codec: Codec, cursor: str | None, finish: Callable[[dict[str, Any]], dict[str, Any]]) -> bytes:
         """The encoded list result for ``cursor`` in ``codec``'s version.
@@ -146,5 +147,5 @@ class Catalog(Generic[T]):
 
     def _changed(self) -> None:
         self._pages.clear()
-        for listener in list(self._listeners):
+        for listener in list(self._listeners.values()):
             listener()

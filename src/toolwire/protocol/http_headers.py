@@ -33,6 +33,7 @@ _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _PLAIN = re.compile(r"[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?")
 _SENTINEL = re.compile(r"=\?base64\?(.*)\?=")
 _SAFE_INTEGER = 2**53 - 1
+_HEADER_TEXT = re.compile(r"[\t\x20-\x7e]*")
 
 
 class InvalidHeaderAnnotation(ValueError):
@@ -50,7 +51,7 @@ def decode_value(header: str) -> str | None:
     """The value a header carries (the sentinel decoded); ``None`` if it is not a valid one."""
     found = _SENTINEL.fullmatch(header)
     if found is None:
-        return header if all(" " <= c <= "~" or c == "\t" for c in header) else None
+        return header if _HEADER_TEXT.fullmatch(header) else None
     try:
         return base64.b64decode(found.group(1), validate=True).decode()
     except (binascii.Error, UnicodeDecodeError):

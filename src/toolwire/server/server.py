@@ -78,7 +78,7 @@ class Server:
             "resourceTemplates", "resource template", Codec.resource_template, page_size
         )
         self.prompts: Catalog[Prompt] = Catalog("prompts", "prompt", Codec.prompt, page_size)
-        self._resource_listeners: list[Callable[[str], None]] = []
+        self._resource_listeners: dict[int, Callable[[str], None]] = {}
         self.mask_errors = mask_errors
         self.lenient_arguments = lenient_arguments
         self.max_message_bytes = max_message_bytes
@@ -259,13 +259,14 @@ class Server:
         """Tell subscribed clients that the resource at ``uri`` changed (legacy clients that
         sent ``resources/subscribe``, 2026-07-28 ones listening with ``resourceSubscriptions``).
         Safe to call from any thread."""
-        for listener in list(self._resource_listeners):
+        for listener in list(self._resource_listeners.values()):
             listener(uri)
 
-    def on_resource_updated(self, listener: Callable[[str], None]) -> Callable[[], None]:
+    def on_resource_updated(self, listener: Callable[[str], None]) -> Callable[[], object]:
         """Call ``listener(uri)`` on each :meth:`resource_updated`; returns its remover."""
-        self._resource_listeners.append(listener)
-        return lambda: self._resource_listeners.remove(listener)
+        key = id(listener)
+        self._resource_listeners[key] = listener
+        return lambda: self._resource_listeners.pop(key, None)
 
     def link_resource(self, uri: str) -> Content:
         """A ``resource_link`` block for the registered fixed resource ``uri``, for a tool

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import functools
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Generator
@@ -47,6 +46,8 @@ class ServerSession:
     with a channel per request (HTTP) passes ``route(data, related)`` instead of ``write``:
     ``related`` is the id of the client request the message belongs to (its answer, its
     progress, a question asked on its behalf), or ``None`` for what belongs to none.
+    ``listen=False`` (a session serving one stateless request) hears the server's changes
+    only if the request is a ``subscriptions/listen``.
     """
 
     def __init__(
@@ -56,6 +57,7 @@ class ServerSession:
         write: Callable[[bytes], None] | None = None,
         principal: str | None = None,
         route: Callable[[bytes, RequestId | None], None] | None = None,
+        listen: bool = True,
     ) -> None:
         if (write is None) == (route is None):
             raise ValueError("a session needs exactly one of write= and route=")
@@ -75,15 +77,15 @@ class ServerSession:
         self.resource_subscriptions: set[str] = set()
         self._waiting: dict[RequestId, asyncio.Future[Response]] = {}
         self._closed = False
-        self._methods: dict[str, Callable[[Request], None]] = {
-            "tools/list": self._list_tools,
-            "tools/call": self._call_tool,
-            "resources/list": lambda request: self.list(request, server.resources),
-            "resources/templates/list": lambda request: self.list(request, server.resource_templates),
-            "prompts/list": lambda request: self.list(request, server.prompts),
-            "subscriptions/listen": self._listen,
-            **{method: functools.partial(handler, self) for method, handler in FEATURE_METHODS.items()},
-        }
+        self._stop_listening: list[Callable[[], object]] = []
+        if listen:
+            self._start_listening()
+
+    def _start_listening(self) -> None:
+        """Hear the server's changes (lists, resource updates), to pass them on."""
+        if self._stop_listening:
+            return
+        server = self.server
         self._stop_listening = [
             server.registry.on_change(lambda: self._list_changed("tools")),
             server.prompts.on_change(lambda: self._list_changed("prompts")),
@@ -109,14 +111,14 @@ class ServerSession:
             if kind is bytes:
                 self.send(event)
             elif kind is Request:
-                handler = self._methods.get(event.method)
+                handler = _METHODS.get(event.method)
                 if handler is None:
                     self.fail(event, ProtocolError(METHOD_NOT_FOUND, f"Method not found: {event.method}"))
                 elif event.method in OFFERED_BY and OFFERED_BY[event.method] not in self.server.identity.capabilities:
                     what = OFFERED_BY[event.method]
                     self.fail(event, ProtocolError(METHOD_NOT_FOUND, f"Method not found: this server offers no {what}"))
                 else:
-                    handler(event)
+                    handler(self, event)
             elif kind is Cancelled:
                 self._cancelled(event)
             else:
@@ -177,6 +179,15 @@ class ServerSession:
             self.start(request, self._list_raw(request, cursor))
             return None
         return self.list(request, self.server.registry)
+
+    def _list_resources(self, request: Request) -> None:
+        self.list(request, self.server.resources)
+
+    def _list_templates(self, request: Request) -> None:
+        self.list(request, self.server.resource_templates)
+
+    def _list_prompts(self, request: Request) -> None:
+        self.list(request, self.server.prompts)
 
     def list(self, request: Request, catalog: Catalog[Any]) -> None:
         """Answer a list request with ``catalog``'s page for the request's cursor (encoded once
@@ -327,6 +338,7 @@ class ServerSession:
     # -- subscriptions and change notifications ------------------------------------------------
 
     def _listen(self, request: Request) -> None:
+        self._start_listening()
         wanted = request.params.get("notifications")
         if wanted is not None and type(wanted) is not dict:
             return self.fail(
@@ -414,6 +426,18 @@ class ServerSession:
             self.send(self.connection.respond(request, {"_meta": {META_SUBSCRIPTION_ID: request.id}}), request.id)
         self._subscriptions.clear()
         self._closed = True
+
+
+#: Method name -> handler(session, request).
+_METHODS: dict[str, Callable[[ServerSession, Request], None]] = {
+    "tools/list": ServerSession._list_tools,
+    "tools/call": ServerSession._call_tool,
+    "resources/list": ServerSession._list_resources,
+    "resources/templates/list": ServerSession._list_templates,
+    "prompts/list": ServerSession._list_prompts,
+    "subscriptions/listen": ServerSession._listen,
+    **FEATURE_METHODS,
+}
 
 
 class _Started:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -126,6 +127,7 @@ class StreamableHTTP:
         self.store = event_store if event_store is not None else (sse.MemoryEventStore() if resumable else None)
         self.retry_ms = retry_ms
         self.keep_alive = keep_alive
+        self._good_hosts: set[str] = set()  # Host values already found allowed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -176,9 +178,13 @@ class StreamableHTTP:
 
     def _check_origin(self, headers: dict[str, str]) -> None:
         """403 for a ``Host`` or ``Origin`` this server does not answer to (DNS rebinding)."""
-        host = headers.get("host", "").lower()
-        if "*" not in self.allowed_hosts and not _host_allowed(host, self.allowed_hosts):
-            raise HttpError(403, INVALID_REQUEST, f"Forbidden: Host {host!r} is not allowed (see allowed_hosts)")
+        host = headers.get("host", "")
+        if host not in self._good_hosts:
+            host = host.lower()
+            if "*" not in self.allowed_hosts and not _host_allowed(host, self.allowed_hosts):
+                raise HttpError(403, INVALID_REQUEST, f"Forbidden: Host {host!r} is not allowed (see allowed_hosts)")
+            if len(self._good_hosts) < 1024:
+                self._good_hosts.add(headers.get("host", ""))
         origin = headers.get("origin")
         if origin is None or "*" in self.allowed_origins:
             return
@@ -267,7 +273,7 @@ class StreamableHTTP:
             raise HttpError(400, exc.code, exc.message, id, exc.data) from None
         connection = self.server.connection(terminator=b"")
         channel = Channel(1, status=_modern_status, keep_alive=self.keep_alive)
-        session = ServerSession(self.server, connection, route=lambda data, related: channel.put(data))
+        session = ServerSession(self.server, connection, route=lambda data, related: channel.put(data), listen=False)
         try:
             events = connection.receive_message(body)
             for event in events:
@@ -280,6 +286,9 @@ class StreamableHTTP:
             answer = channel.immediate_answer()
             if answer is not None:
                 await respond(send, _modern_status(answer), answer)
+                return
+            if not listening and channel.complete():
+                await channel.serve(send, asyncio.Event())  # all queued: nothing to wait for
                 return
             async with _watch_disconnect(receive) as disconnected:
                 serve = channel.stream if listening else channel.serve  # a subscription streams at once
@@ -350,14 +359,14 @@ class StreamableHTTP:
                 await respond(send, 202, b"", headers)
             return
         ids = [request.id for request in requests]
-        stream_id = legacy.new_stream_id() if self.store is not None and _resumable(legacy) else None
+        resumable = legacy.resumable
         channel = Channel(
             1 if requests[0].batch is not None else len(ids),
             headers=headers,
             status=_legacy_status,
-            stream_id=stream_id,
-            store=self.store,
-            retry_ms=self.retry_ms if stream_id is not None else None,
+            resumable=legacy.name_stream if resumable else None,
+            store=self.store if resumable else None,
+            retry_ms=self.retry_ms if resumable else None,
             keep_alive=self.keep_alive,
         )
         legacy.open(channel, ids)
@@ -368,6 +377,9 @@ class StreamableHTTP:
             answer = channel.immediate_answer()
             if answer is not None:
                 await respond(send, _legacy_status(answer), answer, headers)
+                return
+            if channel.complete():
+                await channel.serve(send, asyncio.Event())  # all queued: nothing to wait for
                 return
             async with _watch_disconnect(receive) as disconnected:
                 await channel.serve(send, disconnected)  # resumable: goes on keeping events until done
@@ -404,11 +416,14 @@ class StreamableHTTP:
                 return
             if legacy.standalone is not None:
                 raise HttpError(409, INVALID_REQUEST, "Conflict: this session already has a GET stream open")
-            stream_id = legacy.new_stream_id() if self.store is not None and _resumable(legacy) else None
-            channel = Channel(0, stream_id=stream_id, store=self.store, keep_alive=self.keep_alive)
+            resumable = legacy.resumable
+            channel = Channel(
+                0,
+                resumable=legacy.name_stream if resumable else None,
+                store=self.store if resumable else None,
+                keep_alive=self.keep_alive,
+            )
             legacy.standalone = channel
-            if stream_id is not None:
-                legacy.streams[stream_id] = channel
             try:
                 await channel.stream(send, disconnected)
             finally:
@@ -456,8 +471,9 @@ def _route_path(scope: Scope) -> str:
 
 
 def _headers(scope: Scope) -> dict[str, str]:
-    """Request headers by lower-case name (the last one wins for repeated names)."""
-    return {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope.get("headers", ())}
+    """Request headers by name (ASGI servers give names in lower case; the last one wins
+    for repeated names)."""
+    return {name.decode("latin-1"): value.decode("latin-1") for name, value in scope.get("headers", ())}
 
 
 def _host_allowed(host: str, extra: set[str]) -> bool:
@@ -465,6 +481,7 @@ def _host_allowed(host: str, extra: set[str]) -> bool:
     return name in LOCAL_HOSTS or host in extra or name in extra
 
 
+@functools.lru_cache(maxsize=256)
 def _accepts(accept: str, kind: str) -> bool:
     major = kind.split("/")[0]
     for item in accept.split(","):
@@ -493,12 +510,6 @@ def _meta_version(message: Any) -> Any:
 
 def _is_initialize(message: Any) -> bool:
     return isinstance(message, dict) and message.get("method") == "initialize"
-
-
-def _resumable(legacy: LegacySession) -> bool:
-    """Streams are resumable from 2025-11-25, whose clients expect priming events."""
-    codec = legacy.session.connection.legacy
-    return codec is None or codec.version >= "2025-11-25"
 
 
 def _modern_status(answer: bytes) -> int:

@@ -5,10 +5,13 @@ to the requests its POST carried, their progress and log notifications, question
 their behalf) and writes them out. If the first message is the only answer expected, it
 goes out as ``application/json``; anything else opens ``text/event-stream``, whose events
 follow in order until every expected answer was sent. A channel with no answers to wait for
-(a standalone ``GET`` stream) lasts until it is closed.
+(a standalone ``GET`` stream) lasts until it is closed. Whatever is queued when the channel
+gets to write goes out in one write (a call that reported progress and finished at once
+costs one response body, not one write per event).
 
-Streams may be resumable: every event then gets an id (``STREAM:SEQUENCE``) and is kept in
-the :class:`~toolwire.transports.http.sse.EventStore` before it is written, so that a client
+Streams may be resumable: the channel is then given a ``resumable`` function that names its
+stream when it opens; every event gets an id (``STREAM:SEQUENCE``) and is kept in the
+:class:`~toolwire.transports.http.sse.EventStore` before it is written, so that a client
 that lost the connection can ``GET`` the rest with ``Last-Event-ID`` (:meth:`Channel.resume`).
 While no connection is attached, events are only kept.
 """
@@ -16,7 +19,6 @@ While no connection is attached, events are only kept.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -61,9 +63,9 @@ def error_code(data: bytes) -> int | None:
 class Channel:
     """Messages for one HTTP exchange; ``expected`` answers end it (0: never).
 
-    ``stream_id`` and ``store`` make its stream resumable; ``status`` maps a JSON answer to
-    its HTTP status; ``headers`` are added to the response; ``keep_alive`` (seconds) sends
-    SSE comments while nothing else is sent.
+    ``resumable(channel)`` names the stream when it opens (and makes it resumable through
+    ``store``); ``status`` maps a JSON answer to its HTTP status; ``headers`` are added to
+    the response; ``keep_alive`` (seconds) sends SSE comments while nothing else is sent.
     """
 
     def __init__(
@@ -72,8 +74,7 @@ class Channel:
         *,
         headers: list[tuple[bytes, bytes]] | None = None,
         status: Callable[[bytes], int] = lambda data: 200,
-        can_stream: bool = True,
-        stream_id: str | None = None,
+        resumable: Callable[[Channel], str] | None = None,
         store: sse.EventStore | None = None,
         retry_ms: int | None = None,
         keep_alive: float | None = None,
@@ -81,42 +82,43 @@ class Channel:
         self.expected = expected
         self.headers = headers or []
         self.status = status
-        self.can_stream = can_stream
-        self.stream_id = stream_id
-        self.store = store if stream_id is not None else None
+        self.resumable = resumable if store is not None else None
+        self.store = store
         self.retry_ms = retry_ms
         self.keep_alive = keep_alive
+        self.stream_id: str | None = None
         self.answered = 0
         self.sequence = 0
-        self.finished = asyncio.Event()
+        #: Whether some event was only kept, never written (the client may still resume).
+        self.undelivered = False
         self._queue: deque[bytes] = deque()
-        self._wake = asyncio.Event()
+        self._wake: asyncio.Event | None = None
+        self._finished: asyncio.Event | None = None
+        self._lock: asyncio.Lock | None = None
         self._send: Send | None = None
-        self._lock = asyncio.Lock()
         self._streaming = False
         self._letting_go = False
         self._ended = False
-        #: Whether some event was only kept, never written (the client may still resume).
-        self.undelivered = False
 
     # -- from the session --------------------------------------------------------------------
 
     def put(self, data: bytes) -> None:
         """Queue a message (synchronous: sessions route from plain functions)."""
         self._queue.append(data)
-        self._wake.set()
+        if self._wake is not None:
+            self._wake.set()
 
     def let_go(self) -> None:
         """End the connection but not the stream (SSE polling): a ``retry`` field is sent,
         the response ends, and the client resumes with ``GET``. Only resumable streams can."""
-        if self.stream_id is not None:
+        if self.resumable is not None:
             self._letting_go = True
-            self._wake.set()
+            self._nudge()
 
     def close(self) -> None:
         """End the channel now (its session closed, or its subscription ended)."""
         self._ended = True
-        self._wake.set()
+        self._nudge()
 
     @property
     def done(self) -> bool:
@@ -129,6 +131,20 @@ class Channel:
             return self._queue[0]
         return None
 
+    def complete(self) -> bool:
+        """Whether every answer still expected is already queued (nothing to wait for)."""
+        if self.expected <= 0:
+            return False
+        return sum(map(is_answer, self._queue)) >= self.expected - self.answered
+
+    async def wait_finished(self) -> None:
+        """Return once every expected answer was delivered or kept."""
+        if self.done:
+            return
+        if self._finished is None:
+            self._finished = asyncio.Event()
+        await self._finished.wait()
+
     # -- to the connection -------------------------------------------------------------------
 
     async def serve(self, send: Send, disconnected: asyncio.Event) -> bool:
@@ -140,16 +156,11 @@ class Channel:
         if first is not None and self.expected == 1 and is_answer(first) and not self._queue:
             self.answered = 1
             await _json(send, self.status(first), first, self.headers)
-            self.finished.set()
+            self._finish()
             return True
         if first is not None:
             self._queue.appendleft(first)
-        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + self.headers})
-        self._streaming = True
-        self._send = send
-        if self.stream_id is not None:
-            await self._write(sse.priming(f"{self.stream_id}:0", self.retry_ms))
-        return await self._pump(disconnected)
+        return await self.stream(send, disconnected)
 
     async def stream(self, send: Send, disconnected: asyncio.Event) -> bool:
         """Like :meth:`serve`, but always as an SSE stream, opened at once (``GET`` streams,
@@ -157,28 +168,23 @@ class Channel:
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + self.headers})
         self._streaming = True
         self._send = send
-        if self.stream_id is not None:
-            await self._write(sse.priming(f"{self.stream_id}:0", self.retry_ms))
-        else:
-            await self._write(sse.KEEP_ALIVE)  # headers and a first byte: the client knows it is open
-        return await self._pump(disconnected)
+        opening = sse.KEEP_ALIVE  # a first byte: the client knows the stream is open
+        if self.resumable is not None:
+            self.stream_id = self.resumable(self)
+            opening = sse.priming(f"{self.stream_id}:0", self.retry_ms)
+        return await self._pump(disconnected, opening)
 
     async def resume(self, send: Send, after: int, disconnected: asyncio.Event) -> None:
         """Attach a new connection (``GET`` with ``Last-Event-ID``): replay what was kept after
         event ``after``, then go on live until the channel is done."""
+        assert self.store is not None and self.stream_id is not None
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS + self.headers})
-        async with self._lock:
-            assert self.store is not None and self.stream_id is not None
-            for sequence, data in await self.store.replay_after(self.stream_id, after):
-                await send(
-                    {
-                        "type": "http.response.body",
-                        "body": sse.event(data, f"{self.stream_id}:{sequence}"),
-                        "more_body": True,
-                    }
-                )
+        async with self._locked():
+            kept = await self.store.replay_after(self.stream_id, after)
+            frames = b"".join(sse.event(data, f"{self.stream_id}:{sequence}") for sequence, data in kept)
+            await send({"type": "http.response.body", "body": frames or sse.KEEP_ALIVE, "more_body": True})
             self._send = send
-        finished = asyncio.ensure_future(self.finished.wait())
+        finished = asyncio.ensure_future(self.wait_finished())
         gone = asyncio.ensure_future(disconnected.wait())
         await asyncio.wait({finished, gone}, return_when=asyncio.FIRST_COMPLETED)
         for waiter in (finished, gone):
@@ -188,64 +194,77 @@ class Channel:
         if not disconnected.is_set():
             await send({"type": "http.response.body", "body": b"", "more_body": False})
 
-    async def _pump(self, disconnected: asyncio.Event) -> bool:
+    async def _pump(self, disconnected: asyncio.Event, pending: bytes = b"") -> bool:
+        """Write batches of queued messages until done; ``pending`` goes out with the first."""
         connected = True
         while not self.done:
-            data = await self._next(disconnected if connected else None)
-            if data is None and self._letting_go:
+            if not self._queue:
+                if pending:
+                    await self._write(pending)
+                    pending = b""
+                await self._next(disconnected if connected else None, peek=True)
+            if self._letting_go:
                 self._letting_go = False
-                if connected and self._send is not None:
-                    await self._write(sse.retry(self.retry_ms or 1000))
-                    await self._end(self._send)
+                if connected:
+                    await self._write(pending + sse.retry(self.retry_ms or 1000), final=True)
+                    pending = b""
+                connected = False
+                continue
+            if connected and disconnected.is_set():
                 connected = False
                 self._send = None
-                continue
-            if data is None:
-                if disconnected.is_set() and connected:
-                    connected = False
-                    self._send = None
-                    if self.store is None:
-                        return False  # nothing can be resumed: stop here
-                continue
-            await self._deliver(data)
-        self.finished.set()
-        if connected and self._send is not None:
-            await self._end(self._send)
+                if self.store is None or self.stream_id is None:
+                    return False  # nothing can be resumed: stop here
+            if self._queue:
+                frames, live = await self._frames()
+                if live:
+                    pending += frames
+                else:
+                    self.undelivered = True  # kept only: a resuming client replays it
+        if self._send is not None:
+            await self._write(pending, final=True)
+        self._finish()
         return connected
 
-    async def _deliver(self, data: bytes) -> None:
-        if is_answer(data):
-            self.answered += 1
-        async with self._lock:
-            if self.stream_id is None:
-                frame = sse.event(data)
-            else:
+    async def _frames(self) -> tuple[bytes, bool]:
+        """Every queued message as SSE events (kept first, when resumable), and whether a
+        connection is attached to write them to (decided under the lock :meth:`resume`
+        replays under, so that each event is either replayed or written, never both)."""
+        frames = []
+        async with self._locked():
+            while self._queue:
+                data = self._queue.popleft()
+                if is_answer(data):
+                    self.answered += 1
+                if self.stream_id is None or self.store is None:
+                    frames.append(sse.event(data))
+                    continue
                 self.sequence += 1
-                assert self.store is not None
                 await self.store.store(self.stream_id, self.sequence, data)
-                frame = sse.event(data, f"{self.stream_id}:{self.sequence}")
-            await self._write(frame)
+                frames.append(sse.event(data, f"{self.stream_id}:{self.sequence}"))
+            return b"".join(frames), self._send is not None
 
-    async def _write(self, frame: bytes) -> None:
+    async def _write(self, frames: bytes, final: bool = False) -> None:
         send = self._send
         if send is None:
+            self.undelivered = self.undelivered or bool(frames)
+            return
+        try:
+            await send({"type": "http.response.body", "body": frames, "more_body": not final})
+        except OSError:
+            self._send = None
             self.undelivered = True
-        else:
-            try:
-                await send({"type": "http.response.body", "body": frame, "more_body": True})
-            except OSError:
-                self._send = None
+        if final:
+            self._send = None  # the response is over
 
-    async def _end(self, send: Send) -> None:
-        with contextlib.suppress(OSError):
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-    async def _next(self, disconnected: asyncio.Event | None) -> bytes | None:
-        """The next message; ``None`` when the channel is done, the client went away, or
-        a keep-alive was due (then sent)."""
+    async def _next(self, disconnected: asyncio.Event | None, peek: bool = False) -> bytes | None:
+        """The next message (left queued when ``peek``); ``None`` when the channel is done,
+        lets go, the client went away, or a keep-alive was due (then sent)."""
         while not self._queue:
             if self.done or self._letting_go or (disconnected is not None and disconnected.is_set()):
                 return None
+            if self._wake is None:
+                self._wake = asyncio.Event()
             self._wake.clear()
             waits = [asyncio.ensure_future(self._wake.wait())]
             if disconnected is not None:
@@ -255,7 +274,20 @@ class Channel:
                 waiter.cancel()
             if not ready and self._streaming:
                 await self._write(sse.KEEP_ALIVE)
-        return self._queue.popleft()
+        return self._queue[0] if peek else self._queue.popleft()
+
+    def _nudge(self) -> None:
+        if self._wake is not None:
+            self._wake.set()
+
+    def _finish(self) -> None:
+        if self._finished is not None:
+            self._finished.set()
+
+    def _locked(self) -> asyncio.Lock:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
 
 
 async def _json(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:

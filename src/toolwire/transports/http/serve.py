@@ -30,11 +30,15 @@ def run_http(
     if runner == "uvicorn":
         import uvicorn
 
-        uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on")
+        access_log = log_level in ("debug", "trace", "info")
+        uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on", access_log=access_log)
     elif runner == "granian":
         from granian.constants import Interfaces
-        from granian.server import Server as Granian
+        from granian.server.embed import Server as Granian
 
-        Granian(app, address=host, port=port, interface=Interfaces.ASGI, log_level=log_level).serve()  # type: ignore[arg-type]
+        from ..stdio import event_loop_runner
+
+        granian = Granian(app, address=host, port=port, interface=Interfaces.ASGI, log_level=log_level)  # type: ignore[arg-type]
+        event_loop_runner()(granian.serve())
     else:
         raise ValueError(f"unknown runner {runner!r}: use 'uvicorn' or 'granian'")

@@ -44,9 +44,18 @@ class LegacySession:
         self.session = ServerSession(server, connection, route=self.route)
         self.session.stream_closer = self.let_go
 
-    def new_stream_id(self) -> str:
+    def name_stream(self, channel: Channel) -> str:
+        """A new stream id for ``channel``, which can be resumed by it from now on."""
         self._streams += 1
-        return f"{self.id[:8]}{self._streams}"
+        stream = f"{self.id[:8]}{self._streams}"
+        self.streams[stream] = channel
+        return stream
+
+    @property
+    def resumable(self) -> bool:
+        """Streams are resumable from 2025-11-25, whose clients expect priming events."""
+        codec = self.session.connection.legacy
+        return self.store is not None and (codec is None or codec.version >= "2025-11-25")
 
     def route(self, data: bytes, related: RequestId | None) -> None:
         """Where a message goes: its request's channel; a message that belongs to no request,
@@ -65,8 +74,6 @@ class LegacySession:
     def open(self, channel: Channel, ids: list[RequestId]) -> None:
         for id in ids:
             self.channels[id] = channel
-        if channel.stream_id is not None:
-            self.streams[channel.stream_id] = channel
 
     def release(self, channel: Channel, ids: list[RequestId]) -> None:
         """Forget a channel once its exchange is over. Its stream (and the events kept of
@@ -86,7 +93,7 @@ class LegacySession:
     def _forget(self, stream: str, channel: Channel) -> None:
         if self.streams.get(stream) is channel:
             del self.streams[stream]
-        if self.store is not None:
+        if self.store is not None and channel.sequence:
             task = asyncio.ensure_future(self.store.forget(stream))
             task.add_done_callback(_quiet)
 
