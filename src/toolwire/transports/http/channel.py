@@ -13,7 +13,8 @@ Streams may be resumable: the channel is then given a ``resumable`` function tha
 stream when it opens; every event gets an id (``STREAM:SEQUENCE``) and is kept in the
 :class:`~toolwire.transports.http.sse.EventStore` before it is written, so that a client
 that lost the connection can ``GET`` the rest with ``Last-Event-ID`` (:meth:`Channel.resume`).
-While no connection is attached, events are only kept.
+While no connection is attached, events are only kept. A stream that is complete when it
+opens goes out in one write, without ids: there is nothing to resume.
 """
 
 from __future__ import annotations
@@ -92,6 +93,7 @@ class Channel:
         #: Whether some event was only kept, never written (the client may still resume).
         self.undelivered = False
         self._queue: deque[bytes] = deque()
+        self._queued_answers = 0  # answers among the queued messages
         self._wake: asyncio.Event | None = None
         self._finished: asyncio.Event | None = None
         self._lock: asyncio.Lock | None = None
@@ -105,6 +107,8 @@ class Channel:
     def put(self, data: bytes) -> None:
         """Queue a message (synchronous: sessions route from plain functions)."""
         self._queue.append(data)
+        if is_answer(data):
+            self._queued_answers += 1
         if self._wake is not None:
             self._wake.set()
 
@@ -127,7 +131,7 @@ class Channel:
     def immediate_answer(self) -> bytes | None:
         """The answer, if it is already the one and only message queued (the fast path:
         most calls answer while the POST is still being handled)."""
-        if self.expected == 1 and len(self._queue) == 1 and is_answer(self._queue[0]):
+        if self.expected == 1 and len(self._queue) == 1 and self._queued_answers == 1:
             return self._queue[0]
         return None
 
@@ -135,7 +139,7 @@ class Channel:
         """Whether every answer still expected is already queued (nothing to wait for)."""
         if self.expected <= 0:
             return False
-        return sum(map(is_answer, self._queue)) >= self.expected - self.answered
+        return self._queued_answers >= self.expected - self.answered
 
     async def wait_finished(self) -> None:
         """Return once every expected answer was delivered or kept."""
@@ -153,13 +157,15 @@ class Channel:
         first = await self._next(disconnected)
         if first is None and not self._letting_go:
             return self.done
-        if first is not None and self.expected == 1 and is_answer(first) and not self._queue:
+        if first is not None and self.immediate_answer() is not None:
+            self._queue.clear()
+            self._queued_answers = 0
             self.answered = 1
             await _json(send, self.status(first), first, self.headers)
             self._finish()
             return True
-        if first is not None:
-            self._queue.appendleft(first)
+        if self.complete():
+            self.resumable = None  # written in one piece: nothing the client could resume
         return await self.stream(send, disconnected)
 
     async def stream(self, send: Send, disconnected: asyncio.Event) -> bool:
@@ -202,7 +208,7 @@ class Channel:
                 if pending:
                     await self._write(pending)
                     pending = b""
-                await self._next(disconnected if connected else None, peek=True)
+                await self._next(disconnected if connected else None)
             if self._letting_go:
                 self._letting_go = False
                 if connected:
@@ -236,6 +242,7 @@ class Channel:
                 data = self._queue.popleft()
                 if is_answer(data):
                     self.answered += 1
+                    self._queued_answers -= 1
                 if self.stream_id is None or self.store is None:
                     frames.append(sse.event(data))
                     continue
@@ -257,9 +264,9 @@ class Channel:
         if final:
             self._send = None  # the response is over
 
-    async def _next(self, disconnected: asyncio.Event | None, peek: bool = False) -> bytes | None:
-        """The next message (left queued when ``peek``); ``None`` when the channel is done,
-        lets go, the client went away, or a keep-alive was due (then sent)."""
+    async def _next(self, disconnected: asyncio.Event | None) -> bytes | None:
+        """The next message, left queued; ``None`` when the channel is done, lets go, or
+        the client went away. Keep-alives go out while it waits."""
         while not self._queue:
             if self.done or self._letting_go or (disconnected is not None and disconnected.is_set()):
                 return None
@@ -274,7 +281,7 @@ class Channel:
                 waiter.cancel()
             if not ready and self._streaming:
                 await self._write(sse.KEEP_ALIVE)
-        return self._queue[0] if peek else self._queue.popleft()
+        return self._queue[0]
 
     def _nudge(self) -> None:
         if self._wake is not None:
