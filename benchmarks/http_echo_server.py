@@ -1,0 +1,70 @@
+"""The toolwire server of the HTTP benchmark: ``echo_server.py``'s server over Streamable HTTP.
+
+    python benchmarks/http_echo_server.py PORT [--runner uvicorn|granian]
+
+Adds ``echo_progress``, which reports one progress step before it answers: a call that
+carries a ``progressToken`` then gets its answer as an SSE stream (progress, then result).
+With uvicorn (the default) it is served by ``Server.run_http`` at
+``http://127.0.0.1:PORT/mcp``. ``run_http(runner="granian")`` hands granian the application
+object, which granian's worker processes cannot load (they import a ``module:attr`` string),
+so granian is given :func:`app` by name instead, with the settings ``run_http`` uses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from toolwire import Context
+
+HERE = Path(__file__).resolve().parent
+
+
+async def echo_progress(text: str, ctx: Context) -> str:
+    """Echo the text back after one progress step."""
+    ctx.report_progress(1, 1)
+    return text
+
+
+def build() -> Any:
+    """``echo_server.py``'s server, with ``echo_progress`` added (imported only here: granian's
+    parent process never loads it)."""
+    sys.path.insert(0, str(HERE))
+    from echo_server import server
+
+    if server.registry.get("echo_progress") is None:
+        server.tool(echo_progress)
+    return server
+
+
+def app() -> Any:
+    """The ASGI application (a factory, for granian)."""
+    return build().http_app()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("port", type=int)
+    parser.add_argument("--runner", choices=("uvicorn", "granian"), default="uvicorn")
+    args = parser.parse_args()
+    if args.runner == "uvicorn":
+        build().run_http("127.0.0.1", args.port)
+        return
+    from granian.constants import Interfaces
+    from granian.server import Server as Granian
+
+    Granian(
+        "http_echo_server:app",
+        address="127.0.0.1",
+        port=args.port,
+        interface=Interfaces.ASGI,
+        log_level="warning",
+        working_dir=HERE,
+        factory=True,
+    ).serve()
+
+
+if __name__ == "__main__":
+    main()
