@@ -14,7 +14,7 @@ stream when it opens; every event gets an id (``STREAM:SEQUENCE``) and is kept i
 :class:`~toolwire.transports.http.sse.EventStore` before it is written, so that a client
 that lost the connection can ``GET`` the rest with ``Last-Event-ID`` (:meth:`Channel.resume`).
 While no connection is attached, events are only kept. A stream that is complete when it
-opens goes out in one write, without ids: there is nothing to resume.
+opens goes out in one piece, with its length and without ids: there is nothing to resume.
 """
 
 from __future__ import annotations
@@ -165,8 +165,21 @@ class Channel:
             self._finish()
             return True
         if self.complete():
-            self.resumable = None  # written in one piece: nothing the client could resume
+            await self._whole_stream(send)
+            return True
         return await self.stream(send, disconnected)
+
+    async def _whole_stream(self, send: Send) -> None:
+        """Every message is queued: the stream goes out in one piece, with its length and
+        without event ids (there is nothing the client could need to resume)."""
+        body = b"".join(map(sse.event, self._queue))
+        self.answered += self._queued_answers
+        self._queue.clear()
+        self._queued_answers = 0
+        length = (b"content-length", str(len(body)).encode())
+        await send({"type": "http.response.start", "status": 200, "headers": [*SSE_HEADERS, length, *self.headers]})
+        await send({"type": "http.response.body", "body": body})
+        self._finish()
 
     async def stream(self, send: Send, disconnected: asyncio.Event) -> bool:
         """Like :meth:`serve`, but always as an SSE stream, opened at once (``GET`` streams,
