@@ -67,6 +67,7 @@ LEGACY_ONLY_METHODS = frozenset(
 _HANDSHAKE_METHODS = frozenset({"initialize", "ping"})
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+_NOT_DECODED: Any = object()
 DEFAULT_MAX_DEPTH = 64
 
 
@@ -246,15 +247,17 @@ class ServerConnection:
             self._scanned = 0
         return events
 
-    def receive_message(self, data: bytes | str) -> list[Event]:
-        """Feed one whole message (a JSON-RPC object, or a batch array where allowed)."""
+    def receive_message(self, data: bytes | str, decoded: Any = _NOT_DECODED) -> list[Event]:
+        """Feed one whole message (a JSON-RPC object, or a batch array where allowed).
+        ``decoded``: the message already decoded from ``data`` (a transport that had to look
+        inside it first), so that it is not decoded twice."""
         if len(data) > self.max_message_bytes:
             return [self._too_large(len(data))]
-        return self._parse(data, blank_ok=False)
+        return self._parse(data, blank_ok=False, decoded=decoded)
 
-    def _parse(self, data: bytes | str, blank_ok: bool) -> list[Event]:
+    def _parse(self, data: bytes | str, blank_ok: bool, decoded: Any = _NOT_DECODED) -> list[Event]:
         try:
-            message = orjson.loads(data)
+            message = orjson.loads(data) if decoded is _NOT_DECODED else decoded
         except orjson.JSONDecodeError as exc:
             if blank_ok and not data.strip():
                 return []  # blank lines between messages are tolerated

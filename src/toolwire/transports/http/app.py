@@ -275,7 +275,7 @@ class StreamableHTTP:
         channel = Channel(1, status=_modern_status, keep_alive=self.keep_alive)
         session = ServerSession(self.server, connection, route=lambda data, related: channel.put(data), listen=False)
         try:
-            events = connection.receive_message(body)
+            events = connection.receive_message(body, message)
             for event in events:
                 if type(event) is bytes:
                     await respond(send, _immediate_status(event), event)
@@ -324,7 +324,7 @@ class StreamableHTTP:
                 raise HttpError(503, INTERNAL_ERROR, f"Service unavailable: {exc}", _id(message)) from None
             ok = False
             try:
-                await self._exchange(legacy, body, receive, send, opening=True)
+                await self._exchange(legacy, body, message, receive, send, opening=True)
                 ok = legacy.session.connection.legacy is not None
             finally:
                 if not ok:
@@ -338,15 +338,15 @@ class StreamableHTTP:
                 "Session not found: it expired or was ended; open a new one with initialize",
                 _id(message),
             )
-        await self._exchange(found, body, receive, send)
+        await self._exchange(found, body, message, receive, send)
 
     async def _exchange(
-        self, legacy: LegacySession, body: bytes, receive: Receive, send: Send, opening: bool = False
+        self, legacy: LegacySession, body: bytes, message: Any, receive: Receive, send: Send, opening: bool = False
     ) -> None:
         """Feed one POST to a session and answer it: 202 when it carried no request, else
         the answers (JSON, or a stream when more than the answer is to be sent).
         ``opening``: the POST opens the session (its id goes out once the handshake worked)."""
-        events = legacy.session.connection.receive_message(body)
+        events = legacy.session.connection.receive_message(body, message)
         opened = opening and legacy.session.connection.legacy is not None
         headers = [(SESSION_HEADER, legacy.id.encode())] if opened else []
         requests = [event for event in events if type(event) is Request]
@@ -399,7 +399,7 @@ class StreamableHTTP:
             )
         legacy = LegacySession("stateless", self.server, connection, None)
         try:
-            await self._exchange(legacy, body, receive, send)
+            await self._exchange(legacy, body, message, receive, send)
         finally:
             await legacy.session.close(grace=0)
 
