@@ -23,7 +23,7 @@ import contextlib
 import sys
 from typing import Any
 
-USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--http [HOST:]PORT [--allow-host HOST ...] [--stateless]]
+USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--http [HOST:]PORT [--allow-host HOST ...] [--stateless] [--granian]]
        toolwire tools TARGET [--json] [options]
        toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]
        toolwire resources TARGET [--json] [options]
@@ -36,7 +36,8 @@ commands:
                        protocol messages; logs go to stderr). -v logs at INFO level.
                        --http serves it over Streamable HTTP at http://HOST:PORT/mcp instead
                        (HOST defaults to 127.0.0.1); --allow-host accepts another Host name
-                       (needed when HOST is not local), --stateless keeps no sessions.
+                       (needed when HOST is not local), --stateless keeps no sessions,
+                       --granian serves with granian instead of uvicorn (pip install granian).
   tools TARGET         list the tools of a server: a table, or their definitions as JSON.
   call TARGET TOOL     call a tool and print its result; images and audio are saved to files.
   resources TARGET     list the resources and resource templates of a server.
@@ -125,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _run(target: str, options: list[str]) -> None:
-    http, allowed, stateless, verbose = _run_options(options)
+    http, allowed, stateless, verbose, runner = _run_options(options)
     if verbose:  # otherwise warnings and errors reach stderr through logging's last resort
         import logging
 
@@ -138,7 +139,12 @@ def _run(target: str, options: list[str]) -> None:
         sys.stderr.write(f"toolwire: serving {target} at http://{host}:{port}/mcp\n")
         with contextlib.suppress(KeyboardInterrupt):
             server.run_http(
-                host, port, allowed_hosts=allowed, stateless=stateless, log_level="info" if verbose else "warning"
+                host,
+                port,
+                allowed_hosts=allowed,
+                stateless=stateless,
+                runner=runner,
+                log_level="info" if verbose else "warning",
             )
         return
     from .transports.stdio import run_stdio
@@ -147,18 +153,21 @@ def _run(target: str, options: list[str]) -> None:
         run_stdio(server)
 
 
-def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, list[str], bool, bool]:
+def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, list[str], bool, bool, str]:
     """``run``'s options: the HTTP address (or ``None`` for stdio), allowed hosts, stateless,
-    verbose. :class:`UsageError` for anything else."""
+    verbose, the HTTP runner. :class:`UsageError` for anything else."""
     http: tuple[str, int] | None = None
     allowed: list[str] = []
     stateless = verbose = False
+    runner = "uvicorn"
     words = iter(options)
     for word in words:
         if word == "-v":
             verbose = True
         elif word == "--stateless":
             stateless = True
+        elif word == "--granian":
+            runner = "granian"
         elif word in ("--http", "--allow-host"):
             value = next(words, None)
             if value is None:
@@ -172,6 +181,6 @@ def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, list[str],
             http = (host.strip("[]") or "127.0.0.1", int(port))
         else:
             raise UsageError(f"unknown option for run: {word!r}")
-    if http is None and (allowed or stateless):
-        raise UsageError("--allow-host and --stateless go with --http")
-    return http, allowed, stateless, verbose
+    if http is None and (allowed or stateless or runner != "uvicorn"):
+        raise UsageError("--allow-host, --stateless and --granian go with --http")
+    return http, allowed, stateless, verbose, runner
