@@ -110,6 +110,8 @@ class StreamableHttpTransport:
         self._tasks: dict[Any, asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[None]] = set()
         self._initialize: bytes | None = None
+        #: Requests a re-opened session is sent again, by what they set.
+        self._session_state: dict[str, bytes] = {}
         self._tool_headers: dict[str, dict[str, tuple[str, ...]]] = {}
         self._listing: set[Any] = set()
         self._endpoint: str | None = None  # HTTP+SSE (2024-11-05): where to POST
@@ -189,6 +191,7 @@ class StreamableHttpTransport:
         method = message.get("method")
         if method == "initialize":
             self._initialize = data
+        self._remember(method, message, data)
         if method == "tools/list":
             self._listing.add(message.get("id"))
         if self._endpoint is not None:
@@ -260,19 +263,23 @@ class StreamableHttpTransport:
 
     async def _resume(self, stream: _Stream, message: dict[str, Any]) -> None:
         """Get the rest of a stream that ended before its answer: ``GET`` with
-        ``Last-Event-ID`` after the announced delay, a few times at most."""
+        ``Last-Event-ID`` after the announced delay, a few times at most. A server that can
+        no longer be reached closes the transport; one that cannot resume fails the request."""
         assert self._http is not None
+        headers = {**self._session_headers(), "Accept": "text/event-stream"}
         for _ in range(MAX_RESUMES):
-            if stream.last_id is None:
-                break
-            await asyncio.sleep(stream.retry_ms / 1000)
-            headers = {**self._session_headers(), "Accept": "text/event-stream", "Last-Event-ID": stream.last_id}
+            if stream.last_id is not None:
+                await asyncio.sleep(stream.retry_ms / 1000)
+                headers["Last-Event-ID"] = stream.last_id
             try:
                 async with self._http.stream("GET", self.url, headers=headers) as reply:
-                    if reply.status_code != 200:
-                        break
+                    if reply.status_code != 200 or stream.last_id is None:
+                        break  # only asked whether the server is still there
                     if await self._read_stream(reply, stream, message.get("id")):
                         return
+            except httpx.ConnectError as exc:
+                self._unreachable(exc)
+                return
             except httpx.HTTPError:
                 continue
         self._answer_error(message, None, b"", "the server's stream ended before the answer and could not be resumed")
@@ -315,6 +322,21 @@ class StreamableHttpTransport:
         log.info("the session expired: a new one was opened")
         notice = orjson.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
         await self._http.post(self.url, content=notice, headers=self._request_headers(message))
+        for data in self._session_state.values():  # the log level, resource subscriptions
+            await self._http.post(self.url, content=data, headers=self._request_headers(orjson.loads(data)))
+        if self._listening is not None:
+            self._listening = asyncio.Event()
+            self._spawn(self._listen(self._listening))
+
+    def _remember(self, method: Any, message: dict[str, Any], data: bytes) -> None:
+        """Note what a new session must be told again: the log level, the subscriptions."""
+        params = message.get("params") or {}
+        if method == "logging/setLevel":
+            self._session_state[method] = data
+        elif method == "resources/subscribe":
+            self._session_state[f"subscribe {params.get('uri')}"] = data
+        elif method == "resources/unsubscribe":
+            self._session_state.pop(f"subscribe {params.get('uri')}", None)
 
     # -- HTTP+SSE (2024-11-05) ---------------------------------------------------------------
 

@@ -410,10 +410,11 @@ class Server:
 
     # -- serving ---------------------------------------------------------------------------
 
-    def connection(self, terminator: bytes = b"\n") -> ServerConnection:
-        """Fresh protocol state for one connection to this server."""
+    def connection(self, terminator: bytes = b"\n", identity: ServerIdentity | None = None) -> ServerConnection:
+        """Fresh protocol state for one connection to this server (which may present
+        another ``identity``: capabilities a transport cannot honour left out, say)."""
         return ServerConnection(
-            self.identity,
+            identity or self.identity,
             terminator=terminator,
             max_message_bytes=self.max_message_bytes,
             max_depth=self.max_depth,

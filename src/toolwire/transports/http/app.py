@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from ...protocol import http_headers
-from ...protocol.connection import Request, RequestId
+from ...protocol.connection import Cancelled, Request, RequestId, ServerIdentity
 from ...protocol.errors import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -128,6 +128,7 @@ class StreamableHTTP:
         self.retry_ms = retry_ms
         self.keep_alive = keep_alive
         self._good_hosts: set[str] = set()  # Host values already found allowed
+        self._requests: set[ServerSession] = set()  # the 2026-07-28 requests being served
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -138,11 +139,15 @@ class StreamableHTTP:
         try:
             await self._http(scope, receive, send)
         except HttpError as exc:
-            await respond(send, exc.status, exc.body(), _allow(exc.status))
+            allow = [(b"allow", b"POST" if self.stateless else b"GET, POST, DELETE")] if exc.status == 405 else []
+            await respond(send, exc.status, exc.body(), allow)
 
     async def close(self) -> None:
-        """End every session (calls in flight are cancelled, streams end)."""
+        """End every session and stream: calls in flight are cancelled, 2026-07-28
+        subscriptions get their final response, every response stream ends."""
         await self.sessions.close()
+        for session in list(self._requests):
+            await session.close(grace=0)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -274,6 +279,7 @@ class StreamableHTTP:
         connection = self.server.connection(terminator=b"")
         channel = Channel(1, status=_modern_status, keep_alive=self.keep_alive)
         session = ServerSession(self.server, connection, route=lambda data, related: channel.put(data), listen=False)
+        self._requests.add(session)
         try:
             events = connection.receive_message(body, message)
             for event in events:
@@ -296,6 +302,7 @@ class StreamableHTTP:
             if not completed and isinstance(request, Request):
                 _cancel(session, request.id, "the client closed the response stream")
         finally:
+            self._requests.discard(session)
             await session.close(grace=0)
 
     def _header_parameters(self, message: dict[str, Any]) -> dict[str, tuple[str, ...]] | None:
@@ -353,6 +360,9 @@ class StreamableHTTP:
         immediate = [event for event in events if type(event) is bytes]
         if not requests:
             legacy.session.handle([event for event in events if type(event) is not bytes])
+            for event in events:
+                if isinstance(event, Cancelled):
+                    legacy.forgo(event.request.id)
             if immediate:
                 await respond(send, _legacy_status(immediate[0]), immediate[0], headers)
             else:
@@ -390,7 +400,7 @@ class StreamableHTTP:
         """A legacy POST without a session: served alone, on a connection initialized for it."""
         if version not in LEGACY_VERSIONS:
             version = DEFAULT_LEGACY_VERSION
-        connection = self.server.connection(terminator=b"")
+        connection = self.server.connection(terminator=b"", identity=_without_notifications(self.server.identity))
         if not _is_initialize(message):
             connection.receive_message(
                 orjson.dumps(
@@ -423,12 +433,23 @@ class StreamableHTTP:
                 store=self.store if resumable else None,
                 keep_alive=self.keep_alive,
             )
-            legacy.standalone = channel
-            try:
-                await channel.stream(send, disconnected)
-            finally:
-                if legacy.standalone is channel:
-                    legacy.standalone = None
+            if legacy.detached is not None:  # replaced: what waited for a resumption is dropped
+                legacy.release(legacy.detached, [])
+                legacy.detached = None
+            await self._standalone(legacy, channel, channel.stream(send, disconnected))
+
+    async def _standalone(self, legacy: LegacySession, channel: Channel, serving: Awaitable[Any]) -> None:
+        """Serve a session's GET stream; when its connection drops, it waits (if resumable)
+        for a GET with ``Last-Event-ID``, and another GET may open meanwhile."""
+        legacy.standalone = channel
+        try:
+            await serving
+        finally:
+            if legacy.standalone is channel:
+                legacy.standalone = None
+            if channel.stream_id is not None and not channel.done:
+                legacy.detached = channel
+            else:
                 legacy.release(channel, [])
 
     async def _resume(self, legacy: LegacySession, last: str, send: Send, disconnected: asyncio.Event) -> None:
@@ -436,6 +457,12 @@ class StreamableHTTP:
         channel = legacy.streams.get(place[0]) if place is not None else None
         if place is None or channel is None or self.store is None:
             raise HttpError(404, INVALID_REQUEST, f"Not found: no stream to resume after event {last!r}")
+        if channel is legacy.detached:
+            if legacy.standalone is not None:
+                raise HttpError(409, INVALID_REQUEST, "Conflict: this session already has a GET stream open")
+            legacy.detached = None
+            await self._standalone(legacy, channel, channel.resume(send, place[1], disconnected))
+            return
         await channel.resume(send, place[1], disconnected)
 
     async def _delete(self, headers: dict[str, str], send: Send) -> None:
@@ -461,6 +488,18 @@ class StreamableHTTP:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+
+def _without_notifications(identity: ServerIdentity) -> ServerIdentity:
+    """``identity`` promising no notifications (list changes, subscriptions): a stateless
+    legacy server has no stream to send them on."""
+    capabilities = {
+        name: {key: value for key, value in offer.items() if key not in ("listChanged", "subscribe")}
+        if isinstance(offer, dict)
+        else offer
+        for name, offer in identity.capabilities.items()
+    }
+    return ServerIdentity(identity.info, capabilities, identity.instructions, identity.ttl_ms, identity.cache_scope)
 
 
 def _route_path(scope: Scope) -> str:
@@ -489,10 +528,6 @@ def _accepts(accept: str, kind: str) -> bool:
         if media in (kind, "*/*", f"{major}/*"):
             return True
     return False
-
-
-def _allow(status: int) -> list[tuple[bytes, bytes]]:
-    return [(b"allow", b"GET, POST, DELETE")] if status == 405 else []
 
 
 def _id(message: Any) -> RequestId | None:

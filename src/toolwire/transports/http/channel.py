@@ -31,6 +31,8 @@ from . import sse
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
+MAX_WAITING = 1000
+
 JSON_HEADERS = [(b"content-type", b"application/json")]
 SSE_HEADERS = [
     (b"content-type", b"text/event-stream"),
@@ -101,12 +103,16 @@ class Channel:
         self._streaming = False
         self._letting_go = False
         self._ended = False
+        self.pumping = False
 
     # -- from the session --------------------------------------------------------------------
 
     def put(self, data: bytes) -> None:
-        """Queue a message (synchronous: sessions route from plain functions)."""
+        """Queue a message (synchronous: sessions route from plain functions). A GET stream
+        waiting for its client to come back keeps the last :data:`MAX_WAITING` only."""
         self._queue.append(data)
+        if self.expected == 0 and not self.pumping and len(self._queue) > MAX_WAITING:
+            self._queue.popleft()
         if is_answer(data):
             self._queued_answers += 1
         if self._wake is not None:
@@ -118,6 +124,12 @@ class Channel:
         if self.resumable is not None:
             self._letting_go = True
             self._nudge()
+
+    def forgo(self) -> None:
+        """One of the requests will never be answered (it was cancelled)."""
+        self.expected -= 1
+        if self.expected <= self.answered:
+            self.close()
 
     def close(self) -> None:
         """End the channel now (its session closed, or its subscription ended)."""
@@ -156,6 +168,8 @@ class Channel:
         client went away first (queued and later messages are then only kept, if resumable)."""
         first = await self._next(disconnected)
         if first is None and not self._letting_go:
+            if self.done and not disconnected.is_set():
+                await self._whole_stream(send)  # ended unanswered (cancelled): an empty stream
             return self.done
         if first is not None and self.immediate_answer() is not None:
             self._queue.clear()
@@ -203,6 +217,10 @@ class Channel:
             frames = b"".join(sse.event(data, f"{self.stream_id}:{sequence}") for sequence, data in kept)
             await send({"type": "http.response.body", "body": frames or sse.KEEP_ALIVE, "more_body": True})
             self._send = send
+        if not self.pumping:  # a GET stream whose connection dropped: this one takes over
+            self._streaming = True
+            await self._pump(disconnected)
+            return
         finished = asyncio.ensure_future(self.wait_finished())
         gone = asyncio.ensure_future(disconnected.wait())
         await asyncio.wait({finished, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -214,7 +232,16 @@ class Channel:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _pump(self, disconnected: asyncio.Event, pending: bytes = b"") -> bool:
-        """Write batches of queued messages until done; ``pending`` goes out with the first."""
+        """Write batches of queued messages until done; ``pending`` goes out with the first.
+        A channel that awaits no answers (a ``GET`` stream) stops when its connection drops,
+        its messages queueing until a resuming connection pumps them."""
+        self.pumping = True
+        try:
+            return await self._pump_messages(disconnected, pending)
+        finally:
+            self.pumping = False
+
+    async def _pump_messages(self, disconnected: asyncio.Event, pending: bytes) -> bool:
         connected = True
         while not self.done:
             if not self._queue:
@@ -232,8 +259,8 @@ class Channel:
             if connected and disconnected.is_set():
                 connected = False
                 self._send = None
-                if self.store is None or self.stream_id is None:
-                    return False  # nothing can be resumed: stop here
+                if self.store is None or self.stream_id is None or self.expected == 0:
+                    return False  # nothing can be resumed (a GET stream ends with its connection)
             if self._queue:
                 frames, live = await self._frames()
                 if live:

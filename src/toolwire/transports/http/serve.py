@@ -31,7 +31,8 @@ def run_http(
         import uvicorn
 
         access_log = log_level in ("debug", "trace", "info")
-        uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on", access_log=access_log)
+        config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on", access_log=access_log)
+        _Uvicorn(config, app).run()
     elif runner == "granian":
         from granian.constants import Interfaces
         from granian.server.embed import Server as Granian
@@ -42,3 +43,24 @@ def run_http(
         event_loop_runner()(granian.serve())
     else:
         raise ValueError(f"unknown runner {runner!r}: use 'uvicorn' or 'granian'")
+
+
+def _Uvicorn(config: Any, app: StreamableHTTP) -> Any:
+    """uvicorn's server, which also ends the app's streams as soon as it is told to stop:
+    uvicorn waits for open connections before the app's own shutdown, and subscriptions and
+    ``GET`` streams would hold it forever."""
+    import asyncio
+
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            try:
+                loop = asyncio.get_running_loop()  # signal handlers run on the loop's thread
+            except RuntimeError:
+                pass
+            else:
+                loop.call_soon_threadsafe(lambda: asyncio.ensure_future(app.close()))
+            super().handle_exit(sig, frame)
+
+    return Server(config)

@@ -40,6 +40,9 @@ class LegacySession:
         self.channels: dict[RequestId, Channel] = {}
         self.streams: dict[str, Channel] = {}
         self.standalone: Channel | None = None
+        #: The last GET stream, after its connection dropped: messages queue on it until a
+        #: GET with ``Last-Event-ID`` resumes it or a plain GET replaces it.
+        self.detached: Channel | None = None
         self._streams = 0
         self.session = ServerSession(server, connection, route=self.route)
         self.session.stream_closer = self.let_go
@@ -61,7 +64,7 @@ class LegacySession:
         """Where a message goes: its request's channel; a message that belongs to no request,
         to the ``GET`` stream. Without a stream to carry it, a message is dropped (a request
         whose exchange is over, unrelated notifications while no ``GET`` stream is open)."""
-        channel = self.channels.get(related) if related is not None else self.standalone
+        channel = self.channels.get(related) if related is not None else self.standalone or self.detached
         if channel is not None:
             channel.put(data)
 
@@ -70,6 +73,12 @@ class LegacySession:
         channel = self.channels.get(related)
         if channel is not None:
             channel.let_go()
+
+    def forgo(self, id: RequestId) -> None:
+        """Request ``id`` was cancelled: its channel stops waiting for its answer."""
+        channel = self.channels.pop(id, None)
+        if channel is not None:
+            channel.forgo()
 
     def open(self, channel: Channel, ids: list[RequestId]) -> None:
         for id in ids:
@@ -102,8 +111,9 @@ class LegacySession:
         await self.session.close(grace=0)
         for channel in {*self.channels.values(), *self.streams.values()}:
             channel.close()
-        if self.standalone is not None:
-            self.standalone.close()
+        for get_stream in (self.standalone, self.detached):
+            if get_stream is not None:
+                get_stream.close()
         self.channels.clear()
         if self.store is not None:
             for stream in list(self.streams):
