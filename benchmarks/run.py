@@ -399,10 +399,10 @@ def cold_start(command: list[str], request: bytes, answers: int = 1, env: dict[s
 # -- the run ---------------------------------------------------------------------------------
 
 
-def client_rate(seconds: float, in_flight: int) -> float:
+def client_rate(seconds: float, in_flight: int, protocol: str) -> float:
     """Calls/s of toolwire's Client (``client_driver.py``, a process of its own)."""
     driver = str(ROOT / "benchmarks" / "client_driver.py")
-    command = [sys.executable, driver, "--seconds", str(seconds), "--in-flight", str(in_flight)]
+    command = [sys.executable, driver, "--seconds", str(seconds), "--in-flight", str(in_flight), "--protocol", protocol]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, env=_environment(), timeout=120)
     if done.returncode != 0:
         raise BenchError(f"client_driver.py failed: {done.stderr.decode(errors='replace')[-500:]}")
@@ -455,12 +455,15 @@ def run(mode: str) -> dict[str, Any]:
             peer.close()
 
     # toolwire's Client against the same echo server: the raw client's figures above are
-    # what a round trip costs without it.
-    _log(f"toolwire Client: {rounds} rounds of {seconds:g} s, sequential and 64 in flight")
-    results["client"] = {"sequential": [], "in_flight": []}
+    # what a round trip costs without it. The Client speaks what the raw client speaks
+    # (2025-11-25); its 2026-07-28 figures, whose requests carry _meta, are for information.
+    _log(f"toolwire Client: {rounds} rounds of {seconds:g} s, sequential and 64 in flight, both eras")
+    results["client"] = {"sequential": [], "in_flight": [], "sequential_modern": [], "in_flight_modern": []}
     for _ in range(rounds):
-        results["client"]["sequential"].append(client_rate(seconds, 1))
-        results["client"]["in_flight"].append(client_rate(seconds, 64))
+        results["client"]["sequential"].append(client_rate(seconds, 1, "2025-11-25"))
+        results["client"]["in_flight"].append(client_rate(seconds, 64, "2025-11-25"))
+        results["client"]["sequential_modern"].append(client_rate(seconds, 1, "2026-07-28"))
+        results["client"]["in_flight_modern"].append(client_rate(seconds, 64, "2026-07-28"))
 
     # tools/list of 1,000 tools (plus echo and echo_sync), from servers of their own, in
     # alternating blocks. The first answer of each (toolwire renders and caches the page
@@ -619,7 +622,7 @@ def summarize(results: dict[str, Any]) -> list[dict[str, Any]]:
             "in_flight_toolwire",
         ),
         row(
-            "toolwire Client, sequential (floor column: the raw client)",
+            "toolwire Client, 2025-11-25, sequential (floor column: the raw client)",
             "calls/s",
             seq["toolwire"],
             client["sequential"],
@@ -627,7 +630,7 @@ def summarize(results: dict[str, Any]) -> list[dict[str, Any]]:
             seq["toolwire"] / client["sequential"] <= 1.5,
         ),
         row(
-            "toolwire Client, 64 in flight (floor column: the raw client)",
+            "toolwire Client, 2025-11-25, 64 in flight (floor column: the raw client)",
             "calls/s",
             flight["toolwire"],
             client["in_flight"],
@@ -680,6 +683,22 @@ def summarize(results: dict[str, Any]) -> list[dict[str, Any]]:
             "ms",
             cold["floor_initialize_many"],
             cold["toolwire_initialize_many"],
+            "",
+            None,
+        ),
+        row(
+            "toolwire Client, 2026-07-28, sequential (floor column: the raw client, 2025-11-25)",
+            "calls/s",
+            seq["toolwire"],
+            client["sequential_modern"],
+            "",
+            None,
+        ),
+        row(
+            "toolwire Client, 2026-07-28, 64 in flight (floor column: the raw client, 2025-11-25)",
+            "calls/s",
+            flight["toolwire"],
+            client["in_flight_modern"],
             "",
             None,
         ),

@@ -76,6 +76,8 @@ MAX_PAGES = 1000
 WATCH_INTERVAL = 0.05
 _TOKENS = itertools.count(1)
 MAX_INPUT_ROUNDS = 10
+#: The clock of call deadlines.
+_monotonic = time.monotonic
 #: A target served with ``toolwire run``: ``path/server.py`` or ``path/server.py:object``.
 _PYTHON_FILE = re.compile(r"[^\s]+\.py(?::[A-Za-z_][A-Za-z0-9_]*)?")
 
@@ -279,7 +281,7 @@ class Client:
 
     def _params(self, params: dict[str, Any], meta: dict[str, Any] | None = None) -> dict[str, Any]:
         """Request params for this era: modern requests carry the per-request ``_meta``."""
-        if self.modern:
+        if self.version in MODERN_VERSIONS:
             meta = {**self._meta(), **meta} if meta else self._meta()
         if meta:
             params = {**params, "_meta": meta}
@@ -369,11 +371,11 @@ class Client:
                 self._session.cancel(id, "cancelled by the client")
                 raise
             finally:
-                self._watched.pop(id, None)
+                self._watched.pop(id, None)  # gone already if it timed out
                 if token is not None:
                     self._progress.pop(token, None)
-            kind = result.get("resultType", "complete")
-            if kind == "complete":
+            kind = result.get("resultType")
+            if kind is None or kind == "complete":
                 break
             if kind != "input_required":
                 raise ProtocolViolation(f"unknown resultType {kind!r}")
@@ -415,32 +417,31 @@ class Client:
         self, params: dict[str, Any], progress: ProgressCallback | None, timeout: float | None,
         max_timeout: float | None, meta: dict[str, Any] | None,
     ) -> tuple[int, asyncio.Future[Any], str | None]:
-        """Send one ``tools/call`` round, watched for its timeout; returns its id, the future of
-        its result and its progress token (if any)."""
-        timeout = self.timeout if timeout is None else timeout
+        """Send one ``tools/call`` round, watched for its timeout (one watchdog timer serves
+        every call in flight: a timer per call would cost more than the rest of its work);
+        returns its id, the future of its result and its progress token (if any)."""
+        if timeout is None:
+            timeout = self.timeout
         token = None
         if progress is not None:
             token = f"toolwire-{next(_TOKENS)}"
             meta = {**(meta or {}), "progressToken": token}
-        id, future = self._session.start("tools/call", self._params(params, meta))
-        now = asyncio.get_running_loop().time()
+        if meta is not None or self.version in MODERN_VERSIONS:
+            params = self._params(params, meta)
+        id, future = self._session.start("tools/call", params)
+        now = _monotonic()
         limit = now + (max_timeout if max_timeout is not None else timeout * 10)
         watched = _Watched(future, now + timeout, limit, timeout, params["name"])
-        self._watch(id, watched)
+        self._watched[id] = watched
+        if self._watchdog is None:
+            self._watchdog = asyncio.get_running_loop().call_later(WATCH_INTERVAL, self._expire)
         if token is not None:
             assert progress is not None
             self._progress[token] = _progress_callback(watched, progress)
         return id, future, token
 
-    def _watch(self, id: int, watched: _Watched) -> None:
-        """Time ``id`` out at its deadline. One watchdog timer serves every call in flight,
-        rather than a timer per call (which costs more than the rest of a call's work)."""
-        self._watched[id] = watched
-        if self._watchdog is None:
-            self._watchdog = asyncio.get_running_loop().call_later(WATCH_INTERVAL, self._expire)
-
     def _expire(self) -> None:
-        now = asyncio.get_running_loop().time()
+        now = _monotonic()
         for id, watched in list(self._watched.items()):
             if now >= watched.deadline and not watched.future.done():
                 del self._watched[id]
@@ -674,7 +675,7 @@ class _Watched:
 
     def __init__(self, future: asyncio.Future[Any], deadline: float, limit: float, timeout: float, tool: str) -> None:
         self.future = future
-        self.deadline = min(deadline, limit)
+        self.deadline = deadline if deadline < limit else limit
         self.limit = limit
         self.timeout = timeout
         self.tool = tool
@@ -682,7 +683,7 @@ class _Watched:
 
 def _progress_callback(watched: _Watched, progress: ProgressCallback) -> ProgressCallback:
     def progressed(value: float, total: float | None, message: str | None) -> None:
-        watched.deadline = min(asyncio.get_running_loop().time() + watched.timeout, watched.limit)
+        watched.deadline = min(_monotonic() + watched.timeout, watched.limit)
         progress(value, total, message)
 
     return progressed

@@ -38,6 +38,7 @@ class ClientSession:
         self._on_request = on_request
         self._on_notification = on_notification
         self._next_id = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._long_lived: set[int] = set()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -54,17 +55,20 @@ class ClientSession:
         does not count as in flight when deciding whether messages may leave together."""
         if self.closed is not None:
             raise ConnectionClosed(self.closed)
-        self._next_id += 1
-        id = self._next_id
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending[id] = future
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
-        if params is not None:
-            message["params"] = params
+        self._next_id = id = self._next_id + 1
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        pending = self._pending
+        pending[id] = future = loop.create_future()
+        if params is None:
+            message: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
+        else:
+            message = {"jsonrpc": "2.0", "id": id, "method": method, "params": params}
         data = orjson.dumps(message, option=self._encoding)
         if long_lived:
             self._long_lived.add(id)
-        if len(self._pending) - len(self._long_lived) > 1:
+        if len(pending) - len(self._long_lived) > 1:
             self.transport.send_soon(data)  # others are in flight: leave together with theirs
         else:
             self.transport.send(data)

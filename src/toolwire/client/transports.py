@@ -48,6 +48,10 @@ def _ignore_close(reason: str) -> None:
     pass
 
 
+#: Messages per write when many leave in one turn of the event loop.
+BATCH = 8
+
+
 class StdioProcess:
     """A server started as a child process, spoken to over its stdin and stdout.
 
@@ -115,15 +119,21 @@ class StdioProcess:
             self._pipes.write(data)
 
     def send_soon(self, data: bytes) -> None:
-        """Queue ``data``; what is queued in one turn of the event loop leaves in one write."""
-        if not self._soon:
+        """Queue ``data``; what is queued in one turn of the event loop leaves together, in
+        writes of :data:`BATCH` messages (the server starts on the first while the rest are
+        being made) and one for what is left at the end of the turn."""
+        soon = self._soon
+        if not soon:
             asyncio.get_running_loop().call_soon(self._flush)
-        self._soon.append(data)
+        soon.append(data)
+        if len(soon) >= BATCH:
+            self._flush()
 
     def _flush(self) -> None:
-        data = b"".join(self._soon)
-        self._soon.clear()
-        self.send(data)
+        if self._soon:
+            data = b"".join(self._soon)
+            self._soon.clear()
+            self.send(data)
 
     def _data(self, data: bytes) -> None:
         buffer = self._buffer
