@@ -52,7 +52,7 @@ def is_answer(data: bytes) -> bool:
 
 def error_code(data: bytes) -> int | None:
     """The error code of an error response, else ``None``."""
-    if b'"error"' not in data[:64]:
+    if data.find(b'"error"', 0, 64) < 0:
         return None
     try:
         message = orjson.loads(data)
