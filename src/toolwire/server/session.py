@@ -94,6 +94,17 @@ class ServerSession:
             server.on_resource_updated(self._resource_updated),
         ]
 
+    @property
+    def idle(self) -> bool:
+        """Whether nothing is going on: no call or question in flight, no subscription,
+        no change listened to."""
+        return (
+            not (
+                self._tasks or self._subscriptions or self._waiting or self._stop_listening or self.connection.in_flight
+            )
+            and not self._closed
+        )
+
     # -- input -----------------------------------------------------------------------------
 
     def feed(self, data: bytes) -> None:

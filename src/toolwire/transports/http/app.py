@@ -67,6 +67,8 @@ SESSION_HEADER = b"mcp-session-id"
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 #: Legacy clients that send no version header speak 2025-03-26 (the transport's first version).
 DEFAULT_LEGACY_VERSION = "2025-03-26"
+#: Connection-and-session pairs kept for 2026-07-28 requests.
+MAX_IDLE_WORKERS = 64
 #: HTTP status of a 2026-07-28 error answer, by JSON-RPC code (others: 200).
 _MODERN_STATUS = {METHOD_NOT_FOUND: 404, -32020: 400, -32021: 400, UNSUPPORTED_PROTOCOL_VERSION: 400}
 
@@ -129,6 +131,7 @@ class StreamableHTTP:
         self.keep_alive = keep_alive
         self._good_hosts: set[str] = set()  # Host values already found allowed
         self._requests: set[ServerSession] = set()  # the 2026-07-28 requests being served
+        self._idle: list[_Stateless] = []  # ready for the next 2026-07-28 request
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -146,8 +149,9 @@ class StreamableHTTP:
         """End every session and stream: calls in flight are cancelled, 2026-07-28
         subscriptions get their final response, every response stream ends."""
         await self.sessions.close()
-        for session in list(self._requests):
+        for session in [*self._requests, *(worker.session for worker in self._idle)]:
             await session.close(grace=0)
+        self._idle.clear()
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -276,9 +280,9 @@ class StreamableHTTP:
             http_headers.check_request(headers, message, self._header_parameters(message))
         except ProtocolError as exc:
             raise HttpError(400, exc.code, exc.message, id, exc.data) from None
-        connection = self.server.connection(terminator=b"")
-        channel = Channel(1, status=_modern_status, keep_alive=self.keep_alive)
-        session = ServerSession(self.server, connection, route=lambda data, related: channel.put(data), listen=False)
+        worker = self._idle.pop() if self._idle else _Stateless(self.server)
+        worker.channel = channel = Channel(1, status=_modern_status, keep_alive=self.keep_alive)
+        connection, session = worker.connection, worker.session
         self._requests.add(session)
         try:
             events = connection.receive_message(body, message)
@@ -303,7 +307,11 @@ class StreamableHTTP:
                 _cancel(session, request.id, "the client closed the response stream")
         finally:
             self._requests.discard(session)
-            await session.close(grace=0)
+            worker.channel = None
+            if worker.clean and len(self._idle) < MAX_IDLE_WORKERS:
+                self._idle.append(worker)
+            else:
+                await session.close(grace=0)
 
     def _header_parameters(self, message: dict[str, Any]) -> dict[str, tuple[str, ...]] | None:
         if message.get("method") != "tools/call":
@@ -485,6 +493,28 @@ class StreamableHTTP:
                 404, INVALID_REQUEST, "Session not found: it expired or was ended; open a new one with initialize"
             )
         return found
+
+
+class _Stateless:
+    """A connection and a session that serve one 2026-07-28 request at a time, each on the
+    channel of its own exchange. Requests are independent (any may come from any client),
+    so a pair that is done cleanly serves the next: making one costs more than a call."""
+
+    __slots__ = ("channel", "connection", "session")
+
+    def __init__(self, server: Server) -> None:
+        self.channel: Channel | None = None
+        self.connection = server.connection(terminator=b"")
+        self.session = ServerSession(server, self.connection, route=self.route, listen=False)
+
+    def route(self, data: bytes, related: RequestId | None) -> None:
+        if self.channel is not None:
+            self.channel.put(data)
+
+    @property
+    def clean(self) -> bool:
+        """Nothing left of the last request: no call, subscription or handshake state."""
+        return self.session.idle and self.connection.legacy is None
 
 
 # -- helpers ---------------------------------------------------------------------------------
