@@ -298,7 +298,7 @@ class StreamableHTTP:
                 await respond(send, _modern_status(answer), answer)
                 return
             if not listening and channel.complete():
-                await channel.serve(send, asyncio.Event())  # all queued: nothing to wait for
+                await channel.send_whole(send)  # all queued: nothing to wait for
                 return
             async with _watch_disconnect(receive) as disconnected:
                 serve = channel.stream if listening else channel.serve  # a subscription streams at once
@@ -397,7 +397,7 @@ class StreamableHTTP:
                 await respond(send, _legacy_status(answer), answer, headers)
                 return
             if channel.complete():
-                await channel.serve(send, asyncio.Event())  # all queued: nothing to wait for
+                await channel.send_whole(send)  # all queued: nothing to wait for
                 return
             async with _watch_disconnect(receive) as disconnected:
                 await channel.serve(send, disconnected)  # resumable: goes on keeping events until done

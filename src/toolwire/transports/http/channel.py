@@ -169,7 +169,7 @@ class Channel:
         first = await self._next(disconnected)
         if first is None and not self._letting_go:
             if self.done and not disconnected.is_set():
-                await self._whole_stream(send)  # ended unanswered (cancelled): an empty stream
+                await self.send_whole(send)  # ended unanswered (cancelled): an empty stream
             return self.done
         if first is not None and self.immediate_answer() is not None:
             self._queue.clear()
@@ -179,13 +179,14 @@ class Channel:
             self._finish()
             return True
         if self.complete():
-            await self._whole_stream(send)
+            await self.send_whole(send)
             return True
         return await self.stream(send, disconnected)
 
-    async def _whole_stream(self, send: Send) -> None:
-        """Every message is queued: the stream goes out in one piece, with its length and
-        without event ids (there is nothing the client could need to resume)."""
+    async def send_whole(self, send: Send) -> None:
+        """Send what is queued as the whole response: an SSE stream in one piece, with its
+        length and without event ids (there is nothing the client could need to resume).
+        For a channel that is :meth:`complete`, or ended unanswered (an empty stream)."""
         body = b"".join(map(sse.event, self._queue))
         self.answered += self._queued_answers
         self._queue.clear()
