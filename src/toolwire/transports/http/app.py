@@ -364,11 +364,21 @@ class StreamableHTTP:
         events = legacy.session.connection.receive_message(body, message)
         opened = opening and legacy.session.connection.legacy is not None
         headers = [(SESSION_HEADER, legacy.id.encode())] if opened else []
-        requests = [event for event in events if type(event) is Request]
-        immediate = [event for event in events if type(event) is bytes]
-        if not requests:
-            legacy.session.handle([event for event in events if type(event) is not bytes])
-            for event in events:
+        immediate: list[bytes] = []
+        others: list[Any] = []
+        ids: list[RequestId] = []
+        batched = False
+        for event in events:
+            if type(event) is bytes:
+                immediate.append(event)
+            else:
+                others.append(event)
+                if type(event) is Request:
+                    ids.append(event.id)
+                    batched = event.batch is not None
+        if not ids:
+            legacy.session.handle(others)
+            for event in others:
                 if isinstance(event, Cancelled):
                     legacy.forgo(event.request.id)
             if immediate:
@@ -376,10 +386,9 @@ class StreamableHTTP:
             else:
                 await respond(send, 202, b"", headers)
             return
-        ids = [request.id for request in requests]
         resumable = legacy.resumable
         channel = Channel(
-            1 if requests[0].batch is not None else len(ids),
+            1 if batched else len(ids),  # a batch is answered in one array
             headers=headers,
             status=_legacy_status,
             resumable=legacy.name_stream if resumable else None,
@@ -391,7 +400,7 @@ class StreamableHTTP:
         try:
             for data in immediate:
                 channel.put(data)
-            legacy.session.handle([event for event in events if type(event) is not bytes])
+            legacy.session.handle(others)
             answer = channel.immediate_answer()
             if answer is not None:
                 await respond(send, _legacy_status(answer), answer, headers)
