@@ -225,10 +225,10 @@ async def test_roots_are_asked_for_in_either_era() -> None:
         roots = await ctx.list_roots(key="client_roots")
         return ", ".join(root["uri"] for root in roots)
 
-    offered = [{"uri": "file:///work/project", "name": "Project"}]
+    offered = [{"uri": "file:///home/ada/project", "name": "Project"}]
     for protocol in ("2025-11-25", MODERN):
         async with Client(server, protocol=protocol, roots=offered) as client:
-            assert (await client.call_tool("workspace")).text == "file:///work/project"
+            assert (await client.call_tool("workspace")).text == "file:///home/ada/project"
     async with Client(server, protocol="2025-11-25") as client:
         refused = await client.call_tool("workspace")
         assert refused.is_error and "does not offer roots" in refused.text
