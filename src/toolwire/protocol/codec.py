@@ -16,7 +16,8 @@ What changes, by version:
 2025-06-18         + title, ``_meta``, outputSchema and structuredContent (objects only),
                    resource_link, ``lastModified`` annotations, elicitation; batches removed
 2025-11-25         + icons; argument validation failures become ``isError`` results;
-                   elicitation carries ``mode``
+                   elicitation carries ``mode``; HTTP streams open with a priming event
+                   and may be resumed
 2026-07-28         no handshake; ``resultType`` on every result; ``ttlMs``/``cacheScope`` on
                    discover, list and read results; outputSchema and structuredContent of
                    any type; ``-32021`` for a missing client capability; resource not found
@@ -68,6 +69,7 @@ class Codec:
         "icons",
         "modern",
         "progress_message",
+        "resumable_streams",
         "structured",
         "validation_is_error",
         "version",
@@ -86,6 +88,9 @@ class Codec:
         self.icons = at_least("2025-11-25")
         self.validation_is_error = at_least("2025-11-25")
         self.elicitation_mode = at_least("2025-11-25")
+        #: Streamable HTTP: SSE streams open with a priming event (id, empty data) and may be
+        #: resumed with ``Last-Event-ID`` (clients of older versions expect no priming event).
+        self.resumable_streams = at_least("2025-11-25")
         fields = list(_TOOL_FIELDS_BASE)
         if self.annotations:
             fields.append("annotations")

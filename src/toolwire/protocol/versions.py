@@ -13,6 +13,8 @@ MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
 SUPPORTED_VERSIONS: tuple[str, ...] = (*reversed(MODERN_VERSIONS), *reversed(LEGACY_VERSIONS))
 LATEST_LEGACY = LEGACY_VERSIONS[-1]
 LATEST = MODERN_VERSIONS[-1]
+#: What a Streamable HTTP request without ``MCP-Protocol-Version`` speaks (the transport's first).
+HTTP_DEFAULT_VERSION = "2025-03-26"
 
 # Per-request ``_meta`` keys of the modern era.
 META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"

@@ -48,7 +48,13 @@ from ...protocol.errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
     ProtocolError,
 )
-from ...protocol.versions import LEGACY_VERSIONS, META_PROTOCOL_VERSION, MODERN_VERSIONS, SUPPORTED_VERSIONS
+from ...protocol.versions import (
+    HTTP_DEFAULT_VERSION,
+    LEGACY_VERSIONS,
+    META_PROTOCOL_VERSION,
+    MODERN_VERSIONS,
+    SUPPORTED_VERSIONS,
+)
 from ...server.session import ServerSession
 from . import sse
 from .channel import Channel, error_code, respond
@@ -65,8 +71,6 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 SESSION_HEADER = b"mcp-session-id"
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
-#: Legacy clients that send no version header speak 2025-03-26 (the transport's first version).
-DEFAULT_LEGACY_VERSION = "2025-03-26"
 #: Connection-and-session pairs kept for 2026-07-28 requests.
 MAX_IDLE_WORKERS = 64
 #: HTTP status of a 2026-07-28 error answer, by JSON-RPC code (others: 200).
@@ -235,7 +239,7 @@ class StreamableHTTP:
         if version in MODERN_VERSIONS or _meta_version(message) is not None:
             await self._modern(headers, body, message, receive, send)
         elif self.stateless:
-            await self._stateless_legacy(version or DEFAULT_LEGACY_VERSION, body, message, receive, send)
+            await self._stateless_legacy(version or HTTP_DEFAULT_VERSION, body, message, receive, send)
         else:
             await self._legacy(headers, body, message, receive, send)
 
@@ -416,7 +420,7 @@ class StreamableHTTP:
     async def _stateless_legacy(self, version: str, body: bytes, message: Any, receive: Receive, send: Send) -> None:
         """A legacy POST without a session: served alone, on a connection initialized for it."""
         if version not in LEGACY_VERSIONS:
-            version = DEFAULT_LEGACY_VERSION
+            version = HTTP_DEFAULT_VERSION
         connection = self.server.connection(terminator=b"", identity=_without_notifications(self.server.identity))
         if not _is_initialize(message):
             connection.receive_message(

@@ -58,7 +58,7 @@ class LegacySession:
     def resumable(self) -> bool:
         """Streams are resumable from 2025-11-25, whose clients expect priming events."""
         codec = self.session.connection.legacy
-        return self.store is not None and (codec is None or codec.version >= "2025-11-25")
+        return self.store is not None and (codec is None or codec.resumable_streams)
 
     def route(self, data: bytes, related: RequestId | None) -> None:
         """Where a message goes: its request's channel; a message that belongs to no request,
