@@ -193,6 +193,20 @@ class CallToolResult:
         return f"CallToolResult(content={self.content!r}, structured={self.structured!r}, is_error={self.is_error})"
 
 
+def _described(item: dict[str, Any]) -> dict[str, Any]:
+    """The fields resources and resource templates share, by their Python names."""
+    return {
+        "name": item.get("name", ""),
+        "title": item.get("title"),
+        "description": item.get("description"),
+        "mime_type": item.get("mimeType"),
+        "annotations": item.get("annotations"),
+        "icons": item.get("icons") or [],
+        "meta": item.get("_meta"),
+        "raw": item,
+    }
+
+
 @dataclass(slots=True)
 class ResourceInfo:
     """A resource as the server lists it."""
@@ -210,18 +224,7 @@ class ResourceInfo:
 
     @classmethod
     def from_dict(cls, resource: dict[str, Any]) -> ResourceInfo:
-        return cls(
-            uri=resource.get("uri", ""),
-            name=resource.get("name", ""),
-            title=resource.get("title"),
-            description=resource.get("description"),
-            mime_type=resource.get("mimeType"),
-            size=resource.get("size"),
-            annotations=resource.get("annotations"),
-            icons=resource.get("icons") or [],
-            meta=resource.get("_meta"),
-            raw=resource,
-        )
+        return cls(uri=resource.get("uri", ""), size=resource.get("size"), **_described(resource))
 
 
 @dataclass(slots=True)
@@ -240,17 +243,7 @@ class ResourceTemplateInfo:
 
     @classmethod
     def from_dict(cls, template: dict[str, Any]) -> ResourceTemplateInfo:
-        return cls(
-            uri_template=template.get("uriTemplate", ""),
-            name=template.get("name", ""),
-            title=template.get("title"),
-            description=template.get("description"),
-            mime_type=template.get("mimeType"),
-            annotations=template.get("annotations"),
-            icons=template.get("icons") or [],
-            meta=template.get("_meta"),
-            raw=template,
-        )
+        return cls(uri_template=template.get("uriTemplate", ""), **_described(template))
 
     @property
     def variables(self) -> list[str]:
