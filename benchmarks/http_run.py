@@ -318,19 +318,6 @@ def render(results: dict[str, Any], tables: dict[str, list[dict[str, Any]]]) -> 
     return "\n\n".join(parts) + "\n"
 
 
-def update_docs(text: str) -> bool:
-    try:
-        document = DOCS.read_text()
-    except FileNotFoundError:
-        return False
-    start = document.find(START_MARK)
-    end = document.find(END_MARK)
-    if start < 0 or end < start:
-        return False
-    DOCS.write_text(document[: start + len(START_MARK)] + "\n" + text + document[end:])
-    return True
-
-
 def _interrupted(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
@@ -364,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.json).write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
         _log(f"results written to {args.json}")
     if args.docs:
-        if update_docs(text):
+        if stdio.update_docs(text, START_MARK, END_MARK):
             _log(f"results written to {DOCS.relative_to(ROOT)}")
         else:
             _log(f"{DOCS.relative_to(ROOT)} has no HTTP results markers: not updated")

@@ -775,17 +775,17 @@ def render(results: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     return header + "\n\n" + "\n".join(lines) + "\n"
 
 
-def update_docs(text: str) -> bool:
-    """Put ``text`` between the result markers of docs/performance.md; False if there are none."""
+def update_docs(text: str, start_mark: str = START_MARK, end_mark: str = END_MARK) -> bool:
+    """Put ``text`` between result markers of docs/performance.md; False if there are none."""
     try:
         document = DOCS.read_text()
     except FileNotFoundError:
         return False
-    start = document.find(START_MARK)
-    end = document.find(END_MARK)
+    start = document.find(start_mark)
+    end = document.find(end_mark)
     if start < 0 or end < start:
         return False
-    DOCS.write_text(document[: start + len(START_MARK)] + "\n" + text + document[end:])
+    DOCS.write_text(document[: start + len(start_mark)] + "\n" + text + document[end:])
     return True
 
 
