@@ -98,8 +98,9 @@ class Client:
     roots to offer (``[{"uri": "file:///...", "name": ...}]``, see :meth:`set_roots`); ``on_log`` for
     the server's log messages (``log_level`` asks for them); ``on_tools_changed``,
     ``on_resources_changed``, ``on_prompts_changed`` (the server's lists changed) and
-    ``on_resource_updated(uri)`` (a subscribed resource changed); ``pins`` to check tools
-    against approved definitions (see :meth:`approve`).
+    ``on_resource_updated(uri)`` (a subscribed resource changed); ``on_close(reason)`` (the
+    server went away: it exited, crashed or closed the connection; not called after
+    :meth:`close`); ``pins`` to check tools against approved definitions (see :meth:`approve`).
     """
 
     def __init__(
@@ -123,6 +124,7 @@ class Client:
         on_resources_changed: Callable[[], Any] | None = None,
         on_prompts_changed: Callable[[], Any] | None = None,
         on_resource_updated: Callable[[str], Any] | None = None,
+        on_close: Callable[[str], Any] | None = None,
         pins: dict[str, dict[str, str]] | None = None,
     ) -> None:
         if protocol is not None and protocol not in (*LEGACY_VERSIONS, *MODERN_VERSIONS):
@@ -146,7 +148,7 @@ class Client:
         self.server_info: dict[str, Any] = {}
         self.capabilities: dict[str, Any] = {}
         self.instructions: str | None = None
-        self._session = ClientSession(self.transport, self._serve, self._notified)
+        self._session = ClientSession(self.transport, self._serve, self._notified, on_close)
         self._tools: dict[str, ToolInfo] = {}
         self._tools_fresh_until = 0.0
         self._tools_valid = False
@@ -160,6 +162,11 @@ class Client:
         self._request_meta: dict[str, Any] | None = None
 
     # -- connection ------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> str | None:
+        """Why the connection ended (``None`` while it is open)."""
+        return self._session.closed
 
     @property
     def modern(self) -> bool:

@@ -32,8 +32,10 @@ class ClientSession:
         transport: Transport,
         on_request: RequestHandler,
         on_notification: NotificationHandler,
+        on_closed: Callable[[str], Any] | None = None,
     ) -> None:
         self.transport = transport
+        self._on_closed = on_closed
         self._encoding = orjson.OPT_APPEND_NEWLINE if transport.newline else 0
         self._on_request = on_request
         self._on_notification = on_notification
@@ -193,11 +195,16 @@ class ClientSession:
             log.warning("%s", error)
 
     def _closed(self, reason: str) -> None:
+        """The transport ended: fail what waits, then tell ``on_closed`` (not called when
+        the client closed the connection itself)."""
         if self.closed is None:
             self.closed = reason
             self._fail_all(ConnectionClosed(reason), quiet=True)
+            if self._on_closed is not None:
+                self._on_closed(reason)
 
     async def close(self) -> None:
+        self._on_closed = None
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

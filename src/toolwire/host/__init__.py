@@ -1,0 +1,75 @@
+"""The host: hands MCP servers' tools to a language model, with a person in the loop.
+
+    from toolwire.host import Host
+    from toolwire.host.providers import OpenAIProvider
+
+    provider = OpenAIProvider("deepseek-chat", base_url="https://api.deepseek.com", api_key=KEY)
+    async with Host(["examples/seed_server.py"], provider=provider) as host:
+        conversation = host.conversation(system="You are a helpful assistant.")
+        async for event in conversation.send("4 加 4 等于多少"):
+            if isinstance(event, ApprovalNeeded):
+                event.allow()
+        print(conversation.text)
+
+:class:`Host` connects to the servers (:mod:`.servers`) and keeps their tools in one
+namespace (:mod:`.naming`); :class:`Conversation` runs the loop (:mod:`.conversation`) and
+reports it as events (:mod:`.events`); :class:`ApprovalPolicy` decides which calls run,
+which are asked about and which are refused (:mod:`.approval`); providers speak to model
+APIs (:mod:`.providers`).
+"""
+
+from .approval import ApprovalPolicy, Approvals, Change, Verdict
+from .conversation import Conversation
+from .events import (
+    ApprovalNeeded,
+    Done,
+    ElicitationNeeded,
+    Event,
+    ExposedTool,
+    Failed,
+    SamplingNeeded,
+    ServerNotice,
+    TextDelta,
+    ToolCallDecided,
+    ToolCallProposed,
+    ToolProgress,
+    ToolResult,
+    ToolsChanged,
+)
+from .host import Host, HostServer
+from .model import ModelError, ModelRequest, ModelTurn, Provider, ToolCallRequest, ToolSpec, Usage
+from .servers import ConfigError, ServerSpec, load_config
+
+__all__ = [
+    "ApprovalNeeded",
+    "ApprovalPolicy",
+    "Approvals",
+    "Change",
+    "ConfigError",
+    "Conversation",
+    "Done",
+    "ElicitationNeeded",
+    "Event",
+    "ExposedTool",
+    "Failed",
+    "Host",
+    "HostServer",
+    "ModelError",
+    "ModelRequest",
+    "ModelTurn",
+    "Provider",
+    "SamplingNeeded",
+    "ServerNotice",
+    "ServerSpec",
+    "TextDelta",
+    "ToolCallDecided",
+    "ToolCallProposed",
+    "ToolCallRequest",
+    "ToolProgress",
+    "ToolResult",
+    "ToolSpec",
+    "ToolsChanged",
+    "Usage",
+    "Verdict",
+    "load_config",
+]

@@ -1,0 +1,343 @@
+"""The :class:`Host`: many MCP servers, one namespace of tools, and the requests servers make.
+
+    async with Host(["examples/seed_server.py"], provider=OpenAIProvider("deepseek-chat", ...)) as host:
+        conversation = host.conversation(system="You are a helpful assistant.")
+        async for event in conversation.send("4 加 4 等于多少"):
+            ...
+
+The host connects to every server at start (one that fails is reported in
+:attr:`Host.servers` and left out; the others serve). It keeps their tools in one namespace
+(:mod:`.naming`), follows their ``list_changed`` notifications (the list is fetched again
+before the model's next request) and withdraws the tools of a server that stops.
+
+Servers' own requests are served by the host, for the turn in progress (see
+:mod:`.events`): ``sampling/createMessage`` goes to the host's model once the person allows
+it, ``elicitation/create`` is asked of the person, ``roots/list`` is answered with
+``roots`` (default: the working directory). Outside a turn, sampling is refused and
+elicitation declined.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from ..client import CallToolResult, Client, ClientError, ResourceLink, ServerError, ToolInfo
+from .approval import ApprovalPolicy
+from .events import ElicitationNeeded, ExposedTool, SamplingNeeded
+from .model import ModelRequest, Provider, ToolSpec, text_part
+from .naming import expose
+from .results import MAX_RESULT_CHARS
+from .schemas import for_model
+from .servers import ServerSpec, load_config, spec_for, unique_names
+
+if TYPE_CHECKING:
+    from .conversation import Conversation, Turn
+
+log = logging.getLogger("toolwire.host")
+
+#: The name of the host's own tool that reads a resource (a link a tool returned, say).
+READ_RESOURCE = "read_resource"
+#: The approval name of reading a resource: ``SERVER/resources/read`` in patterns.
+READ_RESOURCE_TOOL = ToolInfo.from_dict({"name": "resources/read", "annotations": {"readOnlyHint": True}})
+
+
+@dataclass(slots=True)
+class HostServer:
+    """A server of the host: its spec, its client while connected, its tools, and ``error``
+    (why it could not start, or why it stopped)."""
+
+    spec: ServerSpec
+    client: Client | None = None
+    tools: list[ToolInfo] = field(default_factory=list)
+    error: str | None = None
+    stale: bool = False
+
+    @property
+    def alive(self) -> bool:
+        return self.client is not None and self.error is None
+
+    @property
+    def reads_resources(self) -> bool:
+        return self.alive and self.client is not None and "resources" in self.client.capabilities
+
+
+class Host:
+    """Connects to MCP servers and hands their tools to a model (see the module's description).
+
+    ``servers``: targets, :class:`ServerSpec` objects, or an ``mcpServers`` config (a dict);
+    ``provider``: the model (:mod:`.providers`); ``policy``: who decides about calls
+    (:class:`ApprovalPolicy`; servers marked trusted are added to its ``trusted``);
+    ``call_timeout``: seconds a call may go without an answer or progress;
+    ``max_result_chars``: the cap on a result's text the model reads; ``roots``: offered to
+    servers (default: the working directory); ``client_options``: more ``Client`` options.
+    """
+
+    def __init__(
+        self,
+        servers: Iterable[Any] | dict[str, Any] = (),
+        *,
+        provider: Provider | None = None,
+        policy: ApprovalPolicy | None = None,
+        call_timeout: float = 120.0,
+        max_result_chars: int = MAX_RESULT_CHARS,
+        roots: list[dict[str, Any]] | None = None,
+        client_options: dict[str, Any] | None = None,
+    ) -> None:
+        specs = load_config(servers) if isinstance(servers, dict) else [spec_for(target) for target in servers]
+        self.servers: dict[str, HostServer] = {spec.name: HostServer(spec) for spec in unique_names(specs)}
+        self.provider = provider
+        self.policy = policy or ApprovalPolicy()
+        self.policy.trusted |= {spec.name for spec in specs if spec.trusted}
+        self.call_timeout = call_timeout
+        self.max_result_chars = max_result_chars
+        cwd = Path.cwd()
+        self.roots = roots if roots is not None else [{"uri": cwd.as_uri(), "name": cwd.name or str(cwd)}]
+        self.client_options = client_options or {}
+        self.tools: list[ExposedTool] = []
+        self.specs: list[ToolSpec] = []
+        self._names: dict[str, tuple[str, str]] = {}
+        self._links: dict[str, str] = {}
+        self._changes: list[str] = []
+        self._turns: list[Turn] = []
+
+    async def __aenter__(self) -> Host:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    # -- servers ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect to every server at once and list their tools; a server that fails gets its
+        ``error`` set and is left out (this never raises for one)."""
+        await asyncio.gather(*(self._connect(server) for server in self.servers.values()))
+        self._expose()
+        self._changes.clear()
+
+    async def _connect(self, server: HostServer) -> None:
+        spec = server.spec
+        client = Client(
+            spec.target,
+            env=spec.env,
+            cwd=spec.cwd,
+            headers=spec.headers,
+            name="toolwire-host",
+            sampling=lambda params: self._sample(spec.name, params),
+            elicitation=lambda params: self._elicit(spec.name, params),
+            roots=self.roots,
+            on_tools_changed=lambda: self._tools_changed(spec.name),
+            on_close=lambda reason: self._stopped(spec.name, reason),
+            **{**self.client_options, **spec.options},
+        )
+        try:
+            await client.connect()
+            server.client = client
+            server.tools = await client.list_tools()
+        except ClientError as exc:
+            server.error = str(exc)
+            await client.close()
+            server.client = None
+
+    async def close(self) -> None:
+        """Disconnect from every server."""
+        clients = [server.client for server in self.servers.values() if server.client is not None]
+        for server in self.servers.values():
+            server.client = None
+        await asyncio.gather(*(client.close() for client in clients), return_exceptions=True)
+
+    def _tools_changed(self, name: str) -> None:
+        self.servers[name].stale = True
+
+    def _stopped(self, name: str, reason: str) -> None:
+        server = self.servers[name]
+        if server.error is None:
+            server.error = reason
+            server.tools = []
+            self._changes.append(f"the server {name!r} stopped: {reason}")
+            self._expose()
+
+    async def refresh(self) -> list[str]:
+        """Fetch again the tools of servers that announced a change; returns what changed
+        since the last call (empty: nothing), and rebuilds the namespace if anything did."""
+        stale = [server for server in self.servers.values() if server.stale and server.alive]
+        for server in stale:
+            server.stale = False
+            assert server.client is not None
+            try:
+                server.tools = await server.client.list_tools(refresh=True)
+                self._changes.append(f"the server {server.spec.name!r} changed its tools")
+            except ClientError as exc:
+                log.warning("listing the tools of %s again failed: %s", server.spec.name, exc)
+        if stale:
+            self._expose()
+        changes, self._changes = self._changes, []
+        return changes
+
+    def _expose(self) -> None:
+        """Rebuild the namespace and what the model is shown, from the live servers' tools."""
+        pairs = [(name, tool.name) for name, server in self.servers.items() if server.alive for tool in server.tools]
+        self._names = expose(pairs)
+        by_pair = {(name, tool.name): tool for name, server in self.servers.items() for tool in server.tools}
+        self.tools, self.specs = [], []
+        for exposed, pair in self._names.items():
+            tool = by_pair[pair]
+            parameters, note = for_model(tool.input_schema)
+            description = tool.description or tool.display_name
+            self.specs.append(ToolSpec(exposed, f"{description}\n\n{note}" if note else description, parameters))
+            self.tools.append(
+                ExposedTool(
+                    exposed,
+                    pair[0],
+                    tool.name,
+                    description,
+                    tool.annotations.get("readOnlyHint") is True,
+                    pair[0] in self.policy.trusted,
+                )
+            )
+        if any(server.reads_resources for server in self.servers.values()):
+            self.specs.append(self._read_resource_spec())
+
+    def _read_resource_spec(self) -> ToolSpec:
+        readers = [name for name, server in self.servers.items() if server.reads_resources]
+        parameters = {
+            "type": "object",
+            "properties": {
+                "uri": {"type": "string", "description": "The URI of the resource, as a tool or the user gave it"},
+                "server": {"type": "string", "enum": readers, "description": "Which server has it, if known"},
+            },
+            "required": ["uri"],
+        }
+        return ToolSpec(
+            self.read_resource_name, "Read a resource of an MCP server (a link a tool returned).", parameters
+        )
+
+    @property
+    def read_resource_name(self) -> str:
+        """The model's name of the host's resource reader (prefixed if a server took it)."""
+        return READ_RESOURCE if READ_RESOURCE not in self._names else f"host__{READ_RESOURCE}"
+
+    def resolve(self, exposed: str) -> tuple[str, ToolInfo] | None:
+        """The server and tool behind a name the model used, or ``None``."""
+        pair = self._names.get(exposed)
+        if pair is None:
+            return None
+        server = self.servers[pair[0]]
+        tool = next((tool for tool in server.tools if tool.name == pair[1]), None)
+        return None if tool is None or not server.alive else (pair[0], tool)
+
+    # -- calls -----------------------------------------------------------------------------
+
+    async def call(self, server: str, name: str, arguments: dict[str, Any], progress: Any = None) -> CallToolResult:
+        """Call a tool of ``server``; raises what :meth:`Client.call_tool` raises."""
+        client = self._client(server)
+        result = await client.call_tool(name, arguments, progress=progress, timeout=self.call_timeout)
+        for block in result.content:
+            if isinstance(block, ResourceLink):
+                self._links[block.uri] = server
+        return result
+
+    def _client(self, server: str) -> Client:
+        entry = self.servers[server]
+        if entry.client is None or entry.error is not None:
+            raise ClientError(f"the server {server!r} is not connected: {entry.error or 'closed'}")
+        return entry.client
+
+    def resource_server(self, uri: str, named: str | None) -> str:
+        """Which server to read ``uri`` from: the one named, the one whose tool linked it, or
+        the only one that has resources. ``ValueError`` saying what to do otherwise."""
+        readers = [name for name, server in self.servers.items() if server.reads_resources]
+        if named is not None:
+            if named not in readers:
+                raise ValueError(f"no connected server {named!r} has resources; these do: {', '.join(readers)}")
+            return named
+        if uri in self._links and self._links[uri] in readers:
+            return self._links[uri]
+        if len(readers) == 1:
+            return readers[0]
+        raise ValueError(f"say which server has {uri!r}: one of {', '.join(readers)}")
+
+    async def read_resource(self, server: str, uri: str) -> list[dict[str, Any]]:
+        """The parts of a resource as a model reads them; raises what the client raises."""
+        parts: list[dict[str, Any]] = []
+        for entry in await self._client(server).read_resource(uri):
+            header = f"Resource {entry.uri}" + (f" ({entry.mime_type})" if entry.mime_type else "")
+            if entry.text is not None:
+                parts.append(text_part(f"{header}:\n{entry.text}"))
+            elif entry.blob is not None and (entry.mime_type or "").startswith(("image/", "audio/")):
+                kind = "image" if entry.mime_type and entry.mime_type.startswith("image/") else "audio"
+                parts += [text_part(f"{header}:"), {"type": kind, "data": entry.blob, "mime_type": entry.mime_type}]
+            else:
+                parts.append(text_part(f"{header}: binary contents, not shown"))
+        return parts or [text_part(f"Resource {uri} is empty")]
+
+    # -- conversations and the servers' requests -------------------------------------------
+
+    def conversation(self, system: str | None = None, **options: Any) -> Conversation:
+        """A new conversation with this host's model and tools (see :class:`Conversation`)."""
+        from .conversation import Conversation
+
+        return Conversation(self, system=system, **options)
+
+    def attach(self, turn: Turn) -> None:
+        self._turns.append(turn)
+
+    def detach(self, turn: Turn) -> None:
+        if turn in self._turns:
+            self._turns.remove(turn)
+
+    async def _sample(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
+        if not self._turns or self.provider is None:
+            raise ServerError(-1, "sampling is refused: no conversation is in progress to ask the user")
+        turn = self._turns[-1]
+        if not await turn.ask(SamplingNeeded(server, params)):
+            raise ServerError(-1, "the user refused the sampling request")
+        request = ModelRequest(
+            messages=[
+                _sampling_message(message) for message in params.get("messages") or [] if isinstance(message, dict)
+            ],
+            system=params.get("systemPrompt") if isinstance(params.get("systemPrompt"), str) else None,
+            max_tokens=params.get("maxTokens") if isinstance(params.get("maxTokens"), int) else None,
+        )
+        answer = await turn.sample(request)
+        stop = {"max_tokens": "maxTokens", "length": "maxTokens"}.get(answer.stop_reason or "", "endTurn")
+        model = self.provider.model
+        return {
+            "role": "assistant",
+            "content": {"type": "text", "text": answer.text},
+            "model": model,
+            "stopReason": stop,
+        }
+
+    async def _elicit(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("mode", "form") != "form" or not self._turns:
+            return {"action": "decline"}
+        schema = params.get("requestedSchema")
+        event = ElicitationNeeded(server, str(params.get("message", "")), schema if isinstance(schema, dict) else {})
+        answer: dict[str, Any] = await self._turns[-1].ask(event)
+        return answer
+
+
+def _sampling_message(message: dict[str, Any]) -> dict[str, Any]:
+    """A ``sampling/createMessage`` message as a neutral one (:mod:`.model`)."""
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else [content]
+    parts = []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            parts.append(text_part(str(block.get("text", ""))))
+        elif block.get("type") in ("image", "audio"):
+            parts.append({"type": block["type"], "data": block.get("data", ""), "mime_type": block.get("mimeType", "")})
+    role = "assistant" if message.get("role") == "assistant" else "user"
+    return {"role": role, "content": parts or [text_part("")]}
