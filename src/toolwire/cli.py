@@ -8,6 +8,8 @@
     toolwire read TARGET URI                     read one
     toolwire prompts TARGET                      list its prompts
     toolwire prompt TARGET NAME [KEY=VALUE ...]  get one
+    toolwire chat TARGET... | --config FILE      talk with a model that uses their tools
+    toolwire ask TARGET... "question"            ask a model one question, for scripts
 
 ``run`` is what desktop MCP clients launch, so it imports only what serving over stdio
 needs. Without ``:object`` it serves the module's ``server``, ``mcp`` or ``app``, or its only
@@ -30,6 +32,8 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--http [HOST:]PORT [--allow-h
        toolwire read TARGET URI [--json] [--out DIR] [options]
        toolwire prompts TARGET [--json] [options]
        toolwire prompt TARGET NAME [KEY=VALUE ...] [--json] [--out DIR] [options]
+       toolwire chat [TARGET ...] [--config FILE] [--model M] [--provider openai|anthropic] [--base-url URL] [options]
+       toolwire ask [TARGET ...] QUESTION [--yes] [--allow PATTERN] [--json] [options]
 
 commands:
   run FILE[:OBJECT]    serve the Server defined in FILE over stdio (stdout carries only
@@ -44,6 +48,9 @@ commands:
   read TARGET URI      read a resource: text is printed, binary contents saved to files.
   prompts TARGET       list the prompts of a server.
   prompt TARGET NAME   get a prompt and print its messages; images and audio are saved to files.
+  chat [TARGET ...]    talk with a language model that uses the servers' tools, asking you
+                       before calls that are not read-only tools of trusted servers.
+  ask [TARGET ...] Q   ask a model one question with the servers' tools; for scripts.
 
 TARGET is FILE.py or FILE.py:OBJECT (served by `toolwire run` in a child process), an
 http(s) URL, or, after --, any server's command line:
@@ -56,6 +63,8 @@ http(s) URL, or, after --, any server's command line:
 
 #: The commands :mod:`toolwire.terminal` runs.
 TERMINAL_COMMANDS = ("tools", "call", "resources", "read", "prompts", "prompt")
+#: The commands that hand servers' tools to a model (:mod:`toolwire.terminal.chat`).
+HOST_COMMANDS = ("chat", "ask")
 
 
 class UsageError(Exception):
@@ -108,6 +117,10 @@ def main(argv: list[str] | None = None) -> None:
     The :data:`TERMINAL_COMMANDS` exit with their own status (see :func:`toolwire.terminal.main`).
     """
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in HOST_COMMANDS:
+        from .terminal.chat import main as chat_main
+
+        raise SystemExit(chat_main(args[0], args[1:]))
     if args and args[0] in TERMINAL_COMMANDS:
         from .terminal import main as terminal_main
 

@@ -140,7 +140,7 @@ class Invocation:
     out: str = "."
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     """An argparse parser whose errors are :class:`UsageError` (one line) instead of an exit."""
 
     def error(self, message: str) -> NoReturn:
@@ -190,8 +190,8 @@ def parse(command: str, argv: list[str]) -> Invocation:
     return invocation
 
 
-def _parser(command: str, spec: Command) -> _Parser:
-    parser = _Parser(
+def _parser(command: str, spec: Command) -> Parser:
+    parser = Parser(
         prog=f"toolwire {command}",
         usage=spec.usage(command),
         description=spec.description,
@@ -215,7 +215,7 @@ def _parser(command: str, spec: Command) -> _Parser:
     parser.add_argument(
         "--timeout",
         metavar="SECONDS",
-        type=_seconds,
+        type=seconds,
         default=60.0,
         help="how long to wait for each answer (default: 60)",
     )
@@ -223,7 +223,7 @@ def _parser(command: str, spec: Command) -> _Parser:
         "--env",
         metavar="KEY=VALUE",
         action="append",
-        type=_env_pair,
+        type=env_pair,
         help="set an environment variable of the server process (repeatable)",
     )
     return parser
@@ -263,7 +263,7 @@ def _json_object(text: str) -> dict[str, Any]:
     return value
 
 
-def _seconds(text: str) -> float:
+def seconds(text: str) -> float:
     try:
         seconds = float(text)
     except ValueError:
@@ -273,7 +273,7 @@ def _seconds(text: str) -> float:
     return seconds
 
 
-def _env_pair(text: str) -> tuple[str, str]:
+def env_pair(text: str) -> tuple[str, str]:
     key, equals, value = text.partition("=")
     if not equals or not key:
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, not {text!r}")

@@ -1,0 +1,178 @@
+"""How a host's conversation looks in a terminal: the model's text as it streams, every tool
+call with a visible marker and its arguments, a progress bar while it runs, a short result.
+
+What servers and models send is untrusted: control characters are shown as U+FFFD on a
+terminal (:func:`.output.printable`), and long argument values are folded.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+import orjson
+
+from ..host import (
+    ApprovalNeeded,
+    Done,
+    ElicitationNeeded,
+    Event,
+    ExposedTool,
+    Failed,
+    SamplingNeeded,
+    TextDelta,
+    ToolCallDecided,
+    ToolCallProposed,
+    ToolProgress,
+    ToolResult,
+    ToolsChanged,
+)
+from .output import printable
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
+#: Characters of one argument value shown before it is folded.
+FOLD = 300
+CALL = "⚙"
+
+
+def fold(value: Any, limit: int = FOLD) -> str:
+    """``value`` as compact JSON, cut after ``limit`` characters with a note of the rest."""
+    text = orjson.dumps(value).decode()
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+def arguments_line(arguments: dict[str, Any] | None, limit: int = 80) -> str:
+    if not arguments:
+        return ""
+    return " ".join(f"{key}={fold(value, limit)}" for key, value in arguments.items())
+
+
+class Screen:
+    """Draws events on ``out`` (text, calls, results) with progress bars on the same terminal."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        from rich.console import Console
+
+        self.out = out or sys.stdout
+        self.console = Console(file=self.out, highlight=False, soft_wrap=True)
+        self.color = self.console.is_terminal
+        self._line_open = False
+        self._progress: Progress | None = None
+        self._bars: dict[str, TaskID] = {}
+        self._names: dict[str, str] = {}
+
+    def say(self, text: str, style: str = "") -> None:
+        """A line of ours (not the model's), on a line of its own."""
+        self.end_line()
+        self.pause()
+        self.console.print(printable(text) if self.color else text, style=style or None, markup=False)
+
+    def end_line(self) -> None:
+        if self._line_open:
+            self.out.write("\n")
+            self._line_open = False
+
+    def tools(self, tools: list[ExposedTool], reason: str) -> None:
+        header = "Tools the model can use" if reason == "start" else f"The tools changed ({reason})"
+        self.say(f"{header}: {len(tools)}", "bold")
+        for tool in tools:
+            marks = [tool.server + (" (trusted)" if tool.trusted else "")]
+            if tool.read_only:
+                marks.append("read-only")
+            first = tool.description.splitlines()[0] if tool.description else ""
+            self.say(f"  {tool.name:<24} {', '.join(marks):<28} {first[:80]}", "dim" if not tool.read_only else "")
+
+    def draw(self, event: Event) -> None:
+        """Show one event (questions are shown by whoever answers them)."""
+        if isinstance(event, TextDelta):
+            self.pause()
+            self.out.write(printable(event.text) if self.color else event.text)
+            self.out.flush()
+            self._line_open = not event.text.endswith("\n")
+        elif isinstance(event, ToolsChanged):
+            if event.reason != "start":
+                self.tools(event.tools, event.reason)
+        elif isinstance(event, ToolCallProposed):
+            self._names[event.call_id] = event.tool
+            where = f" [{event.server}/{event.name}]" if event.server and event.name != event.tool else ""
+            self.say(f"{CALL} {event.tool}{where} {arguments_line(event.arguments)}", "bold cyan")
+        elif isinstance(event, ToolCallDecided):
+            if event.decision == "refuse":
+                self.say(f"  ✗ not run: {event.reason}", "red")
+            elif event.by == "policy":
+                self.say(f"  ↳ runs without asking: {event.reason}", "dim")
+        elif isinstance(event, ToolProgress):
+            self._advance(event)
+        elif isinstance(event, ToolResult):
+            self._finish(event.call_id)
+            mark, style = ("✗", "red") if event.is_error else ("✓", "green")
+            self.say(f"  {mark} {event.tool} ({event.seconds:.2f} s): {event.summary}", style)
+        elif isinstance(event, Failed):
+            self.say(f"error: {event.message}", "bold red")
+        elif isinstance(event, Done):
+            self.end_line()
+            self.pause()
+            if event.reason == "step_limit":
+                self.say(f"(stopped after {event.steps} model requests: the step limit)", "yellow")
+            elif event.reason == "cancelled":
+                self.say("(cancelled)", "yellow")
+
+    def approval(self, event: ApprovalNeeded) -> None:
+        """The question of an approval: the server, the tool, the exact arguments, the change."""
+        self.say(f"? Allow {event.server}/{event.name} ({event.reason})?", "bold yellow")
+        for key, value in event.arguments.items():
+            self.say(f"    {key}: {fold(value)}")
+        for change in event.changes:
+            self.say(f"    changed {change.field}: {fold(change.before)} → {fold(change.after)}", "yellow")
+
+    def sampling(self, event: SamplingNeeded) -> None:
+        self.say(f"? The server {event.server} asks to use the model with:", "bold yellow")
+        request = event.request
+        if request.get("systemPrompt"):
+            self.say(f"    system: {fold(request['systemPrompt'])}")
+        for message in request.get("messages") or []:
+            if isinstance(message, dict):
+                self.say(f"    {message.get('role', '?')}: {fold(message.get('content'))}")
+        if request.get("maxTokens"):
+            self.say(f"    at most {request['maxTokens']} tokens")
+
+    def elicitation(self, event: ElicitationNeeded) -> None:
+        self.say(f"? The server {event.server} asks: {event.message}", "bold yellow")
+
+    def _advance(self, event: ToolProgress) -> None:
+        if self._progress is None:
+            from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn
+
+            self.end_line()
+            self._progress = Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}", markup=False),
+                BarColumn(),
+                TaskProgressColumn(),
+                console=self.console,
+                transient=True,
+                disable=not self.color,
+            )
+            self._progress.start()
+        if event.call_id not in self._bars:
+            self._bars[event.call_id] = self._progress.add_task(self._names.get(event.call_id, ""), total=None)
+        label = printable(f"{self._names.get(event.call_id, '')} {event.message or ''}".strip())
+        self._progress.update(self._bars[event.call_id], completed=event.progress, total=event.total, description=label)
+
+    def _finish(self, call_id: str) -> None:
+        bar = self._bars.pop(call_id, None)
+        if bar is not None and self._progress is not None:
+            self._progress.remove_task(bar)
+        if not self._bars:
+            self.pause()
+
+    def pause(self) -> None:
+        """Take the progress bars off the screen (before a line of text or a question)."""
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+            self._bars.clear()
