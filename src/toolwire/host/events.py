@@ -203,15 +203,6 @@ class ElicitationNeeded(_Question):
 
 
 @dataclass(slots=True)
-class ServerNotice(Event):
-    """Something about a server the person should know: it stopped, or it logged a message."""
-
-    kind: ClassVar[str] = "server_notice"
-    server: str
-    message: str
-
-
-@dataclass(slots=True)
 class Failed(Event):
     """The model's API failed; the turn ends (the conversation is kept, and can go on)."""
 
