@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from model_server import ModelServer, Reply, ToolCall
-from toolwire import Server
+from toolwire import Content, Server
 from toolwire.host import (
     ApprovalNeeded,
     ApprovalPolicy,
@@ -92,7 +92,7 @@ async def test_the_seed_flow_calls_the_calculator_and_answers(model: ModelServer
         events = await run(conversation, "4 加 4 等于多少")
     assert "".join(event.text for event in of(events, TextDelta)) == "4 加 4 等于 8。"
     [result] = of(events, ToolResult)
-    assert (result.tool, result.is_error, result.summary) == ("calculator", False, "8.0")
+    assert (result.tool, result.is_error, result.summary) == ("calculator", False, "8")
     [decided] = of(events, ToolCallDecided)
     assert (decided.decision, decided.by) == ("allow", "policy")
     done = events[-1]
@@ -105,7 +105,7 @@ async def test_the_seed_flow_calls_the_calculator_and_answers(model: ModelServer
     assert first["tool_choice"] in ("auto", {"type": "auto"})
     [sent] = tool_messages(second)
     text = sent["content"] if kind == "openai" else sent["content"][0]["text"]
-    assert text == "8.0"
+    assert text == "8"
     assert (second["messages"][0] if kind == "openai" else {"content": second["system"]})[
         "content"
     ] == "你是一个智能助手"
@@ -180,7 +180,7 @@ async def test_allow_once_always_and_refuse(model: ModelServer) -> None:
     assert [r.summary for r in of(once + always + remembered, ToolResult)] == ["deleted a", "deleted b", "deleted c"]
     [result] = of(refused, ToolResult)
     assert result.is_error and result.summary == "The user refused this call: not with my notes"
-    [sent] = tool_messages(model.requests[-1])
+    sent = tool_messages(model.requests[-1])[-1]
     assert sent["is_error"] is True and sent["content"][0]["text"] == "The user refused this call: not with my notes"
 
 
@@ -220,17 +220,17 @@ async def test_tool_errors_unknown_tools_and_bad_arguments_reach_the_model(model
     model.script(
         Reply(
             tool_calls=[
-                ToolCall("fail", {"reason": "disk on fire"}),
-                ToolCall("nonexistent", {}),
-                ToolCall("slow", "{not json"),
-                ToolCall("slow", {"seconds": "soon"}),
+                ToolCall("fail", {"reason": "disk on fire"}, id="c1"),
+                ToolCall("nonexistent", {}, id="c2"),
+                ToolCall("slow", "{not json", id="c3"),
+                ToolCall("slow", {"seconds": "soon"}, id="c4"),
             ]
         ),
         Reply(text="sorry"),
     )
     async with Host([f"h={HOSTED}"], provider=provider("openai", model), policy=ApprovalPolicy(trusted={"h"})) as host:
         events = await run(host.conversation(), "try")
-    results = of(events, ToolResult)
+    results = sorted(of(events, ToolResult), key=lambda result: result.call_id)  # in the order they finished
     assert all(result.is_error for result in results)
     assert results[0].summary == "it failed: disk on fire"
     assert results[1].summary.startswith("There is no tool named 'nonexistent'. The tools are: slow, crash")
@@ -252,7 +252,8 @@ async def test_a_server_that_crashes_mid_call_is_a_tool_error_and_its_tools_go(m
         assert host.servers["h"].error is not None
         model.script(Reply(text="still here"))
         later = await run(conversation, "hello")
-    [changed] = of(later, ToolsChanged)
+    [changed] = of(events, ToolsChanged)[1:]  # seen before the model's next request, in the same turn
+    assert not of(later, ToolsChanged)
     assert "the server 'h' stopped" in changed.reason
     assert all(tool.server == "seed" for tool in changed.tools)
     names = [tool["function"]["name"] for tool in model.requests[-1]["tools"]]
@@ -419,7 +420,7 @@ async def test_resource_links_can_be_read_with_the_hosts_tool(model: ModelServer
         return "Read me first."
 
     @server.tool(read_only=True)
-    def recommend() -> object:
+    def recommend() -> Content:
         """Recommend a document."""
         return server.link_resource("library://readme")
 

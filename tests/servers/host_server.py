@@ -12,7 +12,7 @@ import asyncio
 import os
 from pathlib import Path
 
-from toolwire import Context, Server, ToolError, image
+from toolwire import Content, Context, Server, ToolError, image
 
 server = Server("hosted", "1.0.0")
 
@@ -51,7 +51,7 @@ def fail(reason: str) -> str:
 
 
 @server.tool(read_only=True)
-def picture() -> object:
+def picture() -> Content:
     """A one-pixel PNG."""
     return image(PIXEL, "image/png")
 

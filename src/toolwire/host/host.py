@@ -149,11 +149,13 @@ class Host:
             server.client = None
 
     async def close(self) -> None:
-        """Disconnect from every server."""
+        """Disconnect from every server and close the provider's connections."""
         clients = [server.client for server in self.servers.values() if server.client is not None]
         for server in self.servers.values():
             server.client = None
         await asyncio.gather(*(client.close() for client in clients), return_exceptions=True)
+        if self.provider is not None:
+            await self.provider.close()
 
     def _tools_changed(self, name: str) -> None:
         self.servers[name].stale = True

@@ -108,3 +108,6 @@ class Provider(Protocol):
     media: frozenset[str]
 
     async def complete(self, request: ModelRequest, on_text: Callable[[str], Any] | None = None) -> ModelTurn: ...
+
+    async def close(self) -> None:
+        """Release the API's connections (the provider stays usable)."""

@@ -62,6 +62,12 @@ class AnthropicProvider:
                 api_key=self.api_key, base_url=self.base_url, max_retries=self.max_retries, timeout=self.timeout
             )
 
+    async def close(self) -> None:
+        """Close the SDK's HTTP connections; the next answer opens new ones."""
+        client, self._client = self._client, None
+        if client is not None:
+            await client.close()
+
     async def complete(self, request: ModelRequest, on_text: Callable[[str], Any] | None = None) -> ModelTurn:
         """One answer; :class:`ModelError` for any failure of the API."""
         import anthropic
