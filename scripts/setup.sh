@@ -31,5 +31,14 @@ for packages in tests/interop/node tests/conformance; do
         echo "$node_want" > "$node_stamp"
     fi
 done
+# tmux drives `toolwire chat` in the tests (tests/test_host_cli.py): a Debian package, installed
+# when it is missing and this runs as root (as CI does); otherwise install it yourself.
+if ! command -v tmux >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
+    else
+        echo "note: the tests need tmux (apt-get install tmux); the chat screen's tests fail without it" >&2
+    fi
+fi
 # Bytecode for our own code: PYTHONDONTWRITEBYTECODE would otherwise make every start compile it.
 .venv/bin/python -m compileall -q src examples benchmarks >/dev/null

@@ -1,0 +1,196 @@
+"""``toolwire ask`` and ``toolwire chat`` as real processes, against the scripted model server:
+ask's answers for scripts, and the chat screen driven in tmux (send-keys, capture-pane)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+
+from clirun import failed, toolwire
+from model_server import ModelServer, Reply, ToolCall
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTED = str(ROOT / "tests" / "servers" / "host_server.py")
+KEYS = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+
+
+@pytest.fixture
+def model() -> Iterator[ModelServer]:
+    with ModelServer() as server:
+        yield server
+
+
+@pytest.fixture(autouse=True)
+def no_keys(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for key in KEYS:
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
+def ask(model: ModelServer, *args: str) -> subprocess.CompletedProcess[str]:
+    return toolwire("ask", f"h={HOSTED}", *args, "--base-url", model.openai_url, "--model", "m")
+
+
+def tool_results(model: ModelServer) -> list[str]:
+    return [message["content"] for message in model.requests[-1]["messages"] if message["role"] == "tool"]
+
+
+# -- ask -------------------------------------------------------------------------------------
+
+
+def test_ask_refuses_a_destructive_call_without_yes(model: ModelServer) -> None:
+    model.script(Reply(tool_calls=[ToolCall("remove", {"path": "notes.txt"})]), Reply(text="I was not allowed to."))
+    done = ask(model, "remove notes.txt")
+    assert (done.returncode, done.stdout) == (0, "I was not allowed to.\n"), done.stderr
+    assert "⚙ remove" in done.stderr and "✗ not run" in done.stderr
+    [result] = tool_results(model)
+    assert result.startswith("The tool reported an error:\nThe user refused this call: it needs confirmation")
+
+
+def test_ask_runs_it_with_yes_or_a_matching_allow(model: ModelServer) -> None:
+    for flags in (["--yes"], ["--allow", "h/remove"], ["--allow", "rem*"]):
+        model.script(Reply(tool_calls=[ToolCall("remove", {"path": "notes.txt"})]), Reply(text="Removed."))
+        done = ask(model, "remove notes.txt", *flags)
+        assert (done.returncode, done.stdout) == (0, "Removed.\n"), (flags, done.stderr)
+        assert tool_results(model) == ["deleted notes.txt"]
+
+
+def test_ask_json_prints_every_event(model: ModelServer) -> None:
+    model.script(Reply(tool_calls=[ToolCall("fail", {"reason": "no disk"})]), Reply(text="It failed."))
+    done = ask(model, "try", "--json", "--trust", "h")
+    assert done.returncode == 0, done.stderr
+    events = [orjson.loads(line) for line in done.stdout.splitlines()]
+    kinds = [event["kind"] for event in events]
+    assert kinds[0] == "tools_changed" and kinds[-1] == "done"
+    assert [kind for kind in kinds if kind.startswith("tool")] == [
+        "tools_changed",
+        "tool_call",
+        "tool_decided",
+        "tool_result",
+    ]
+    result = next(event for event in events if event["kind"] == "tool_result")
+    assert (result["is_error"], result["summary"]) == (True, "it failed: no disk")
+    assert events[-1]["reason"] == "answered" and events[-1]["text"] == "It failed."
+
+
+def test_ask_exits_1_when_the_model_api_fails(model: ModelServer) -> None:
+    model.script(Reply(status=401, error="invalid key"))
+    done = ask(model, "hello")
+    assert done.returncode == 1 and "the model API answered HTTP 401: invalid key" in done.stderr
+
+
+def test_a_missing_key_is_one_line_and_exit_2() -> None:
+    done = toolwire("ask", HOSTED, "hello")
+    assert failed(done, 2) == (
+        "toolwire: no API key: set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY (or pass --api-key)"
+    )
+
+
+# -- chat in tmux ----------------------------------------------------------------------------
+
+
+PROMPT = "> "  # capture-pane drops the space at the end of the line
+
+
+class Tmux:
+    """A tmux server of its own (its own socket) running one command in a 120x40 window."""
+
+    def __init__(self, tmp: Path, command: list[str], env: dict[str, str]) -> None:
+        self.socket = str(tmp / "tmux.sock")
+        exports = [f"{key}={value}" for key, value in env.items()]
+        self.run("new-session", "-d", "-x", "120", "-y", "40", "env", *exports, *command)
+
+    def run(self, *args: str) -> str:
+        done = subprocess.run(["tmux", "-S", self.socket, *args], capture_output=True, text=True, timeout=10)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def type(self, text: str) -> None:
+        self.run("send-keys", "-l", text)
+        self.run("send-keys", "Enter")
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p")
+
+    def wait_for(self, text: str, timeout: float = 15) -> str:
+        """The screen once ``text`` is on it (``PROMPT``: once the last line is the prompt)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            lines = screen.rstrip("\n").splitlines()
+            if (text == PROMPT and lines and lines[-1] == ">") or (text != PROMPT and text in screen):
+                return screen
+            assert time.monotonic() < deadline, f"{text!r} never appeared on the screen:\n{screen}"
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True, timeout=10)
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Callable[[list[str], dict[str, str]], Tmux]]:
+    assert shutil.which("tmux"), "these tests need tmux (scripts/setup.sh installs it with apt-get when run as root)"
+    sessions: list[Tmux] = []
+
+    def start(command: list[str], env: dict[str, str]) -> Tmux:
+        session = Tmux(tmp_path, command, env)
+        sessions.append(session)
+        return session
+
+    yield start
+    for session in sessions:
+        session.close()
+
+
+def test_chat_asks_before_a_call_and_shows_its_progress(
+    model: ModelServer, tmux: Callable[[list[str], dict[str, str]], Tmux], tmp_path: Path
+) -> None:
+    model.script(
+        Reply(tool_calls=[ToolCall("slow", {"seconds": 3})]),
+        Reply(text="Done waiting."),
+        Reply(tool_calls=[ToolCall("remove", {"path": "notes.txt"})]),
+        Reply(text="Kept it."),
+    )
+    command = [sys.executable, "-m", "toolwire", "chat", f"h={HOSTED}", "--base-url", model.openai_url, "--model", "m"]
+    env = {
+        "HOME": str(tmp_path),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "TERM": "xterm-256color",
+    }
+    chat = tmux(command, env)
+    screen = chat.wait_for(PROMPT)
+    assert "Tools the model can use: 10" in screen and "remove" in screen
+
+    chat.type("wait three seconds")
+    screen = chat.wait_for("allow? [y]es once")
+    assert "⚙ slow" in screen and "? Allow h/slow" in screen and "seconds: 3" in screen
+    chat.type("y")
+    screen = chat.wait_for("%")  # the progress bar, while the call runs
+    [bar] = [line for line in screen.splitlines() if line.endswith("%")]
+    assert re.search(r"slow step \d+ .*━.* \d+%$", bar), bar
+    screen = chat.wait_for("Done waiting.")
+    assert "✓ slow" in screen
+
+    chat.type("remove my notes")
+    chat.wait_for("? Allow h/remove")
+    chat.type("n")
+    chat.wait_for("why (sent to the model")
+    chat.type("I still need them")
+    screen = chat.wait_for("Kept it.")
+    assert "✗ remove" in screen
+    [refused] = [message["content"] for message in model.requests[-1]["messages"] if message["role"] == "tool"][-1:]
+    assert refused.endswith("The user refused this call: I still need them")
+
+    chat.type("exit")
+    deadline = time.monotonic() + 10
+    while subprocess.run(["tmux", "-S", chat.socket, "has-session"], capture_output=True).returncode == 0:
+        assert time.monotonic() < deadline, "chat did not exit"
+        time.sleep(0.05)
