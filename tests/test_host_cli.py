@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from clirun import failed, toolwire
+from clirun import environment, failed, toolwire
 from model_server import ModelServer, Reply, ToolCall
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -194,3 +194,28 @@ def test_chat_asks_before_a_call_and_shows_its_progress(
     while subprocess.run(["tmux", "-S", chat.socket, "has-session"], capture_output=True).returncode == 0:
         assert time.monotonic() < deadline, "chat did not exit"
         time.sleep(0.05)
+
+
+# -- the docs' first example -----------------------------------------------------------------
+
+
+def test_the_seed_example_of_the_host_page_runs(model: ModelServer) -> None:
+    page = (ROOT / "docs" / "host.md").read_text()
+    code = page.split("```python\n", 1)[1].split("```", 1)[0]
+    assert 'base_url="https://api.deepseek.com"' in code
+    code = code.replace("https://api.deepseek.com", model.openai_url)
+    model.script(
+        Reply(tool_calls=[ToolCall("calculator", {"operation": "add", "a": 4, "b": 4})]), Reply(text="4 加 4 等于 8。")
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**environment(), "DEEPSEEK_API_KEY": "test"},
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "\n[calculator: 8]\n4 加 4 等于 8。\n"
+    assert model.requests[0]["messages"][0]["content"].startswith("你是一个智能助手")

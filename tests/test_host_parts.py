@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import re
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -220,3 +221,31 @@ def test_form_fields_are_parsed_and_checked() -> None:
     check_answer(schema, {"name": "Al", "color": "red"})
     with pytest.raises(ValueError, match="does not fit the form"):
         check_answer(schema, {"name": "A", "color": "green"})
+
+
+# -- which model the terminal uses -----------------------------------------------------------
+
+
+def provider_for(argv: list[str], environ: dict[str, str]) -> Any:
+    from toolwire.terminal.hostline import parse
+
+    return parse("chat", ["examples/seed_server.py", *argv], environ).provider
+
+
+def test_deepseek_works_with_only_its_key() -> None:
+    chosen = provider_for([], {"DEEPSEEK_API_KEY": "k"})
+    assert (type(chosen).__name__, chosen.model, chosen.base_url, chosen.api_key) == (
+        "OpenAIProvider",
+        "deepseek-chat",
+        "https://api.deepseek.com",
+        "k",
+    )
+
+
+def test_the_key_set_chooses_the_provider_and_model() -> None:
+    openai = provider_for([], {"OPENAI_API_KEY": "o"})
+    assert (openai.model, openai.base_url) == ("gpt-4o-mini", None)
+    claude = provider_for([], {"ANTHROPIC_API_KEY": "a"})
+    assert (type(claude).__name__, claude.model) == ("AnthropicProvider", "claude-sonnet-4-5")
+    local = provider_for(["--base-url", "http://127.0.0.1:8000/v1", "--model", "llama"], {})
+    assert (local.base_url, local.model) == ("http://127.0.0.1:8000/v1", "llama")
