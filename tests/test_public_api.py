@@ -81,3 +81,21 @@ async def test_resources_and_prompts_docs_examples_run() -> None:
     params = {"ref": ref, "argument": {"name": "city", "value": "r"}, "context": {"arguments": {"country": "it"}}}
     completion = (await peer.request("completion/complete", params))["result"]["completion"]
     assert completion == {"values": ["rome"], "total": 1, "hasMore": False}
+
+
+HOST_PUBLIC = {
+    "ApprovalNeeded", "ApprovalPolicy", "Approvals", "Change", "ConfigError", "Conversation", "Done",
+    "ElicitationNeeded", "Event", "ExposedTool", "Failed", "Host", "HostServer", "ModelError", "ModelRequest",
+    "ModelTurn", "Provider", "SamplingNeeded", "ServerSpec", "TextDelta", "ToolCallDecided", "ToolCallProposed",
+    "ToolCallRequest", "ToolProgress", "ToolResult", "ToolSpec", "ToolsChanged", "Usage", "Verdict", "load_config",
+}
+
+
+def test_the_hosts_public_api() -> None:
+    import toolwire.host
+    import toolwire.host.providers
+
+    assert set(toolwire.host.__all__) == HOST_PUBLIC
+    for name in toolwire.host.__all__:
+        assert getattr(toolwire.host, name) is not None
+    assert {"OpenAIProvider", "AnthropicProvider"} <= set(toolwire.host.providers.__all__)
