@@ -78,8 +78,9 @@ def tool_messages(request: dict[str, Any]) -> list[Any]:
 # -- the seed flow ---------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "plain"])
 @pytest.mark.parametrize("kind", PROVIDERS)
-async def test_the_seed_flow_calls_the_calculator_and_answers(model: ModelServer, kind: str) -> None:
+async def test_the_seed_flow_calls_the_calculator_and_answers(model: ModelServer, kind: str, stream: bool) -> None:
     model.script(
         Reply(
             tool_calls=[ToolCall("calculator", {"operation": "add", "a": 4, "b": 4})], input_tokens=50, output_tokens=9
@@ -87,10 +88,11 @@ async def test_the_seed_flow_calls_the_calculator_and_answers(model: ModelServer
         Reply(text="4 加 4 等于 8。", input_tokens=70, output_tokens=6),
     )
     policy = ApprovalPolicy(trusted={"seed"})
-    async with Host([f"seed={SEED}"], provider=provider(kind, model), policy=policy) as host:
+    async with Host([f"seed={SEED}"], provider=provider(kind, model, stream=stream), policy=policy) as host:
         conversation = host.conversation(system="你是一个智能助手")
         events = await run(conversation, "4 加 4 等于多少")
-    assert "".join(event.text for event in of(events, TextDelta)) == "4 加 4 等于 8。"
+    deltas = [event.text for event in of(events, TextDelta)]
+    assert "".join(deltas) == "4 加 4 等于 8。" and len(deltas) == (4 if stream else 1)
     [result] = of(events, ToolResult)
     assert (result.tool, result.is_error, result.summary) == ("calculator", False, "8")
     [decided] = of(events, ToolCallDecided)
@@ -102,7 +104,7 @@ async def test_the_seed_flow_calls_the_calculator_and_answers(model: ModelServer
     first, second = model.requests
     names = [tool["function"]["name"] if kind == "openai" else tool["name"] for tool in first["tools"]]
     assert "calculator" in names and "delete_file" in names
-    assert first["tool_choice"] in ("auto", {"type": "auto"})
+    assert first["tool_choice"] in ("auto", {"type": "auto"}) and first.get("stream", False) is stream
     [sent] = tool_messages(second)
     text = sent["content"] if kind == "openai" else sent["content"][0]["text"]
     assert text == "8"
@@ -384,6 +386,17 @@ async def test_a_refused_sampling_request_fails_the_call(model: ModelServer) -> 
     async with Host([f"h={HOSTED}"], provider=provider("openai", model), policy=ApprovalPolicy(trusted={"h"})) as host:
         events = await run(host.conversation(), "ask", lambda event: event.refuse())
     assert of(events, ToolResult)[0].is_error and len(model.requests) == 2
+
+
+async def test_a_model_failure_while_sampling_is_the_servers_error(model: ModelServer) -> None:
+    model.script(
+        Reply(tool_calls=[ToolCall("consult", {"question": "?"})]), Reply(status=500, error="down"), Reply(text="ok")
+    )
+    async with Host([f"h={HOSTED}"], provider=provider("openai", model), policy=ApprovalPolicy(trusted={"h"})) as host:
+        events = await run(host.conversation(), "ask", lambda event: event.allow())
+    [result] = of(events, ToolResult)
+    assert result.is_error and "the host's model failed: the model API answered HTTP 500: down" in result.summary
+    assert events[-1].reason == "answered"
 
 
 @pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])

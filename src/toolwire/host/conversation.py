@@ -237,11 +237,19 @@ class Turn:
         provider = self.host.provider
         assert provider is not None
         request = ModelRequest(conversation.messages, conversation.system, self.host.specs, conversation.max_tokens)
+        streamed = []
+
+        def on_text(text: str) -> None:
+            streamed.append(text)
+            self.emit(TextDelta(text))
+
         try:
-            answer = await provider.complete(request, lambda text: self.emit(TextDelta(text)))
+            answer = await provider.complete(request, on_text)
         except ModelError as exc:
             self.emit(Failed(str(exc)))
             return None
+        if answer.text and not streamed:  # a provider that does not stream gives it all at once
+            self.emit(TextDelta(answer.text))
         self.usage.add(answer.usage)
         message: Message = {"role": "assistant", "content": [text_part(answer.text)] if answer.text else []}
         if answer.tool_calls:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ..client import CallToolResult, Client, ClientError, ResourceLink, ServerError, ToolInfo
 from .approval import ApprovalPolicy
 from .events import ElicitationNeeded, ExposedTool, SamplingNeeded
-from .model import ModelRequest, Provider, ToolSpec, text_part
+from .model import ModelError, ModelRequest, Provider, ToolSpec, text_part
 from .naming import expose
 from .results import MAX_RESULT_CHARS
 from .schemas import for_model
@@ -310,7 +310,10 @@ class Host:
             system=params.get("systemPrompt") if isinstance(params.get("systemPrompt"), str) else None,
             max_tokens=params.get("maxTokens") if isinstance(params.get("maxTokens"), int) else None,
         )
-        answer = await turn.sample(request)
+        try:
+            answer = await turn.sample(request)
+        except ModelError as exc:
+            raise ServerError(-1, f"the host's model failed: {exc}") from None
         stop = {"max_tokens": "maxTokens", "length": "maxTokens"}.get(answer.stop_reason or "", "endTurn")
         model = self.provider.model
         return {
