@@ -131,8 +131,33 @@ class Tmux:
             assert time.monotonic() < deadline, f"{text!r} never appeared on the screen:\n{screen}"
             time.sleep(0.05)
 
+    def wait_for_exit(self, timeout: float = 10) -> None:
+        deadline = time.monotonic() + timeout
+        while subprocess.run(["tmux", "-S", self.socket, "has-session"], capture_output=True).returncode == 0:
+            assert time.monotonic() < deadline, f"the command did not exit:\n{self.screen()}"
+            time.sleep(0.05)
+
     def close(self) -> None:
         subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True, timeout=10)
+
+
+def chat_command(model: ModelServer, *options: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "toolwire",
+        "chat",
+        f"h={HOSTED}",
+        "--base-url",
+        model.openai_url,
+        "--model",
+        "m",
+        *options,
+    ]
+
+
+def chat_env(home: Path) -> dict[str, str]:
+    return {"HOME": str(home), "XDG_STATE_HOME": str(home / "state"), "TERM": "xterm-256color"}
 
 
 @pytest.fixture
@@ -159,13 +184,7 @@ def test_chat_asks_before_a_call_and_shows_its_progress(
         Reply(tool_calls=[ToolCall("remove", {"path": "notes.txt"})]),
         Reply(text="Kept it."),
     )
-    command = [sys.executable, "-m", "toolwire", "chat", f"h={HOSTED}", "--base-url", model.openai_url, "--model", "m"]
-    env = {
-        "HOME": str(tmp_path),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "TERM": "xterm-256color",
-    }
-    chat = tmux(command, env)
+    chat = tmux(chat_command(model), chat_env(tmp_path))
     screen = chat.wait_for(PROMPT)
     assert "Tools the model can use: 10" in screen and "remove" in screen
 
@@ -190,10 +209,42 @@ def test_chat_asks_before_a_call_and_shows_its_progress(
     assert refused.endswith("The user refused this call: I still need them")
 
     chat.type("exit")
-    deadline = time.monotonic() + 10
-    while subprocess.run(["tmux", "-S", chat.socket, "has-session"], capture_output=True).returncode == 0:
-        assert time.monotonic() < deadline, "chat did not exit"
-        time.sleep(0.05)
+    chat.wait_for_exit()
+
+
+def test_chat_remembers_always_saves_and_stops_a_turn_on_ctrl_c(
+    model: ModelServer, tmux: Callable[[list[str], dict[str, str]], Tmux], tmp_path: Path
+) -> None:
+    model.script(
+        Reply(tool_calls=[ToolCall("remove", {"path": "a"})]),
+        Reply(text="Removed a."),
+        Reply(tool_calls=[ToolCall("remove", {"path": "b"})]),
+        Reply(text="Removed b."),
+        Reply(tool_calls=[ToolCall("slow", {"seconds": 30})]),
+    )
+    chat = tmux(chat_command(model, "--trust", "h"), chat_env(tmp_path))
+    chat.wait_for(PROMPT)
+    chat.type("remove a")
+    chat.wait_for("allow? [y]es once")
+    chat.type("a")
+    chat.wait_for("Removed a.")
+    chat.type("remove b")
+    screen = chat.wait_for("Removed b.")
+    assert screen.count("? Allow h/remove") == 1 and "✓ remove" in screen
+    chat.type("/allowed")
+    chat.wait_for("h/remove")
+    chat.type("wait")
+    chat.wait_for("%")
+    chat.run("send-keys", "C-c")
+    chat.wait_for("(cancelled)")
+    chat.type("/usage")
+    chat.wait_for("tokens in")
+    chat.type(f"/save {tmp_path / 'chat.json'}")
+    chat.wait_for("saved ")
+    saved = orjson.loads((tmp_path / "chat.json").read_bytes())
+    assert saved["approvals"] and saved["messages"][-1]["content"][0]["text"].startswith("The call did not finish")
+    chat.run("send-keys", "C-d")
+    chat.wait_for_exit()
 
 
 # -- the docs' first example -----------------------------------------------------------------
