@@ -417,6 +417,19 @@ async def test_a_form_is_asked_of_the_person(model: ModelServer, protocol: str) 
     assert of(events, ToolResult)[0].summary == "accept: {'name': 'Ada', 'age': 36}"
 
 
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+async def test_roots_are_the_working_directory_unless_given(model: ModelServer, protocol: str) -> None:
+    policy = ApprovalPolicy(trusted={"h"})
+    options: dict[str, Any] = {"client_options": {"protocol": protocol}}
+    for roots, expected in ((None, Path.cwd().as_uri()), ([{"uri": "file:///srv/data"}], "file:///srv/data")):
+        model.script(Reply(tool_calls=[ToolCall("roots", {})]), Reply(text="ok"))
+        async with Host(
+            [f"h={HOSTED}"], provider=provider("openai", model), policy=policy, roots=roots, **options
+        ) as host:
+            events = await run(host.conversation(), "where?")
+        assert of(events, ToolResult)[0].summary == expected
+
+
 async def test_a_new_tool_is_shown_to_the_model_at_its_next_request(model: ModelServer) -> None:
     model.script(Reply(tool_calls=[ToolCall("grow", {})]), Reply(tool_calls=[ToolCall("fresh", {})]), Reply(text="ok"))
     async with Host([f"h={HOSTED}"], provider=provider("openai", model), policy=ApprovalPolicy(trusted={"h"})) as host:

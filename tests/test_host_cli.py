@@ -186,7 +186,7 @@ def test_chat_asks_before_a_call_and_shows_its_progress(
     )
     chat = tmux(chat_command(model), chat_env(tmp_path))
     screen = chat.wait_for(PROMPT)
-    assert "Tools the model can use: 10" in screen and "remove" in screen
+    assert "Tools the model can use: 11" in screen and "remove" in screen
 
     chat.type("wait three seconds")
     screen = chat.wait_for("allow? [y]es once")

@@ -64,6 +64,12 @@ async def consult(question: str, ctx: Context) -> str:
 
 
 @server.tool(read_only=True)
+async def roots(ctx: Context) -> str:
+    """The client's roots, one URI per line."""
+    return "\n".join(root["uri"] for root in await ctx.list_roots())
+
+
+@server.tool(read_only=True)
 async def register(ctx: Context) -> str:
     """Ask the person for a name and an age."""
     schema = {

@@ -98,6 +98,9 @@ class StdioProcess:
                 stderr=child_err,
                 env={**os.environ, **self.env} if self.env else None,
                 cwd=self.cwd,
+                # A session of its own: Ctrl-C at a terminal interrupts this program, which
+                # cancels and closes; it does not kill the server under it.
+                start_new_session=os.name == "posix",
             )
         except OSError:
             for fd in (to_child, from_child, err_read):
