@@ -81,6 +81,16 @@ def test_ask_json_prints_every_event(model: ModelServer) -> None:
     assert events[-1]["reason"] == "answered" and events[-1]["text"] == "It failed."
 
 
+def test_ask_reads_servers_from_a_desktop_config(model: ModelServer, tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    server = {"command": sys.executable, "args": ["-m", "toolwire", "run", HOSTED], "trusted": True}
+    config.write_bytes(orjson.dumps({"mcpServers": {"notes": server, "off": {"command": "nowhere", "disabled": True}}}))
+    model.script(Reply(tool_calls=[ToolCall("fail", {"reason": "as configured"})]), Reply(text="Configured."))
+    done = toolwire("ask", "--config", str(config), "go", "--base-url", model.openai_url, "--model", "m")
+    assert (done.returncode, done.stdout) == (0, "Configured.\n"), done.stderr
+    assert "runs without asking" in done.stderr and "✗ fail" in done.stderr
+
+
 def test_ask_exits_1_when_the_model_api_fails(model: ModelServer) -> None:
     model.script(Reply(status=401, error="invalid key"))
     done = ask(model, "hello")
