@@ -32,6 +32,7 @@ import orjson
 
 from .codec import LOG_SEVERITY, Codec, codec_for
 from .errors import (
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
@@ -270,12 +271,15 @@ class ServerConnection:
                     f"Invalid Request: JSON nested deeper than {self.max_depth} levels",
                 )
             ]
-        if type(message) is list:
-            return self._receive_batch(message)
         try:
+            if type(message) is list:
+                return self._receive_batch(message)
             event = self._receive(message, None)
         except ProtocolError as exc:
             return [self._error(_id_of(message), exc.code, exc.message, exc.data)]
+        except Exception as exc:  # a check we lack must cost this message only, never the stream
+            problem = f"Internal error: the message could not be handled ({type(exc).__name__}: {exc})"
+            return [self._error(_id_of(message), INTERNAL_ERROR, problem)]
         return [] if event is None else [event]
 
     def _receive_batch(self, messages: list[Any]) -> list[Event]:
@@ -456,6 +460,8 @@ class ServerConnection:
         id = message.get("id")
         if ("result" in message) == ("error" in message) or id is None:
             raise ProtocolError(INVALID_REQUEST, "Invalid Request: neither a request, a notification nor a response")
+        if type(id) is not int and type(id) is not str:
+            raise ProtocolError(INVALID_REQUEST, 'Invalid Request: a response\'s "id" must be a string or an integer')
         if id not in self._awaiting:
             return None  # an answer to nothing we asked: dropped
         self._awaiting.discard(id)
@@ -554,12 +560,12 @@ def _id_of(message: Any) -> RequestId | None:
 
 
 def _log_level(level: Any) -> str:
-    if level not in LOG_SEVERITY:
+    if type(level) is not str or level not in LOG_SEVERITY:
         raise ProtocolError(
             INVALID_PARAMS,
             f"Invalid params: log level must be one of {', '.join(LOG_SEVERITY)}, not {level!r}",
         )
-    return level  # type: ignore[no-any-return]
+    return level
 
 
 def _may_be_deep(data: bytes | str, limit: int) -> bool:
