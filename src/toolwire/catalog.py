@@ -5,7 +5,9 @@ asks), hides and shows them, and tells listeners when it changes. Its list pages
 (``tools/list``, ``resources/list``, ...) are rendered and JSON-encoded once per protocol
 version and page, then reused until the catalog changes: listing 1,000 tools costs a
 dictionary lookup. Cursors are opaque (base64 of the kind and an offset); one that does not
-decode, belongs to another kind, or points past the end is refused.
+decode, belongs to another kind, points past the end or is not spelled exactly as handed
+out is refused, and pages are cached by offset, so no cursor a client makes up can grow
+the cache.
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ from typing import Any, Generic, Protocol, TypeVar
 import orjson
 
 from .protocol.codec import Codec
+
+
+#: Longer cursors are refused before they are decoded (ours are about 20 characters).
+MAX_CURSOR_CHARS = 64
 
 
 class InvalidCursor(ValueError):
@@ -56,7 +62,7 @@ class Catalog(Generic[T]):
         self.page_size = page_size
         self._render_one = render
         self._items: dict[str, T] = {}
-        self._pages: dict[tuple[str, str | None], bytes] = {}
+        self._pages: dict[tuple[str, int], bytes] = {}
         self._listeners: dict[int, Callable[[], None]] = {}
 
     def __contains__(self, key: object) -> bool:
@@ -110,33 +116,41 @@ class Catalog(Generic[T]):
         """The encoded list result for ``cursor`` in ``codec``'s version.
 
         ``finish`` completes the result for the wire (result type, cache hints, server info).
-        :class:`InvalidCursor` for a cursor this catalog cannot have produced.
+        :class:`InvalidCursor` for a cursor this catalog cannot have produced. Pages are
+        cached by position, so the cache holds at most one page per version and offset.
         """
-        key = (codec.version, cursor)
+        start = 0 if cursor is None else self._decode_cursor(cursor, len(self.enabled()))
+        key = (codec.version, start)
         page = self._pages.get(key)
         if page is None:
-            page = self._pages[key] = orjson.dumps(finish(self._render(codec, cursor)))
+            page = self._pages[key] = orjson.dumps(finish(self._render(codec, self.enabled(), start)))
         return page
 
-    def _render(self, codec: Codec, cursor: str | None) -> dict[str, Any]:
-        items = self.enabled()
-        start = 0 if cursor is None else self._decode_cursor(cursor, len(items))
+    def _render(self, codec: Codec, items: list[T], start: int) -> dict[str, Any]:
         end = len(items) if self.page_size is None else start + self.page_size
         render = self._render_one
         result: dict[str, Any] = {self.kind: [render(codec, item.definition) for item in items[start:end]]}
         if end < len(items):
-            result["nextCursor"] = base64.urlsafe_b64encode(f"{self.kind}:{end}".encode()).decode()
+            result["nextCursor"] = self._cursor(end)
         return result
 
-    def _decode_cursor(self, cursor: Any, total: int) -> int:
-        try:
-            kind, _, offset = base64.urlsafe_b64decode(cursor.encode()).decode().partition(":")
-            position = int(offset)
-        except (ValueError, AttributeError, UnicodeError):
-            position = -1
-            kind = ""
-        if kind != self.kind or not 0 < position <= total:
-            raise InvalidCursor(f"invalid cursor {cursor!r}: pass back a nextCursor from an earlier page")
+    def _cursor(self, position: int) -> str:
+        return base64.urlsafe_b64encode(f"{self.kind}:{position}".encode()).decode()
+
+    def _decode_cursor(self, cursor: str, total: int) -> int:
+        """The position ``cursor`` stands for; only the exact string :meth:`_cursor` makes is
+        accepted (padding, extra characters and other spellings of a number are refused)."""
+        position = -1
+        if len(cursor) <= MAX_CURSOR_CHARS:
+            try:
+                kind, _, offset = base64.urlsafe_b64decode(cursor.encode()).decode().partition(":")
+                if kind == self.kind and offset.isascii() and offset.isdigit():
+                    position = int(offset)
+            except (ValueError, UnicodeError):
+                pass
+        if not 0 < position <= total or self._cursor(position) != cursor:
+            shown = cursor if len(cursor) <= 40 else f"{cursor[:40]}... ({len(cursor)} characters)"
+            raise InvalidCursor(f"invalid cursor {shown!r}: pass back a nextCursor from an earlier page")
         return position
 
     def _require(self, key: str) -> T:

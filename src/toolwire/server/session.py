@@ -129,7 +129,11 @@ class ServerSession:
                     what = OFFERED_BY[event.method]
                     self.fail(event, ProtocolError(METHOD_NOT_FOUND, f"Method not found: this server offers no {what}"))
                 else:
-                    handler(self, event)
+                    try:
+                        handler(self, event)
+                    except Exception as exc:  # a check we lack costs this request only
+                        log.exception("handling %s failed", event.method)
+                        self.fail(event, ProtocolError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}"))
             elif kind is Cancelled:
                 self._cancelled(event)
             else:
