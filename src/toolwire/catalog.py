@@ -20,7 +20,6 @@ import orjson
 
 from .protocol.codec import Codec
 
-
 #: Longer cursors are refused before they are decoded (ours are about 20 characters).
 MAX_CURSOR_CHARS = 64
 
