@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ..protocol.connection import DEFAULT_MAX_MESSAGE_BYTES
 from ..protocol.versions import (
     LATEST_LEGACY,
     LEGACY_VERSIONS,
@@ -100,7 +101,9 @@ class Client:
     ``on_resources_changed``, ``on_prompts_changed`` (the server's lists changed) and
     ``on_resource_updated(uri)`` (a subscribed resource changed); ``on_close(reason)`` (the
     server went away: it exited, crashed or closed the connection; not called after
-    :meth:`close`); ``pins`` to check tools against approved definitions (see :meth:`approve`).
+    :meth:`close`); ``pins`` to check tools against approved definitions (see :meth:`approve`);
+    ``max_message_bytes``: the largest message taken from a server over stdio (a longer line
+    ends the connection with :class:`ConnectionClosed` saying so; default 4 MiB, as servers).
     """
 
     def __init__(
@@ -126,10 +129,11 @@ class Client:
         on_resource_updated: Callable[[str], Any] | None = None,
         on_close: Callable[[str], Any] | None = None,
         pins: dict[str, dict[str, str]] | None = None,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
         if protocol is not None and protocol not in (*LEGACY_VERSIONS, *MODERN_VERSIONS):
             raise ClientError(f"unknown protocol version {protocol!r}")
-        self.transport = _transport(target, env, cwd, headers)
+        self.transport = _transport(target, env, cwd, headers, max_message_bytes)
         self.client_info = {"name": name, "version": version}
         self.protocol = protocol
         self.timeout = timeout
@@ -709,7 +713,7 @@ def _latest(versions: list[str]) -> str:
 
 
 def _transport(
-    target: Any, env: dict[str, str] | None, cwd: str | None, headers: dict[str, str] | None
+    target: Any, env: dict[str, str] | None, cwd: str | None, headers: dict[str, str] | None, max_message_bytes: int
 ) -> Transport:
     server_module = sys.modules.get("toolwire.server.server")  # not imported: target is no Server
     if server_module is not None and isinstance(target, server_module.Server):
@@ -726,7 +730,7 @@ def _transport(
     if isinstance(target, list):
         if not target:
             raise ClientError("an empty command")
-        return StdioProcess(target, env=env, cwd=cwd)
+        return StdioProcess(target, env=env, cwd=cwd, max_message_bytes=max_message_bytes)
     if hasattr(target, "send") and hasattr(target, "start"):
         return target  # type: ignore[no-any-return]
     raise ClientError(f"cannot connect to a {type(target).__name__}")

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
+from ..protocol.connection import DEFAULT_MAX_MESSAGE_BYTES
 from ..transports.pipes import READ_SIZE, PipePair
 
 if TYPE_CHECKING:
@@ -69,11 +70,15 @@ class StdioProcess:
         env: dict[str, str] | None = None,
         cwd: str | None = None,
         shutdown_grace: float = 2.0,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
         self.command = command
         self.env = env
         self.cwd = cwd
         self.shutdown_grace = shutdown_grace
+        self.max_message_bytes = max_message_bytes
+        self._scanned = 0
+        self._refused: str | None = None
         self.on_message: Callable[[bytes], None] = _ignore_message
         self.on_close: Callable[[str], None] = _ignore_close
         self.process: subprocess.Popen[bytes] | None = None
@@ -109,7 +114,7 @@ class StdioProcess:
         finally:
             for fd in (child_in, child_out, child_err):
                 os.close(fd)
-        self._pipes = pipes = PipePair(loop, from_child, to_child)
+        self._pipes = pipes = PipePair(loop, from_child, to_child, pause_reading=False)
         pipes.on_data = self._data
         pipes.done.add_done_callback(lambda _: self._ended())
         pipes.start_reading()
@@ -139,16 +144,38 @@ class StdioProcess:
             self.send(data)
 
     def _data(self, data: bytes) -> None:
+        """Split what the server wrote into lines; each byte is scanned once. A line longer
+        than ``max_message_bytes`` ends the connection, saying so."""
         buffer = self._buffer
         if not buffer and data.find(b"\n") == len(data) - 1:
             self.on_message(data)  # the common case: one whole message per read
             return
         buffer += data
-        while (end := buffer.find(b"\n")) >= 0:
-            line = bytes(buffer[:end])
-            del buffer[: end + 1]
+        start = 0
+        while (end := buffer.find(b"\n", self._scanned)) >= 0:
+            line = bytes(buffer[start:end])
+            start = self._scanned = end + 1
+            if len(line) > self.max_message_bytes:
+                return self._refuse(len(line))
             if line.strip():
                 self.on_message(line)
+        if start:
+            del buffer[:start]
+        self._scanned = len(buffer)
+        if len(buffer) > self.max_message_bytes:
+            self._refuse(len(buffer))
+
+    def _refuse(self, size: int) -> None:
+        """End the connection over a message too large to take."""
+        self._refused = (
+            f"the server sent a message of more than {self.max_message_bytes} bytes ({size} so far); "
+            "raise Client(max_message_bytes=...) if it is expected"
+        )
+        self._buffer.clear()
+        self._scanned = 0
+        if self._pipes is not None:
+            self._pipes.on_data = _ignore_message
+            self._pipes.stop()
 
     def _stderr_readable(self) -> None:
         try:
@@ -174,6 +201,9 @@ class StdioProcess:
         if code is None and self.process is not None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 code = self.process.wait(0.05)  # an exiting process closes stdout just before
+        if self._refused is not None:
+            self.on_close(self._refused)
+            return
         status = f"exited with code {code}" if code is not None else "closed its output"
         tail = self.stderr_tail().strip()
         self.on_close(f"the server process {status}" + (f"; its stderr ends with:\n{tail}" if tail else ""))

@@ -2,8 +2,8 @@
 
 asyncio's own pipe transports allocate a 256 KiB buffer for every read, which costs more than
 a whole tool call; :class:`PipePair` reads 16 KiB at a time with ``loop.add_reader`` and
-writes straight through with ``os.write``, queueing only what the pipe does not take. No
-helper threads.
+writes straight through with non-blocking ``os.write``, queueing only what the pipe does not
+take. No helper threads.
 """
 
 from __future__ import annotations
@@ -26,16 +26,21 @@ class PipePair:
 
     asyncio's own pipe transports allocate a 256 KiB buffer for every read, which costs more
     than a whole tool call; this reads 16 KiB at a time and writes straight through, queueing
-    only what the pipe does not take (then reading pauses until the client catches up).
-    Regular files, which event loops cannot watch, are read and written directly.
+    only what the pipe does not take. Both descriptors are non-blocking: a peer that stops
+    reading never blocks the event loop. ``pause_reading``: stop reading while more than
+    :attr:`HIGH_WATER` bytes wait to be written, until the peer catches up (a server does
+    this, so that a client that does not read cannot make it buffer without bound; a client
+    must not, or a server doing the same would wait for it forever). Regular files, which
+    event loops cannot watch, are read and written directly.
     """
 
     HIGH_WATER = 1 << 20
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, stdin: int, stdout: int) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, stdin: int, stdout: int, *, pause_reading: bool = True) -> None:
         self.loop = loop
         self.stdin = stdin
         self.stdout = stdout
+        self.pause_reading = pause_reading
         #: Called with every chunk read; set it before :meth:`start_reading`.
         self.on_data: Callable[[bytes], None] = _ignore
         #: Done at end of input, or when the peer stops reading (a broken pipe).
@@ -46,6 +51,7 @@ class PipePair:
         self._broken = False
         self._held: list[bytes] | None = None
         self._restore = [(fd, os.get_blocking(fd)) for fd in (stdin, stdout)]
+        os.set_blocking(stdout, False)
 
     def start_reading(self) -> None:
         os.set_blocking(self.stdin, False)
@@ -114,7 +120,7 @@ class PipePair:
             data = data[written:]
             self.loop.add_writer(self.stdout, self._writable)
         self._queue += data
-        if len(self._queue) > self.HIGH_WATER and self._reading:
+        if len(self._queue) > self.HIGH_WATER and self._reading and self.pause_reading:
             self._stop_reading()  # resumes once the queue drains
 
     def _writable(self) -> None:
@@ -138,6 +144,10 @@ class PipePair:
         self._queue.clear()
         self._stop_reading()
         self._finish()
+
+    def stop(self) -> None:
+        """Stop reading and writing as if the peer had gone (``done`` is set)."""
+        self._break()
 
     async def drain(self) -> None:
         """Wait until everything written has reached the pipe."""
