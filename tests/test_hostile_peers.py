@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.client import Client, ConnectionClosed, RequestTimeout
+from toolwire.client import Client, ConnectionClosed, OutputSchemaMismatch, RequestTimeout
 
 ROOT = Path(__file__).resolve().parent.parent
 ECHO = str(ROOT / "benchmarks" / "echo_server.py")
@@ -67,3 +67,11 @@ async def test_a_line_that_never_ends_is_refused_before_the_timeout(watchdog: li
     async with Client([sys.executable, HOSTILE, "endless-line"], timeout=30, max_message_bytes=1_000_000) as client:
         with pytest.raises(ConnectionClosed, match="more than 1000000 bytes"):
             await asyncio.wait_for(client.call_tool("echo", {"text": "hi"}), 10)
+
+
+async def test_an_output_schema_bomb_is_refused_at_once(watchdog: list[float]) -> None:
+    async with Client([sys.executable, HOSTILE, "schema-bomb"]) as client:
+        started = time.monotonic()
+        with pytest.raises(OutputSchemaMismatch, match="too complex to check"):
+            await client.call_tool("echo", {})
+        assert time.monotonic() - started < 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import jsonschema_rs
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -55,3 +56,25 @@ def test_simple_servers_do_not_need_the_compiled_validator() -> None:
     validator = Validator({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
     assert validator.check({"text": "hi"}, "args") == {"text": "hi"}
     assert validator._compiled is None
+
+
+def test_schema_bombs_are_refused_and_real_schemas_are_not() -> None:
+    from toolwire.tools.validation import MAX_SCHEMA_EXPANSION, SchemaError, compile_schema, schema_expansion
+
+    levels = {f"l{n}": {"allOf": [{"$ref": f"#/$defs/l{n + 1}"}] * 2} for n in range(30)}
+    levels["l30"] = {"type": "string"}
+    with pytest.raises(SchemaError, match="too complex to check"):
+        compile_schema({"$defs": levels, "$ref": "#/$defs/l0"})
+    tree = {
+        "$defs": {"node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
+        "$ref": "#/$defs/node",
+    }
+    assert compile_schema(tree).is_valid({"children": [{"children": []}]})
+    shared = {"$defs": {"point": {"type": "object", "properties": {"x": {"type": "number"}}}}}
+    shared["properties"] = {f"p{n}": {"$ref": "#/$defs/point"} for n in range(500)}
+    assert schema_expansion(shared, MAX_SCHEMA_EXPANSION) < MAX_SCHEMA_EXPANSION
+    deep: dict[str, object] = {}
+    node = deep
+    for _ in range(3000):
+        node["items"] = node = {}
+    assert schema_expansion(deep, MAX_SCHEMA_EXPANSION) > MAX_SCHEMA_EXPANSION

@@ -7,7 +7,10 @@ answers ``initialize``; then, by MODE:
 
 * ``stall``: never reads again (its stdin pipe fills up) and never answers;
 * ``huge-line``: answers the next request with one line of 100 MB;
-* ``endless-line``: writes 10 MB with no newline, then sleeps.
+* ``endless-line``: writes 10 MB with no newline, then sleeps;
+* ``schema-bomb``: lists ``echo`` with an outputSchema whose ``allOf`` of two ``$ref`` s to the
+  next level doubles the work of validating at each of 40 levels, and answers calls with
+  structured content.
 """
 
 import os
@@ -43,6 +46,14 @@ for line in sys.stdin.buffer:
         if MODE == "endless-line":
             write(b'{"jsonrpc": "2.0", "id": 2, "result": "' + b"x" * 10_000_000)
             time.sleep(3600)
+    elif method == "tools/list" and MODE == "schema-bomb":
+        levels = {f"l{n}": {"allOf": [{"$ref": f"#/$defs/l{n + 1}"}] * 2} for n in range(40)}
+        levels["l40"] = {"type": "string"}
+        schema = {"type": "object", "$defs": levels, "properties": {"x": {"$ref": "#/$defs/l0"}}}
+        tool = {"name": "echo", "inputSchema": {"type": "object"}, "outputSchema": schema}
+        answer(message["id"], {"tools": [tool]})
+    elif method == "tools/call" and MODE == "schema-bomb":
+        answer(message["id"], {"content": [], "structuredContent": {"x": "y"}})
     elif "id" in message and MODE == "huge-line":
         write(
             b'{"jsonrpc":"2.0","id":'

@@ -31,15 +31,97 @@ class ArgumentsInvalid(ValueError):
     """Data that breaks a schema; the message names the field and the rule."""
 
 
+#: The most subschemas one validation may apply (``$ref`` and ``allOf`` expanded): enough for
+#: any real schema, and far below what makes validation take seconds.
+MAX_SCHEMA_EXPANSION = 100_000
+#: Keywords whose value is a subschema, a list of them, or a map of them (``$defs`` is not
+#: applied by itself, only through a ``$ref``).
+_ONE = (
+    "not",
+    "if",
+    "then",
+    "else",
+    "items",
+    "contains",
+    "additionalProperties",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "additionalItems",
+    "contentSchema",
+)
+_MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
+_MAP = ("properties", "patternProperties", "dependentSchemas")
+
+
 def compile_schema(schema: dict[str, Any]) -> Any:
-    """A compiled validator for ``schema`` (JSON Schema 2020-12 unless ``$schema`` says otherwise)."""
+    """A compiled validator for ``schema`` (JSON Schema 2020-12 unless ``$schema`` says
+    otherwise). :class:`SchemaError` for an invalid schema, and for one whose ``$ref`` and
+    ``allOf`` nesting would make validation apply more than :data:`MAX_SCHEMA_EXPANSION`
+    subschemas (a schema bomb: each level doubling the work)."""
     import jsonschema_rs
 
+    size = schema_expansion(schema, MAX_SCHEMA_EXPANSION)
+    if size > MAX_SCHEMA_EXPANSION:
+        raise SchemaError(
+            f"the schema is too complex to check: its $ref/allOf nesting expands to more than "
+            f"{MAX_SCHEMA_EXPANSION} subschemas"
+        )
     try:
         return jsonschema_rs.validator_for(schema, offline=True)
     except (jsonschema_rs.ValidationError, ValueError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise SchemaError(f"invalid or unsupported JSON Schema: {first}") from None
+
+
+def schema_expansion(schema: Any, limit: int) -> int:
+    """How many subschemas validating one instance may apply, with local ``$ref`` targets expanded
+    (a recursive reference counts once: it applies to a smaller part of the instance); stops
+    counting past ``limit``. Schemas nested too deeply to walk count as past it."""
+    sizes: dict[int, int] = {}
+    walking: set[int] = set()
+
+    def resolve(reference: Any) -> Any:
+        if type(reference) is not str or not reference.startswith("#"):
+            return None
+        node: Any = schema
+        for token in reference[1:].split("/")[1:]:
+            token = token.replace("~1", "/").replace("~0", "~")
+            if type(node) is dict:
+                node = node.get(token)
+            elif type(node) is list and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                return None
+        return node
+
+    def size(node: Any) -> int:
+        if type(node) is not dict:
+            return 1
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in walking:
+            return 1
+        walking.add(key)
+        total = 1
+        children = [node.get(word) for word in _ONE]
+        children += [item for word in _MANY if type(node.get(word)) is list for item in node[word]]
+        children += [item for word in _MAP if type(node.get(word)) is dict for item in node[word].values()]
+        children += [resolve(node.get("$ref")), resolve(node.get("$dynamicRef"))]
+        for child in children:
+            if child is not None:
+                total += size(child)
+                if total > limit:
+                    break
+        walking.discard(key)
+        sizes[key] = total
+        return total
+
+    try:
+        return size(schema)
+    except RecursionError:
+        return limit + 1
 
 
 class Validator:
