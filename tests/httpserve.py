@@ -52,7 +52,7 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
     deadline = time.monotonic() + timeout
     while True:
         with socket.socket() as probe:
@@ -72,7 +72,7 @@ def process_http(*command: str, path: str = "/mcp") -> Iterator[str]:
         [*command, str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment, cwd=ROOT
     )
     try:
-        _wait_for_port(port, process)
+        wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}{path}"
     finally:
         process.kill()
@@ -86,7 +86,7 @@ def toolwire_http(target: str, *options: str) -> Iterator[tuple[str, subprocess.
     command = [sys.executable, "-m", "toolwire", "run", target, "--http", str(port), *options]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     try:
-        _wait_for_port(port, process)
+        wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}/mcp", process
     finally:
         process.kill()

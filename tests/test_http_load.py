@@ -272,20 +272,33 @@ async def test_a_session_whose_client_vanished_from_its_get_stream_still_expires
         await app.close()
 
 
-async def test_session_cap_refuses_new_sessions_with_503_and_spares_the_others() -> None:
+async def test_session_cap_makes_room_from_idle_sessions_and_refuses_when_all_are_busy() -> None:
     app = fresh_server(STREAMING).http_app(max_sessions=5)
     async with InProcess(app) as url, httpx.AsyncClient(timeout=10) as http:
         sessions = [await open_session(http, url) for _ in range(5)]
+        streams = [http.stream("GET", url, headers={**headers, "Accept": "text/event-stream"}) for headers in sessions]
+        for stream in streams:
+            assert (await stream.__aenter__()).status_code == 200  # every session busy with a GET stream
         refused = await http.post(url, json=initialize(), headers=LEGACY_HEADERS)
         error = refusal(refused, 503)
         assert "mcp-session-id" not in refused.headers
-        assert "maximum of 5 sessions" in error["message"] and "try again" in error["message"]
-        for headers in sessions:
-            reply = await http.post(url, json=legacy_call("echo", {"text": "spared"}), headers=headers)
-            assert reply.json()["result"]["content"][0]["text"] == "spared"
+        assert "maximum of 5 sessions, all in use" in error["message"] and "try again" in error["message"]
         modern = await http.post(url, json=modern_call("echo", {"text": "stateless"}), headers=modern_headers("tools/call", "echo"))
         assert modern.status_code == 200  # 2026-07-28 requests open no session
-        assert (await http.delete(url, headers=sessions[0])).status_code == 200
+        await streams[2].__aexit__(None, None, None)  # session 2 is idle now: it makes room
+        for _ in range(50):
+            if not app.sessions.sessions[sessions[2]["Mcp-Session-Id"]].busy:
+                break
+            await asyncio.sleep(0.02)
         await open_session(http, url)
         assert len(app.sessions) == 5
+        for number, headers in enumerate(sessions):
+            reply = await http.post(url, json=legacy_call("echo", {"text": "spared"}), headers=headers)
+            if number == 2:
+                assert reply.status_code == 404
+            else:
+                assert reply.json()["result"]["content"][0]["text"] == "spared"
+        for number, stream in enumerate(streams):
+            if number != 2:
+                await stream.__aexit__(None, None, None)
         await app.close()

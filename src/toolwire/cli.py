@@ -189,7 +189,7 @@ def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, list[str],
                 allowed.append(value)
                 continue
             host, _, port = value.rpartition(":")
-            if not port.isdigit() or not 0 < int(port) < 65536:
+            if not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
                 raise UsageError(f"--http takes [HOST:]PORT, not {value!r}")
             http = (host.strip("[]") or "127.0.0.1", int(port))
         else:

@@ -75,7 +75,7 @@ async def read_events(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
             current.event = value
         elif name == "id" and "\0" not in value:
             current.id = value
-        elif name == "retry" and value.isdigit():
+        elif name == "retry" and value.isascii() and value.isdigit():
             current.retry = int(value)
     if current.data:
         yield current

@@ -89,7 +89,7 @@ def schema_expansion(schema: Any, limit: int) -> int:
             token = token.replace("~1", "/").replace("~0", "~")
             if type(node) is dict:
                 node = node.get(token)
-            elif type(node) is list and token.isdigit() and int(token) < len(node):
+            elif type(node) is list and token.isascii() and token.isdigit() and int(token) < len(node):
                 node = node[int(token)]
             else:
                 return None

@@ -100,7 +100,13 @@ class StreamableHTTP:
       local origins and those of ``allowed_hosts``. Requests without ``Origin`` pass.
     - ``max_body_bytes``: larger bodies are refused with 413.
     - ``stateless``: keep no legacy sessions (see above).
-    - ``session_idle_timeout`` (seconds, ``None`` for never) and ``max_sessions``.
+    - ``session_idle_timeout`` (seconds, ``None`` for never), ``max_sessions`` and
+      ``max_sessions_per_client``: at a cap, the least recently used idle session (the
+      client's own, at its cap) is ended to make room; when all are busy, 429 (the client's
+      cap) or 503 (the server's). A client is its address.
+    - ``max_streams`` and ``max_streams_per_client``: open ``subscriptions/listen`` streams
+      (2026-07-28); more are refused with 429.
+    - ``body_timeout``: seconds a request body may take to arrive in full (408 after).
     - ``event_store``: where resumable streams keep their events (default: in memory);
       ``None`` together with ``resumable=False`` makes streams not resumable.
     - ``retry_ms``: the reconnection delay announced on resumable streams.
@@ -118,6 +124,10 @@ class StreamableHTTP:
         stateless: bool = False,
         session_idle_timeout: float | None = 30 * 60,
         max_sessions: int = 10_000,
+        max_sessions_per_client: int = 100,
+        max_streams: int = 1_000,
+        max_streams_per_client: int = 32,
+        body_timeout: float = 30.0,
         event_store: sse.EventStore | None = None,
         resumable: bool = True,
         retry_ms: int = 1000,
@@ -129,7 +139,11 @@ class StreamableHTTP:
         self.allowed_origins = {origin.lower().rstrip("/") for origin in allowed_origins}
         self.max_body_bytes = max_body_bytes
         self.stateless = stateless
-        self.sessions = SessionManager(max_sessions, session_idle_timeout)
+        self.sessions = SessionManager(max_sessions, session_idle_timeout, max_sessions_per_client)
+        self.max_streams = max_streams
+        self.max_streams_per_client = max_streams_per_client
+        self.body_timeout = body_timeout
+        self._listening: dict[str, int] = {}  # open subscriptions/listen streams by client
         self.store = event_store if event_store is not None else (sse.MemoryEventStore() if resumable else None)
         self.retry_ms = retry_ms
         self.keep_alive = keep_alive
@@ -177,7 +191,7 @@ class StreamableHTTP:
         method = scope.get("method")
         version = headers.get(http_headers.PROTOCOL_VERSION)
         if method == "POST":
-            await self._post(headers, receive, send)
+            await self._post(headers, _client_key(scope), receive, send)
         elif method == "GET":
             if version in MODERN_VERSIONS or self.stateless:
                 raise HttpError(405, INVALID_REQUEST, "Method not allowed: this endpoint opens no GET stream")
@@ -211,7 +225,7 @@ class StreamableHTTP:
 
     # -- POST --------------------------------------------------------------------------------
 
-    async def _post(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
+    async def _post(self, headers: dict[str, str], client: str, receive: Receive, send: Send) -> None:
         content_type = headers.get("content-type", "")
         if not content_type.split(";")[0].strip().lower() == "application/json":
             raise HttpError(415, INVALID_REQUEST, "Unsupported Media Type: the body must be application/json")
@@ -237,34 +251,42 @@ class StreamableHTTP:
                 {"supported": list(SUPPORTED_VERSIONS), "requested": version},
             )
         if version in MODERN_VERSIONS or _meta_version(message) is not None:
-            await self._modern(headers, body, message, receive, send)
+            await self._modern(headers, client, body, message, receive, send)
         elif self.stateless:
             await self._stateless_legacy(version or HTTP_DEFAULT_VERSION, body, message, receive, send)
         else:
-            await self._legacy(headers, body, message, receive, send)
+            await self._legacy(headers, client, body, message, receive, send)
 
     async def _body(self, headers: dict[str, str], receive: Receive) -> bytes:
         limit = self.max_body_bytes
         declared = headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
+        if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
             raise HttpError(413, INVALID_REQUEST, f"Payload too large: {declared} bytes exceeds the limit of {limit}")
         chunks: list[bytes] = []
         size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                raise HttpError(400, INVALID_REQUEST, "the client went away while sending the body")
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                raise HttpError(413, INVALID_REQUEST, f"Payload too large: the body exceeds the limit of {limit} bytes")
-            chunks.append(chunk)
-            if not message.get("more_body"):
-                return b"".join(chunks)
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        raise HttpError(400, INVALID_REQUEST, "the client went away while sending the body")
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > limit:
+                        problem = f"Payload too large: the body exceeds the limit of {limit} bytes"
+                        raise HttpError(413, INVALID_REQUEST, problem)
+                    chunks.append(chunk)
+                    if not message.get("more_body"):
+                        return b"".join(chunks)
+        except TimeoutError:
+            problem = f"Request timeout: the body did not arrive within {self.body_timeout:g} s"
+            raise HttpError(408, INVALID_REQUEST, problem) from None
 
     # -- 2026-07-28 ----------------------------------------------------------------------------
 
-    async def _modern(self, headers: dict[str, str], body: bytes, message: Any, receive: Receive, send: Send) -> None:
+    async def _modern(
+        self, headers: dict[str, str], client: str, body: bytes, message: Any, receive: Receive, send: Send
+    ) -> None:
         if not isinstance(message, dict):
             raise HttpError(400, INVALID_REQUEST, "Invalid Request: a POST carries one JSON-RPC object")
         id = _id(message)
@@ -288,6 +310,7 @@ class StreamableHTTP:
         worker.channel = channel = Channel(1, status=_modern_status, keep_alive=self.keep_alive)
         connection, session = worker.connection, worker.session
         self._requests.add(session)
+        listening = False
         try:
             events = connection.receive_message(body, message)
             for event in events:
@@ -295,7 +318,9 @@ class StreamableHTTP:
                     await respond(send, _immediate_status(event), event)
                     return
             request = events[0] if events else None
-            listening = type(request) is Request and request.method == "subscriptions/listen"
+            if type(request) is Request and request.method == "subscriptions/listen":
+                self._open_listen_stream(client, id)
+                listening = True
             session.handle(events)
             answer = channel.immediate_answer()
             if answer is not None:
@@ -310,12 +335,34 @@ class StreamableHTTP:
             if not completed and isinstance(request, Request):
                 _cancel(session, request.id, "the client closed the response stream")
         finally:
+            if listening:
+                self._close_listen_stream(client)
             self._requests.discard(session)
             worker.channel = None
             if worker.clean and len(self._idle) < MAX_IDLE_WORKERS:
                 self._idle.append(worker)
             else:
                 await session.close(grace=0)
+
+    def _open_listen_stream(self, client: str, id: RequestId | None) -> None:
+        """Count a ``subscriptions/listen`` stream of ``client``; 429 at a cap."""
+        mine = self._listening.get(client, 0)
+        if mine >= self.max_streams_per_client or sum(self._listening.values()) >= self.max_streams:
+            cap = "this client's" if mine >= self.max_streams_per_client else "the server's"
+            raise HttpError(
+                429,
+                INVALID_REQUEST,
+                f"Too many requests: {cap} subscriptions/listen streams are at their maximum; close one first",
+                id,
+            )
+        self._listening[client] = mine + 1
+
+    def _close_listen_stream(self, client: str) -> None:
+        left = self._listening[client] - 1
+        if left:
+            self._listening[client] = left
+        else:
+            del self._listening[client]
 
     def _header_parameters(self, message: dict[str, Any]) -> dict[str, tuple[str, ...]] | None:
         if message.get("method") != "tools/call":
@@ -327,7 +374,9 @@ class StreamableHTTP:
 
     # -- 2025-03-26 … 2025-11-25 ---------------------------------------------------------------
 
-    async def _legacy(self, headers: dict[str, str], body: bytes, message: Any, receive: Receive, send: Send) -> None:
+    async def _legacy(
+        self, headers: dict[str, str], client: str, body: bytes, message: Any, receive: Receive, send: Send
+    ) -> None:
         session_id = headers.get(SESSION_HEADER.decode())
         if session_id is None:
             if not _is_initialize(message):
@@ -338,9 +387,12 @@ class StreamableHTTP:
                     _id(message),
                 )
             try:
-                legacy = self.sessions.create(self.server, self.server.connection(terminator=b""), self.store)
+                legacy = await self.sessions.create(
+                    self.server, self.server.connection(terminator=b""), self.store, client
+                )
             except TooManySessions as exc:
-                raise HttpError(503, INTERNAL_ERROR, f"Service unavailable: {exc}", _id(message)) from None
+                what = "Too many requests" if exc.status == 429 else "Service unavailable"
+                raise HttpError(exc.status, INTERNAL_ERROR, f"{what}: {exc}", _id(message)) from None
             ok = False
             try:
                 await self._exchange(legacy, body, message, receive, send, opening=True)
@@ -475,8 +527,12 @@ class StreamableHTTP:
 
     async def _resume(self, legacy: LegacySession, last: str, send: Send, disconnected: asyncio.Event) -> None:
         place = sse.split_event_id(last)
-        channel = legacy.streams.get(place[0]) if place is not None else None
-        if place is None or channel is None or self.store is None:
+        if place is None:
+            shown = last if len(last) <= 80 else f"{last[:80]}..."
+            problem = f"Bad Request: Last-Event-ID {shown!r} is not an event id of this server"
+            raise HttpError(400, INVALID_REQUEST, problem)
+        channel = legacy.streams.get(place[0])
+        if channel is None or self.store is None:
             raise HttpError(404, INVALID_REQUEST, f"Not found: no stream to resume after event {last!r}")
         if channel is legacy.detached:
             if legacy.standalone is not None:
@@ -550,6 +606,12 @@ def _route_path(scope: Scope) -> str:
     path: str = scope.get("path", "")
     root: str = scope.get("root_path", "")
     return path[len(root) :] if root and path.startswith(root) else path
+
+
+def _client_key(scope: Scope) -> str:
+    """Who a request comes from, for the per-client caps: its address."""
+    client = scope.get("client")
+    return str(client[0]) if client else ""
 
 
 def _headers(scope: Scope) -> dict[str, str]:

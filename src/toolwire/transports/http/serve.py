@@ -17,6 +17,8 @@ def run_http(
     *,
     runner: str = "uvicorn",
     log_level: str = "warning",
+    header_timeout: float = 10.0,
+    max_connections: int = 1000,
     **options: Any,
 ) -> None:
     """Serve ``server`` over Streamable HTTP at ``http://host:port/mcp`` until interrupted.
@@ -25,21 +27,45 @@ def run_http(
     for the names clients will use (DNS rebinding protection refuses others). ``options``
     go to :class:`StreamableHTTP`. ``runner`` is ``"uvicorn"`` or ``"granian"`` (which must be
     installed); ``ValueError`` for another.
+
+    Slow or idle clients cannot hold the server: a request's headers must arrive within
+    ``header_timeout`` seconds (then 408 and the connection is closed), its body within the
+    app's ``body_timeout``, and at most ``max_connections`` connections are open at once
+    (more are answered 503 and closed; the limit is lowered to fit the process's file
+    descriptors, whose soft limit is first raised to the hard one).
     """
     app = StreamableHTTP(server, **options)
+    max_connections = _fit_descriptors(max_connections)
     if runner == "uvicorn":
         import uvicorn
 
         access_log = log_level in ("debug", "trace", "info")
-        config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on", access_log=access_log)
+        config = uvicorn.Config(
+            app,
+            host=host,
+            port=port,
+            log_level=log_level,
+            lifespan="on",
+            access_log=access_log,
+            http=guarded_protocol(header_timeout, max_connections),
+        )
         _Uvicorn(config, app).run()
     elif runner == "granian":
         from granian.constants import Interfaces
+        from granian.http import HTTP1Settings
         from granian.server.embed import Server as Granian
 
         from ..stdio import event_loop_runner
 
-        granian = Granian(app, address=host, port=port, interface=Interfaces.ASGI, log_level=log_level)  # type: ignore[arg-type]
+        granian = Granian(
+            app,
+            address=host,
+            port=port,
+            interface=Interfaces.ASGI,
+            log_level=log_level,  # type: ignore[arg-type]
+            http1_settings=HTTP1Settings(header_read_timeout=int(header_timeout * 1000)),
+            backpressure=max_connections,
+        )
         event_loop_runner()(granian.serve())
     else:
         raise ValueError(f"unknown runner {runner!r}: use 'uvicorn' or 'granian'")
@@ -64,3 +90,84 @@ def _Uvicorn(config: Any, app: StreamableHTTP) -> Any:
             super().handle_exit(sig, frame)
 
     return Server(config)
+
+
+def _fit_descriptors(wanted: int) -> int:
+    """``wanted`` connections, or fewer if the file descriptors would not suffice (a margin is
+    kept for the server's own files, pipes and sockets)."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX
+        return wanted
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        target = 65536 if hard == resource.RLIM_INFINITY else hard
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    return max(1, min(wanted, soft - 128))
+
+
+def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
+    """uvicorn's HTTP protocol (httptools), with a deadline for each request's headers and a
+    cap on open connections. uvicorn has neither: a client that sends half a request would
+    hold its connection (and a file descriptor) forever."""
+    import asyncio
+
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class GuardedProtocol(HttpToolsProtocol):
+        _header_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            if len(self.connections) > max_connections:
+                transport.write(_refusal(503, "Service Unavailable", "the server has too many connections open"))
+                transport.close()
+                return
+            self._arm()
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            if self._header_timer is None:
+                self._arm()
+
+        def on_headers_complete(self) -> None:
+            self._disarm()
+            super().on_headers_complete()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._disarm()  # between requests, uvicorn's keep-alive timeout applies
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._header_timer = self.loop.call_later(header_timeout, self._headers_too_slow)
+
+        def _disarm(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _headers_too_slow(self) -> None:
+            self._header_timer = None
+            if not self.transport.is_closing():
+                why = f"the request headers did not arrive within {header_timeout:g} s"
+                self.transport.write(_refusal(408, "Request Timeout", why))
+                self.transport.close()
+
+    return GuardedProtocol
+
+
+def _refusal(status: int, reason: str, why: str) -> bytes:
+    body = f"{status} {reason}: {why}\n".encode()
+    return (
+        f"HTTP/1.1 {status} {reason}\r\ncontent-type: text/plain; charset=utf-8\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    ).encode() + body

@@ -4,7 +4,8 @@ A :class:`LegacySession` is one ``initialize``d connection: a
 :class:`~toolwire.server.session.ServerSession` whose messages are routed to the channel of
 the request they belong to, or to the standalone ``GET`` stream when they belong to none.
 :class:`SessionManager` mints ids (cryptographically random, visible ASCII), finds sessions,
-ends them on ``DELETE``, expires idle ones, and refuses more than ``max_sessions``.
+ends them on ``DELETE``, expires idle ones, and keeps within its caps (in all, per client) by
+ending the least recently used idle session before it refuses a new one.
 """
 
 from __future__ import annotations
@@ -33,8 +34,11 @@ LINGER = 60.0
 class LegacySession:
     """One session: its protocol state, its channels by request id, its streams by id."""
 
-    def __init__(self, id: str, server: Server, connection: ServerConnection, store: EventStore | None) -> None:
+    def __init__(
+        self, id: str, server: Server, connection: ServerConnection, store: EventStore | None, client: str = ""
+    ) -> None:
         self.id = id
+        self.client = client
         self.store = store
         self.last_seen = time.monotonic()
         self.channels: dict[RequestId, Channel] = {}
@@ -53,6 +57,11 @@ class LegacySession:
         stream = f"{self.id[:8]}{self._streams}"
         self.streams[stream] = channel
         return stream
+
+    @property
+    def busy(self) -> bool:
+        """Whether a request or a stream of this session is open."""
+        return bool(self.channels or self.standalone is not None or self.session.connection.in_flight)
 
     @property
     def resumable(self) -> bool:
@@ -127,36 +136,73 @@ def _quiet(task: asyncio.Future[None]) -> None:
 
 
 class TooManySessions(Exception):
-    """The session cap is reached."""
+    """A session cap is reached and no idle session could make room: ``status`` is 429 when
+    the cap is the client's own, 503 when it is the server's."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class SessionManager:
-    """Sessions by id: at most ``max_sessions``, each ended after ``idle_timeout`` seconds
-    without a request (``None``: never)."""
+    """Sessions by id: at most ``max_sessions`` in all and ``max_per_client`` per client
+    (its address, or who it is once authenticated), each ended after ``idle_timeout``
+    seconds without a request (``None``: never). At a cap, the least recently used idle
+    session (the client's own, at its cap) is ended to make room: one client cannot lock
+    others out by opening sessions."""
 
-    def __init__(self, max_sessions: int, idle_timeout: float | None) -> None:
+    def __init__(self, max_sessions: int, idle_timeout: float | None, max_per_client: int = 100) -> None:
         self.max_sessions = max_sessions
+        self.max_per_client = max_per_client
         self.idle_timeout = idle_timeout
+        #: Least recently used first.
         self.sessions: dict[str, LegacySession] = {}
+        self._by_client: dict[str, dict[str, LegacySession]] = {}
         self._reaper: asyncio.Task[None] | None = None
 
     def __len__(self) -> int:
         return len(self.sessions)
 
-    def create(self, server: Server, connection: ServerConnection, store: EventStore | None) -> LegacySession:
-        """A new session; :class:`TooManySessions` at the cap."""
-        if len(self.sessions) >= self.max_sessions:
-            raise TooManySessions(f"the server holds its maximum of {self.max_sessions} sessions: try again later")
+    async def create(
+        self, server: Server, connection: ServerConnection, store: EventStore | None, client: str = ""
+    ) -> LegacySession:
+        """A new session for ``client``; :class:`TooManySessions` if a cap is reached and
+        every session that counts against it is busy."""
+        mine = self._by_client.get(client, {})
+        if len(mine) >= self.max_per_client and not await self._evict(mine):
+            raise TooManySessions(
+                f"this client holds its maximum of {self.max_per_client} sessions, all in use: "
+                "end one with DELETE first",
+                429,
+            )
+        if len(self.sessions) >= self.max_sessions and not await self._evict(self.sessions):
+            raise TooManySessions(
+                f"the server holds its maximum of {self.max_sessions} sessions, all in use: try again later", 503
+            )
         id = secrets.token_urlsafe(24)
-        session = self.sessions[id] = LegacySession(id, server, connection, store)
+        session = self.sessions[id] = LegacySession(id, server, connection, store, client)
+        self._by_client.setdefault(client, {})[id] = session
         if self.idle_timeout is not None and self._reaper is None:
             self._reaper = asyncio.get_running_loop().create_task(self._reap(self.idle_timeout))
         return session
 
+    async def _evict(self, sessions: dict[str, LegacySession]) -> bool:
+        """End the least recently used idle session of ``sessions``; ``False`` if none is idle."""
+        victim = next((session for session in sessions.values() if not session.busy), None)
+        if victim is None:
+            return False
+        log.info("session %s ended to make room for a new one", victim.id[:8])
+        await self.end(victim.id)
+        return True
+
     def get(self, id: str) -> LegacySession | None:
-        session = self.sessions.get(id)
-        if session is not None:
-            session.last_seen = time.monotonic()
+        session = self.sessions.pop(id, None)
+        if session is None:
+            return None
+        self.sessions[id] = session  # now the most recently used
+        mine = self._by_client[session.client]
+        mine[id] = mine.pop(id)
+        session.last_seen = time.monotonic()
         return session
 
     async def end(self, id: str) -> bool:
@@ -164,6 +210,10 @@ class SessionManager:
         session = self.sessions.pop(id, None)
         if session is None:
             return False
+        mine = self._by_client[session.client]
+        del mine[id]
+        if not mine:
+            del self._by_client[session.client]
         await session.close()
         return True
 
@@ -182,7 +232,6 @@ class SessionManager:
             await asyncio.sleep(max(timeout / 4, 0.05))
             limit = time.monotonic() - timeout
             for id, session in list(self.sessions.items()):
-                busy = session.channels or session.standalone is not None or session.session.connection.in_flight
-                if session.last_seen < limit and not busy:
+                if session.last_seen < limit and not session.busy:
                     log.info("session %s expired after %.0f s idle", id[:8], timeout)
                     await self.end(id)

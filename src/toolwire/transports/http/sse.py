@@ -42,7 +42,7 @@ KEEP_ALIVE = b":\n\n"
 def split_event_id(event_id: str) -> tuple[str, int] | None:
     """``(stream, sequence)`` of an id this module made, else ``None``."""
     stream, _, sequence = event_id.rpartition(":")
-    if not stream or not sequence.isdigit():
+    if not stream or not (sequence.isascii() and sequence.isdigit()):
         return None
     return stream, int(sequence)
 
