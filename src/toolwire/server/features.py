@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..completion import complete
+from ..guards.seam import Call, describe
 from ..protocol.connection import Request
 from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, ProtocolError
 from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
@@ -78,7 +79,12 @@ def _answer(session: ServerSession, request: Request, work: Callable[[], Awaitab
 
     async def answer() -> bytes | None:
         try:
-            result = await work()
+            guarded = session.server.guarded
+            if guarded is None:
+                result = await work()
+            else:
+                name, arguments = describe(request)
+                result = await guarded(Call(session, request, name, arguments, work))
         except ProtocolError as exc:
             return session.connection.respond_error(request, exc)
         return session.connection.respond(request, result)

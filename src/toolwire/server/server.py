@@ -9,10 +9,11 @@ it in other ways.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from ..catalog import Catalog
+from ..guards.seam import Guard, Next, chain
 from ..protocol.codec import Codec
 from ..protocol.connection import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, ServerConnection, ServerIdentity
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
@@ -47,6 +48,11 @@ class Server:
     - ``state_key``, ``state_ttl``: HMAC key and lifetime (seconds) of 2026-07-28
       ``requestState``; the key defaults to ``TOOLWIRE_STATE_KEY`` or a random per-process key.
     - ``cache_ttl_ms``, ``cache_scope``: caching hints on 2026-07-28 discover and list results.
+    - ``guards``: callables wrapped around every request that runs your code, outermost first
+      (see :mod:`toolwire.guards`); :meth:`use` adds more.
+    - ``timeout``: seconds a tool call (or a resource read, a prompt) may run before it is
+      cancelled (a tool's own ``timeout=`` wins); ``max_concurrency``: calls running at once
+      in all (a tool's own ``max_concurrency=`` limits that tool). See :mod:`toolwire.guards`.
     """
 
     def __init__(
@@ -65,6 +71,9 @@ class Server:
         state_ttl: float = 600.0,
         cache_ttl_ms: int = 60_000,
         cache_scope: str = "public",
+        guards: Sequence[Guard] = (),
+        timeout: float | None = None,
+        max_concurrency: int | None = None,
     ) -> None:
         if cache_scope not in ("public", "private"):
             raise ValueError('cache_scope must be "public" or "private"')
@@ -91,9 +100,42 @@ class Server:
             info["title"] = title
         capabilities = {"tools": {"listChanged": True}, "logging": {}}
         self.identity = ServerIdentity(info, capabilities, instructions, cache_ttl_ms, cache_scope)
+        self.timeout = timeout
+        self.max_concurrency = max_concurrency
+        self.guards: list[Guard] = list(guards)
+        self._limits: Guard | None = None
+        #: The guards composed (``None`` without any): what sessions call.
+        self.guarded: Next | None = None
+        self._compose()
         self.raw_list_handler: _ListHandler | None = None
         self.raw_call_handler: _CallHandler | None = None
         self._raw_tools: dict[str, Tool] = {}
+
+    # -- guards ----------------------------------------------------------------------------
+
+    def use(self, guard: Guard) -> Guard:
+        """Add a guard inside those already there (it runs after them, closer to the tool)."""
+        self.guards.append(guard)
+        self._compose()
+        return guard
+
+    def _compose(self) -> None:
+        """Put the built-in limits (when any is set, and the user gave no :class:`Limits` of
+        their own) outside the user's guards, and compose."""
+        if self._limits in self.guards:
+            self.guards.remove(self._limits)
+        wanted = not any(getattr(guard, "applies_tool_limits", False) for guard in self.guards) and (
+            self.timeout is not None
+            or self.max_concurrency is not None
+            or any(tool.timeout is not None or tool.max_concurrency is not None for tool in self.registry.all())
+        )
+        self._limits = None
+        if wanted:
+            from ..guards.limits import Limits  # asyncio: only for a server that needs it
+
+            self._limits = Limits(self.timeout, self.max_concurrency)
+            self.guards.insert(0, self._limits)
+        self.guarded = chain(self.guards)
 
     # -- decorators ------------------------------------------------------------------------
 
@@ -119,6 +161,8 @@ class Server:
         output_schema: dict[str, Any] | None = None,
         structured_output: bool | None = None,
         lenient: bool | None = None,
+        timeout: float | None = None,
+        max_concurrency: int | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(self, fn: Any = None, /, **options: Any) -> Any:
@@ -127,8 +171,9 @@ class Server:
         The function may be sync (run on a worker thread, never blocking the event loop) or
         async. Its name, docstring and type hints give the tool's name, description and
         schemas; the keywords override them. ``read_only``, ``destructive``, ``idempotent``
-        and ``open_world`` set the annotation hints. Raises ``ValueError`` for an invalid or
-        taken name and ``TypeError`` for a type that has no JSON Schema.
+        and ``open_world`` set the annotation hints; ``timeout`` (seconds) and
+        ``max_concurrency`` limit its calls. Raises ``ValueError`` for an invalid or taken
+        name and ``TypeError`` for a type that has no JSON Schema.
         """
 
         def register(function: F) -> F:
@@ -145,7 +190,10 @@ class Server:
             if options.get("lenient") is None:
                 options["lenient"] = self.lenient_arguments
             tool = Tool.from_function(tool, **options)
-        return self.registry.add(tool.name, tool)
+        self.registry.add(tool.name, tool)
+        if tool.timeout is not None or tool.max_concurrency is not None:
+            self._compose()
+        return tool
 
     def raw_tool(
         self,
@@ -158,7 +206,7 @@ class Server:
         receives the arguments dict, validated against ``input_schema`` as given."""
 
         def register(handler: F) -> F:
-            self.registry.add(name, Tool.from_schema(name, input_schema, handler, **options))
+            self.add_tool(Tool.from_schema(name, input_schema, handler, **options))
             return handler
 
         return register
@@ -198,8 +246,13 @@ class Server:
 
         def register(function: F) -> F:
             options = {
-                "name": name, "title": title, "description": description, "mime_type": mime_type,
-                "annotations": annotations, "icons": icons, "meta": meta,
+                "name": name,
+                "title": title,
+                "description": description,
+                "mime_type": mime_type,
+                "annotations": annotations,
+                "icons": icons,
+                "meta": meta,
             }
             if "{" in uri:
                 if size is not None:
@@ -372,6 +425,10 @@ class Server:
         tools = [item if isinstance(item, Tool) else self._raw_definition(item) for item in listed]
         self._raw_tools.update((tool.name, tool) for tool in tools)
         return tools, next_cursor
+
+    def known_raw_tool(self, name: str) -> Tool | None:
+        """The low-level tool ``name`` if its definition was already listed, else ``None``."""
+        return self._raw_tools.get(name)
 
     async def find_raw_tool(self, name: str) -> Tool | None:
         """The tool ``name`` as the low-level handlers define it, or ``None``."""

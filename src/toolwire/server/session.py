@@ -17,11 +17,13 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import os
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import Catalog, InvalidCursor
+from ..guards.seam import Call
 from ..protocol.connection import Cancelled, Request, RequestId, Response, ServerConnection
 from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError
 from ..protocol.versions import META_SUBSCRIPTION_ID
@@ -58,9 +60,12 @@ class ServerSession:
         principal: str | None = None,
         route: Callable[[bytes, RequestId | None], None] | None = None,
         listen: bool = True,
+        id: str | None = None,
     ) -> None:
         if (write is None) == (route is None):
             raise ValueError("a session needs exactly one of write= and route=")
+        #: Names this connection (an HTTP session's id, or a random one) in guards and records.
+        self.id = id if id is not None else os.urandom(6).hex()
         self.server = server
         self.connection = connection
         self.principal = principal
@@ -256,6 +261,10 @@ class ServerSession:
         resumed = self._finish(request.id, _Started(work, signal))
         self._tasks[request.id] = self._loop.create_task(resumed, context=context)
 
+    def task_of(self, id: RequestId) -> asyncio.Task[None] | None:
+        """The task running request ``id``, once its work waited (``None`` before, and after)."""
+        return self._tasks.get(id)
+
     async def _finish(self, id: RequestId, work: Awaitable[bytes | None]) -> None:
         try:
             self.send(await work, id)
@@ -278,19 +287,33 @@ class ServerSession:
             if type(arguments) is not dict:
                 raise ProtocolError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
             tool = self.server.registry.get(name)
-            if tool is None and self.server.raw_call_handler is not None:
-                tool = await self.server.find_raw_tool(name)
-            if tool is None:
-                raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
-            try:
-                arguments = tool.validate_arguments(arguments)
-            except ArgumentsInvalid as exc:
-                result = codec.invalid_arguments(str(exc))
+            guarded = self.server.guarded
+            if guarded is None:
+                result = await self._tool_result(request, name, tool, arguments)
             else:
-                result = await self._run_tool(request, tool, arguments)
+                call = Call(
+                    self, request, name, arguments, lambda: self._tool_result(request, name, tool, arguments), tool
+                )
+                result = await guarded(call)
         except ProtocolError as exc:
             return self.connection.respond_error(request, exc)
-        return self.connection.respond(request, codec.call_result(result, tool.wrap_structured))
+        if tool is None:
+            tool = self.server.known_raw_tool(name)
+        return self.connection.respond(request, codec.call_result(result, tool is not None and tool.wrap_structured))
+
+    async def _tool_result(
+        self, request: Request, name: str, tool: Tool | None, arguments: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The result of calling tool ``name`` (``tool``, when registered) with ``arguments``."""
+        if tool is None and self.server.raw_call_handler is not None:
+            tool = await self.server.find_raw_tool(name)
+        if tool is None:
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
+        try:
+            arguments = tool.validate_arguments(arguments)
+        except ArgumentsInvalid as exc:
+            return request.codec.invalid_arguments(str(exc))
+        return await self._run_tool(request, tool, arguments)
 
     async def _run_tool(self, request: Request, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
         """The tool's result, with whatever it raises turned into the answer it calls for."""

@@ -77,6 +77,8 @@ class Tool:
         raw: bool = False,
         converters: dict[str, Callable[[Any], Any]] | None = None,
         context_param: str | None = None,
+        timeout: float | None = None,
+        max_concurrency: int | None = None,
     ) -> None:
         if not isinstance(input_schema, dict) or input_schema.get("type") != "object":
             raise ValueError(f'tool {name!r}: inputSchema must be a JSON Schema object with "type": "object"')
@@ -89,6 +91,13 @@ class Tool:
         self.annotations = annotations
         self.icons = icons
         self.meta = meta
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"tool {name!r}: timeout must be a number of seconds above 0")
+        if max_concurrency is not None and max_concurrency < 1:
+            raise ValueError(f"tool {name!r}: max_concurrency must be 1 or more")
+        #: Seconds a call may run before it is cancelled; calls running at once (``None``: the server's).
+        self.timeout = timeout
+        self.max_concurrency = max_concurrency
         self.enabled = True
         self.is_async = is_coroutine_function(handler)
         self._raw = raw
@@ -117,6 +126,8 @@ class Tool:
         output_schema: dict[str, Any] | type | None = None,
         structured_output: bool | None = None,
         lenient: bool = True,
+        timeout: float | None = None,
+        max_concurrency: int | None = None,
     ) -> Tool:
         """A tool from a function's signature and docstring.
 
@@ -154,6 +165,8 @@ class Tool:
             lenient=lenient,
             converters=converters,
             context_param=context_param,
+            timeout=timeout,
+            max_concurrency=max_concurrency,
         )
 
     @classmethod

@@ -1,0 +1,149 @@
+"""The one seam around every request that runs application code.
+
+A *guard* is an async callable ``guard(call, next)``: it sees the request as a :class:`Call`
+(method, tool or resource, arguments, caller, client, session, era), may refuse it, and
+otherwise awaits ``next(call)`` for the result, which it may look at or replace::
+
+    async def timing(call: Call, next: Next) -> dict[str, Any]:
+        started = time.monotonic()
+        try:
+            return await next(call)
+        finally:
+            print(call.method, call.name, time.monotonic() - started)
+
+    server = Server("demo", guards=[timing])
+
+Guards run, in the order given, around ``tools/call``, ``resources/read``, ``prompts/get``
+and ``completion/complete`` in every protocol version and over every transport: the session
+calls :func:`run` and nothing else grows hooks of its own. List requests (answered from the
+server's encoded pages) and the protocol's own requests (``initialize``, ``ping``,
+``server/discover``, ``logging/setLevel``, subscriptions) do not run application code and do
+not pass through guards.
+
+The result is the method's result as a dict: for ``tools/call`` a ``CallToolResult``
+(``content``, ``isError``, ``structuredContent``), an execution error the model reads when
+``isError`` is true. A guard refuses a tool call by returning :func:`refusal` (the model reads
+it), or any request by raising :class:`~toolwire.ProtocolError` (a JSON-RPC error). With no
+guards, none of this costs anything: the session skips the seam.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..tools.results import error_result
+
+if TYPE_CHECKING:
+    from ..protocol.connection import Request
+    from ..server.session import ServerSession
+    from ..tools.tool import Tool
+
+Result = dict[str, Any]
+Next = Callable[["Call"], Awaitable[Result]]
+Guard = Callable[["Call", Next], Awaitable[Result]]
+
+
+class Call:
+    """One request as guards see it. ``name``: the tool, prompt or resource URI (completion:
+    what is completed); ``arguments``: as the client sent them (not yet validated: a guard
+    must not trust their types); ``tool``: the registered tool a ``tools/call`` names, if any.
+    ``extra``: a dict for guards to leave notes for each other."""
+
+    __slots__ = ("_work", "arguments", "extra", "method", "name", "request", "session", "tool")
+
+    def __init__(
+        self,
+        session: ServerSession,
+        request: Request,
+        name: str | None,
+        arguments: dict[str, Any] | None,
+        work: Callable[[], Awaitable[Result]],
+        tool: Tool | None = None,
+    ) -> None:
+        self.session = session
+        self.request = request
+        self.method = request.method
+        self.name = name
+        self.arguments = arguments
+        self.tool = tool
+        self.extra: dict[str, Any] = {}
+        self._work = work
+
+    @property
+    def caller(self) -> str | None:
+        """Who is calling, when the transport authenticated them (else ``None``)."""
+        return self.session.principal
+
+    @property
+    def client(self) -> dict[str, Any] | None:
+        """The client's ``clientInfo`` (name, version), when it gave one."""
+        info = self.request.client_info
+        return info if isinstance(info, dict) else None
+
+    @property
+    def session_id(self) -> str:
+        """The connection or HTTP session the request came on."""
+        return self.session.id
+
+    @property
+    def request_id(self) -> str | int:
+        return self.request.id
+
+    @property
+    def version(self) -> str:
+        """The protocol version the request speaks."""
+        return self.request.codec.version
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The request's ``_meta`` (empty when it has none)."""
+        meta = self.request.params.get("_meta")
+        return meta if isinstance(meta, dict) else {}
+
+    @property
+    def subject(self) -> str:
+        """``"tools/call echo"``, ``"resources/read file:///x"``: for messages and records."""
+        return f"{self.method} {self.name}" if self.name is not None else self.method
+
+    def __repr__(self) -> str:
+        return f"Call({self.subject!r}, session={self.session_id!r})"
+
+
+def chain(guards: Sequence[Guard]) -> Next | None:
+    """The guards composed into one handler, outermost first (``None`` for no guards)."""
+    if not guards:
+        return None
+    handler: Next = _innermost
+    for guard in reversed(guards):
+        handler = _link(guard, handler)
+    return handler
+
+
+async def _innermost(call: Call) -> Result:
+    return await call._work()
+
+
+def _link(guard: Guard, following: Next) -> Next:
+    async def handle(call: Call) -> Result:
+        return await guard(call, following)
+
+    return handle
+
+
+def refusal(message: str) -> Result:
+    """A ``tools/call`` result refusing the call: an execution error the model reads."""
+    return error_result(message)
+
+
+def describe(request: Request) -> tuple[str | None, dict[str, Any] | None]:
+    """A request's name and arguments as a :class:`Call` shows them."""
+    params = request.params
+    name = params.get("name")
+    if request.method == "resources/read":
+        name = params.get("uri")
+    elif request.method == "completion/complete":
+        ref = params.get("ref")
+        name = (ref.get("name") or ref.get("uri")) if isinstance(ref, dict) else None
+    arguments = params.get("arguments")
+    return (name if isinstance(name, str) else None), (arguments if isinstance(arguments, dict) else None)
