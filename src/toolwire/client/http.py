@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urljoin
@@ -36,10 +35,11 @@ from urllib.parse import urljoin
 import httpx
 import orjson
 
+from ..logs import get_logger
 from ..protocol import http_headers
 from ..protocol.versions import META_PROTOCOL_VERSION
 
-log = logging.getLogger("toolwire.client")
+log = get_logger("toolwire.client")
 
 ACCEPT = "application/json, text/event-stream"
 MODERN_ERRORS = frozenset({-32020, -32021, -32022, -32601})

@@ -9,16 +9,16 @@ request waiting on it fails at once with an error that says how; nothing waits f
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
 
+from ..logs import get_logger
 from .errors import ConnectionClosed, ProtocolViolation, RequestTimeout, ServerError
 from .transports import Transport
 
-log = logging.getLogger("toolwire.client")
+log = get_logger("toolwire.client")
 
 RequestHandler = Callable[[str, dict[str, Any]], Awaitable[Any]]
 NotificationHandler = Callable[[str, dict[str, Any]], None]

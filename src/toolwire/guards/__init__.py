@@ -2,6 +2,9 @@
 and the guards built on that one seam.
 
 - :class:`Limits`: the ``timeout`` and ``max_concurrency`` options of servers and tools.
+- :class:`Audit`: a record of every call, before it runs and after (:mod:`.audit`).
+- :class:`SizeCaps`: limits on the size of arguments and results.
+- :func:`redact`: secrets taken out of what is logged or audited (:mod:`.redaction`).
 
 Imported lazily: a server without guards loads none of them (nor asyncio before it serves).
 """
@@ -10,17 +13,33 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .seam import Call, Guard, Next, Result, refusal
+from .seam import Call, Guard, Next, Refusal, Result, refusal
 
 if TYPE_CHECKING:
+    from .audit import Audit, FileSink
     from .limits import Limits
+    from .redaction import RedactingFilter, redact
+    from .sizes import SizeCaps
 
-__all__ = ["Call", "Guard", "Limits", "Next", "Result", "refusal"]
+__all__ = [
+    "Audit", "Call", "FileSink", "Guard", "Limits", "Next", "RedactingFilter", "Refusal", "Result", "SizeCaps",
+    "redact", "refusal",
+]  # fmt: skip
+
+_LAZY = {
+    "Audit": "audit",
+    "FileSink": "audit",
+    "Limits": "limits",
+    "RedactingFilter": "redaction",
+    "redact": "redaction",
+    "SizeCaps": "sizes",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name == "Limits":
-        from .limits import Limits
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(name)
+    import importlib
 
-        return Limits
-    raise AttributeError(name)
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

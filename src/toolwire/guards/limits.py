@@ -47,7 +47,8 @@ class Limits:
                 if not await self._acquire(call, slots):
                     return refusal(
                         f"Tool '{call.name}' is busy: {limit} {whose} calls are already running and none finished "
-                        f"within {self.queue_timeout:g} s. Try again later."
+                        f"within {self.queue_timeout:g} s. Try again later.",
+                        "busy",
                     )
                 held.append(slots)
             return await self._timed(call, next, timeout)
@@ -94,7 +95,7 @@ class Limits:
         finally:
             deadline.cancel()
         if call.method == "tools/call":
-            return refusal(f"Tool '{call.name}' timed out after {timeout:g} s and was cancelled.")
+            return refusal(f"Tool '{call.name}' timed out after {timeout:g} s and was cancelled.", "timeout")
         raise ProtocolError(INTERNAL_ERROR, f"Internal error: {call.subject} timed out after {timeout:g} s")
 
 

@@ -13,7 +13,8 @@ otherwise awaits ``next(call)`` for the result, which it may look at or replace:
 
     server = Server("demo", guards=[timing])
 
-Guards run, in the order given, around ``tools/call``, ``resources/read``, ``prompts/get``
+Guards run, in the order given (those marked ``outermost``, such as the audit, first; then
+the built-in limits; then the others), around ``tools/call``, ``resources/read``, ``prompts/get``
 and ``completion/complete`` in every protocol version and over every transport: the session
 calls :func:`run` and nothing else grows hooks of its own. List requests (answered from the
 server's encoded pages) and the protocol's own requests (``initialize``, ``ping``,
@@ -131,9 +132,18 @@ def _link(guard: Guard, following: Next) -> Next:
     return handle
 
 
-def refusal(message: str) -> Result:
+class Refusal(dict[str, Any]):
+    """A ``tools/call`` result by which a guard refused the call (an ``isError`` result);
+    ``kind`` says why, for records: ``"refused"``, ``"timeout"``, ``"busy"``, ``"too_large"``..."""
+
+    kind = "refused"
+
+
+def refusal(message: str, kind: str = "refused") -> Result:
     """A ``tools/call`` result refusing the call: an execution error the model reads."""
-    return error_result(message)
+    refused = Refusal(error_result(message))
+    refused.kind = kind
+    return refused
 
 
 def describe(request: Request) -> tuple[str | None, dict[str, Any] | None]:

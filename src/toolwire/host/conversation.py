@@ -15,7 +15,6 @@ conversation can go on.
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..client import ClientError, ConnectionClosed, OutputSchemaMismatch, RequestTimeout
+from ..logs import get_logger
 from .approval import Approvals
 from .events import (
     ApprovalNeeded,
@@ -47,7 +47,7 @@ from .results import model_parts, summary
 if TYPE_CHECKING:
     from .host import Host
 
-log = logging.getLogger("toolwire.host")
+log = get_logger("toolwire.host")
 
 #: Model requests a turn may make before it stops (each tool round is one).
 MAX_STEPS = 20

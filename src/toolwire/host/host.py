@@ -20,7 +20,6 @@ elicitation declined.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..client import CallToolResult, Client, ClientError, ResourceLink, ServerError, ToolInfo
+from ..logs import get_logger
 from .approval import ApprovalPolicy
 from .events import ElicitationNeeded, ExposedTool, SamplingNeeded
 from .model import ModelError, ModelRequest, Provider, ToolSpec, text_part
@@ -39,7 +39,7 @@ from .servers import ServerSpec, load_config, spec_for, unique_names
 if TYPE_CHECKING:
     from .conversation import Conversation, Turn
 
-log = logging.getLogger("toolwire.host")
+log = get_logger("toolwire.host")
 
 #: The name of the host's own tool that reads a resource (a link a tool returned, say).
 READ_RESOURCE = "read_resource"

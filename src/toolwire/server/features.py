@@ -12,12 +12,12 @@ the user or the model through its :class:`~toolwire.Context`, as a tool does.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..completion import complete
 from ..guards.seam import Call, describe
+from ..logs import get_logger
 from ..protocol.connection import Request
 from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, ProtocolError
 from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
@@ -25,7 +25,7 @@ from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequi
 if TYPE_CHECKING:
     from .session import ServerSession
 
-log = logging.getLogger("toolwire")
+log = get_logger("toolwire")
 
 Work = Callable[[Context | None], Awaitable[dict[str, Any]]]
 

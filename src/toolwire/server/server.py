@@ -120,8 +120,8 @@ class Server:
         return guard
 
     def _compose(self) -> None:
-        """Put the built-in limits (when any is set, and the user gave no :class:`Limits` of
-        their own) outside the user's guards, and compose."""
+        """Order the guards (``outermost`` ones first, then the built-in limits when any is
+        set and the user gave no :class:`Limits` of their own, then the rest) and compose."""
         if self._limits in self.guards:
             self.guards.remove(self._limits)
         wanted = not any(getattr(guard, "applies_tool_limits", False) for guard in self.guards) and (
@@ -130,11 +130,14 @@ class Server:
             or any(tool.timeout is not None or tool.max_concurrency is not None for tool in self.registry.all())
         )
         self._limits = None
+        outer = [guard for guard in self.guards if getattr(guard, "outermost", False)]
+        inner = [guard for guard in self.guards if not getattr(guard, "outermost", False)]
         if wanted:
             from ..guards.limits import Limits  # asyncio: only for a server that needs it
 
             self._limits = Limits(self.timeout, self.max_concurrency)
-            self.guards.insert(0, self._limits)
+            inner.insert(0, self._limits)
+        self.guards = outer + inner
         self.guarded = chain(self.guards)
 
     # -- decorators ------------------------------------------------------------------------

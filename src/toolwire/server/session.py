@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import logging
 import os
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Generator
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalog import Catalog, InvalidCursor
 from ..guards.seam import Call
+from ..logs import get_logger
 from ..protocol.connection import Cancelled, Request, RequestId, Response, ServerConnection
 from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError
 from ..protocol.versions import META_SUBSCRIPTION_ID
@@ -37,7 +37,7 @@ from .request_state import binding, seal, unseal
 if TYPE_CHECKING:
     from .server import Server
 
-log = logging.getLogger("toolwire")
+log = get_logger("toolwire")
 
 
 class ServerSession:

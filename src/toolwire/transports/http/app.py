@@ -31,13 +31,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import orjson
 
+from ...logs import get_logger
 from ...protocol import http_headers
 from ...protocol.connection import Cancelled, Request, RequestId, ServerIdentity
 from ...protocol.errors import (
@@ -63,7 +63,7 @@ from .sessions import LegacySession, SessionManager, TooManySessions
 if TYPE_CHECKING:
     from ...server.server import Server
 
-log = logging.getLogger("toolwire.http")
+log = get_logger("toolwire.http")
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]

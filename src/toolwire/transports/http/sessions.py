@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import secrets
 import time
 from typing import TYPE_CHECKING
 
+from ...logs import get_logger
 from ...protocol.connection import RequestId, ServerConnection
 from ...server.session import ServerSession
 from .channel import Channel
@@ -25,7 +25,7 @@ from .sse import EventStore
 if TYPE_CHECKING:
     from ...server.server import Server
 
-log = logging.getLogger("toolwire.http")
+log = get_logger("toolwire.http")
 
 #: Seconds a stream that lost its connection stays resumable after its exchange is over.
 LINGER = 60.0

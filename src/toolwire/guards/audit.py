@@ -1,0 +1,238 @@
+"""The audit trail: a structured record of every request that runs your code.
+
+    server = Server("files", guards=[Audit("audit.jsonl")])
+
+Each call gets two JSON records sharing an ``id``: ``"phase": "start"`` written *before* the
+tool runs (time, caller, client, session, protocol version, method, tool, an argument
+summary), and ``"phase": "end"`` after it (outcome, error kind, duration). A server killed in
+the middle of calls, even with SIGKILL, has the start record of every call that began; one
+without its end record was cut short.
+
+Arguments are recorded by *shape* by default: types, lengths and keys, never values
+(``{"path": "string(12)", "lines": "array(3)"}``). ``values=True`` records the values,
+through :func:`~.redaction.redact` (and long strings cut to 200 characters).
+
+Outcomes: ``ok``; ``tool_error`` (an ``isError`` result; ``error`` says why: ``"execution"``
+when the tool failed, or what a guard refused it for: ``"timeout"``, ``"busy"``,
+``"too_large"``, ``"rate_limited"``, ``"refused"``); ``error`` (a JSON-RPC error: ``error`` is
+its code, or the exception's type); ``cancelled``.
+
+Sinks: a path (JSON lines, see :class:`FileSink` for durability and rotation), ``"stderr"``,
+or any callable taking the record (a dict).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import itertools
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..protocol.errors import ProtocolError
+from .redaction import redact
+from .seam import Call, Next, Refusal, Result
+
+Sink = Callable[[dict[str, Any]], Any]
+
+
+class FileSink:
+    """Appends records to ``path`` as JSON lines.
+
+    ``durability``: ``"flush"`` (default) hands each record to the operating system before
+    the call goes on, so it survives the process being killed; ``"fsync"`` also waits until
+    it is on disk, so it survives the machine stopping (this costs a disk round trip per
+    record); ``"batched"`` keeps up to 64 records in memory (fastest; a killed process loses
+    them). ``max_bytes``: when the file would pass it, it becomes ``path.1`` (``path.1``
+    becomes ``path.2``... up to ``backups``) and a new file starts. ``OSError`` if the file
+    cannot be opened.
+    """
+
+    BATCH = 64
+
+    def __init__(
+        self, path: str | Path, durability: str = "flush", max_bytes: int | None = None, backups: int = 5
+    ) -> None:
+        if durability not in ("flush", "fsync", "batched"):
+            raise ValueError('durability must be "flush", "fsync" or "batched"')
+        self.path = Path(path)
+        self.durability = durability
+        self.max_bytes = max_bytes
+        self.backups = backups
+        self._pending: list[bytes] = []
+        self._fd = self._open()
+
+    def _open(self) -> int:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self._size = os.fstat(fd).st_size
+        return fd
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        line = orjson.dumps(record) + b"\n"
+        if self.durability == "batched":
+            self._pending.append(line)
+            if len(self._pending) >= self.BATCH:
+                self.flush()
+            return
+        self._write(line)
+
+    def _write(self, data: bytes) -> None:
+        if self.max_bytes is not None and self._size and self._size + len(data) > self.max_bytes:
+            self._rotate()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+        self._size += len(data)
+        if self.durability == "fsync":
+            os.fsync(self._fd)
+
+    def flush(self) -> None:
+        """Write what a ``"batched"`` sink holds."""
+        if self._pending:
+            data, self._pending = b"".join(self._pending), []
+            self._write(data)
+
+    def _rotate(self) -> None:
+        os.close(self._fd)
+        for number in range(self.backups - 1, 0, -1):
+            older = self.path.with_name(f"{self.path.name}.{number}")
+            if older.exists():
+                older.replace(self.path.with_name(f"{self.path.name}.{number + 1}"))
+        if self.backups > 0:
+            self.path.replace(self.path.with_name(f"{self.path.name}.1"))
+        else:
+            self.path.unlink()
+        self._fd = self._open()
+
+    def close(self) -> None:
+        self.flush()
+        os.close(self._fd)
+
+
+def stderr_sink(record: dict[str, Any]) -> None:
+    sys.stderr.write(orjson.dumps(record).decode() + "\n")
+
+
+class Audit:
+    """The audit guard (see the module's description). ``sink``: a path, ``"stderr"``, or a
+    callable; ``values``: record argument values (redacted) instead of their shapes;
+    ``redactor``: what values go through. It runs outside every other guard, so that calls
+    refused or timed out by them are recorded too."""
+
+    outermost = True
+
+    def __init__(
+        self, sink: str | Path | Sink = "stderr", *, values: bool = False, redactor: Callable[[Any], Any] = redact
+    ) -> None:
+        if sink == "stderr":
+            self.sink: Sink = stderr_sink
+        elif isinstance(sink, str | Path):
+            self.sink = FileSink(sink)
+        else:
+            self.sink = sink
+        self.values = values
+        self.redactor = redactor
+        self._count = itertools.count(1).__next__
+        self._prefix = f"{os.getpid():x}-"
+
+    async def __call__(self, call: Call, next: Next) -> Result:
+        id = f"{self._prefix}{self._count()}"
+        head = {
+            "id": id,
+            "method": call.method,
+            "name": call.name,
+            "session": call.session_id,
+            "caller": call.caller,
+        }
+        client = call.client
+        start = {
+            "time": _now(),
+            "phase": "start",
+            **head,
+            "client": f"{client.get('name')}/{client.get('version')}" if client else None,
+            "version": call.version,
+            "arguments": self._arguments(call.arguments),
+        }
+        self.sink(start)
+        began = time.monotonic()
+        outcome: str = "error"
+        error: str | int | None = None
+        try:
+            result = await next(call)
+            if result.get("isError"):
+                outcome, error = "tool_error", result.kind if isinstance(result, Refusal) else "execution"
+            else:
+                outcome = "ok"
+            return result
+        except ProtocolError as exc:
+            error = exc.code
+            raise
+        except asyncio.CancelledError:
+            outcome = "cancelled"
+            raise
+        except Exception as exc:
+            error = type(exc).__name__
+            raise
+        finally:
+            end = {
+                "time": _now(),
+                "phase": "end",
+                **head,
+                "outcome": outcome,
+                "error": error,
+                "ms": round((time.monotonic() - began) * 1000, 3),
+            }
+            self.sink(end)
+
+    def _arguments(self, arguments: dict[str, Any] | None) -> Any:
+        if arguments is None:
+            return None
+        if self.values:
+            return _cut(self.redactor(arguments))
+        return shape(arguments)
+
+
+def shape(value: Any, depth: int = 0) -> Any:
+    """What ``value`` looks like without what it says: types, lengths and keys."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return f"string({len(value)})"
+    if isinstance(value, list):
+        return f"array({len(value)})"
+    if isinstance(value, dict):
+        if depth >= 3:
+            return f"object({len(value)})"
+        shown = dict(itertools.islice(value.items(), 50))
+        out = {str(key): shape(item, depth + 1) for key, item in shown.items()}
+        if len(value) > len(shown):
+            out["..."] = f"{len(value) - len(shown)} more keys"
+        return out
+    return type(value).__name__
+
+
+def _cut(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > 200:
+        return f"{value[:200]}... ({len(value)} characters)"
+    if isinstance(value, dict):
+        return {key: _cut(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_cut(item) for item in value]
+    return value
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
