@@ -31,13 +31,17 @@ for packages in tests/interop/node tests/conformance; do
         echo "$node_want" > "$node_stamp"
     fi
 done
-# tmux drives `toolwire chat` in the tests (tests/test_host_cli.py): a Debian package, installed
-# when it is missing and this runs as root (as CI does); otherwise install it yourself.
-if ! command -v tmux >/dev/null; then
+# Debian packages the tests run for real: tmux drives `toolwire chat` (tests/test_host_cli.py),
+# redis-server backs the shared rate limiter (tests/test_guards_redis.py). Installed when
+# missing and this runs as root (as CI does); otherwise install them yourself.
+missing=""
+command -v tmux >/dev/null || missing="$missing tmux"
+command -v redis-server >/dev/null || missing="$missing redis-server"
+if [ -n "$missing" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
     else
-        echo "note: the tests need tmux (apt-get install tmux); the chat screen's tests fail without it" >&2
+        echo "note: the tests need:$missing (apt-get install$missing); the tests that use them fail without" >&2
     fi
 fi
 # Bytecode for our own code: PYTHONDONTWRITEBYTECODE would otherwise make every start compile it.

@@ -50,6 +50,10 @@ async def test_a_guard_sees_every_call_and_may_change_the_result(client: Client)
     assert text(result) == f"hi [guarded {client.version}]"
 
 
+async def test_a_tool_runs_in_a_task_of_its_own_from_its_first_line(client: Client) -> None:
+    assert text(await client.call_tool("own_task", {})).startswith("own task")
+
+
 async def test_a_guard_may_refuse_a_call_with_an_error_the_model_reads(client: Client) -> None:
     result = await client.call_tool("echo", {"text": "my secret"})
     assert result.is_error and text(result) == "tools/call echo was refused: it mentions a secret"

@@ -49,6 +49,15 @@ async def echo(text: str) -> str:
 
 
 @server.tool
+async def own_task() -> str:
+    """Uses what needs a task from its first line: asyncio.timeout, current_task()."""
+    task = asyncio.current_task()
+    async with asyncio.timeout(5):
+        await asyncio.sleep(0)
+    return "own task" if task is not None and task is asyncio.current_task() else "no task"
+
+
+@server.tool
 async def forever() -> str:
     """Runs past the server's timeout."""
     await asyncio.sleep(3600)

@@ -4,6 +4,7 @@ and the guards built on that one seam.
 - :class:`Limits`: the ``timeout`` and ``max_concurrency`` options of servers and tools.
 - :class:`Audit`: a record of every call, before it runs and after (:mod:`.audit`).
 - :class:`SizeCaps`: limits on the size of arguments and results.
+- :class:`RateLimit`: token buckets per caller and tool, in memory or in Redis (:mod:`.rate`).
 - :func:`redact`: secrets taken out of what is logged or audited (:mod:`.redaction`).
 
 Imported lazily: a server without guards loads none of them (nor asyncio before it serves).
@@ -18,11 +19,13 @@ from .seam import Call, Guard, Next, Refusal, Result, refusal
 if TYPE_CHECKING:
     from .audit import Audit, FileSink
     from .limits import Limits
+    from .rate import RateLimit
     from .redaction import RedactingFilter, redact
     from .sizes import SizeCaps
 
 __all__ = [
-    "Audit", "Call", "FileSink", "Guard", "Limits", "Next", "RedactingFilter", "Refusal", "Result", "SizeCaps",
+    "Audit", "Call", "FileSink", "Guard", "Limits", "Next", "RateLimit", "RedactingFilter", "Refusal", "Result",
+    "SizeCaps",
     "redact", "refusal",
 ]  # fmt: skip
 
@@ -30,6 +33,7 @@ _LAZY = {
     "Audit": "audit",
     "FileSink": "audit",
     "Limits": "limits",
+    "RateLimit": "rate",
     "RedactingFilter": "redaction",
     "redact": "redaction",
     "SizeCaps": "sizes",

@@ -3,9 +3,9 @@
 A :class:`ServerSession` sits between a transport and a :class:`~toolwire.Server`. The
 transport feeds it bytes; the session passes them through the connection's protocol state
 machine, answers ``tools/list`` at once from the registry's encoded pages, and runs each
-``tools/call`` at once up to its first real wait; a call that waits becomes a task of its own
-(the unit of concurrency and of cancellation). Answers go out through the ``write`` callable
-the transport gave it.
+``tools/call`` as a task of its own (the unit of concurrency and of cancellation), started at
+once on Python 3.12+ so that a tool that does not wait answers without a trip around the
+event loop. Answers go out through the ``write`` callable the transport gave it.
 
 A tool that fails never takes the session down: its exception becomes an ``isError`` result
 (masked to a generic message when the server says so) and is logged to stderr with its
@@ -15,10 +15,10 @@ traceback; a protocol problem becomes the JSON-RPC error the specification presc
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import os
+import sys
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Generator
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import Catalog, InvalidCursor
@@ -38,6 +38,9 @@ if TYPE_CHECKING:
     from .server import Server
 
 log = get_logger("toolwire")
+
+#: Whether tasks can start eagerly (Python 3.12+), running their first step at once.
+EAGER_TASKS = sys.version_info >= (3, 12)
 
 
 class ServerSession:
@@ -247,19 +250,21 @@ class ServerSession:
         self.start(request, self._call(request))
 
     def start(self, request: Request, work: Coroutine[Any, Any, bytes | None]) -> None:
-        """Run ``work`` now, up to its first real wait; only then does it become a task.
+        """Run ``work`` as a task of its own (its own context, cancellable on its own).
 
-        Most tools finish without waiting: they answer at once, without a task or a trip
-        around the event loop. Each call runs in a context of its own, as a task would.
+        On Python 3.12 and later the task starts at once (``eager_start``), up to its first
+        real wait: most tools finish without waiting, so they answer without a trip around
+        the event loop. On 3.11 it starts at the loop's next turn. Either way the tool runs
+        inside its task: ``asyncio.timeout``, ``current_task()`` and libraries built on them
+        work from its first line.
         """
-        context = contextvars.copy_context()
-        try:
-            signal = context.run(work.send, None)
-        except StopIteration as finished:
-            self.send(finished.value, request.id)
-            return
-        resumed = self._finish(request.id, _Started(work, signal))
-        self._tasks[request.id] = self._loop.create_task(resumed, context=context)
+        finishing = self._finish(request.id, work)
+        if EAGER_TASKS:
+            task = asyncio.Task(finishing, loop=self._loop, eager_start=True)  # type: ignore[call-arg]
+            if not task.done():
+                self._tasks[request.id] = task
+        else:
+            self._tasks[request.id] = self._loop.create_task(finishing)
 
     def task_of(self, id: RequestId) -> asyncio.Task[None] | None:
         """The task running request ``id``, once its work waited (``None`` before, and after)."""
@@ -476,36 +481,3 @@ _METHODS: dict[str, Callable[[ServerSession, Request], None]] = {
     "subscriptions/listen": ServerSession._listen,
     **FEATURE_METHODS,
 }
-
-
-class _Started:
-    """Awaiting it goes on with a coroutine that already ran up to its first suspension.
-
-    What the coroutine yielded (the future it waits on) is handed to the task driving this,
-    and whatever the task sends or throws in (results, cancellation) is passed through.
-    """
-
-    __slots__ = ("_coroutine", "_signal")
-
-    def __init__(self, coroutine: Coroutine[Any, Any, bytes | None], signal: Any) -> None:
-        self._coroutine = coroutine
-        self._signal = signal
-
-    def __await__(self) -> Generator[Any, Any, bytes | None]:
-        coroutine, signal = self._coroutine, self._signal
-        while True:
-            try:
-                sent = yield signal
-            except GeneratorExit:
-                coroutine.close()
-                raise
-            except BaseException as exc:
-                try:
-                    signal = coroutine.throw(exc)
-                except StopIteration as finished:
-                    return finished.value  # type: ignore[no-any-return]
-            else:
-                try:
-                    signal = coroutine.send(sent)
-                except StopIteration as finished:
-                    return finished.value  # type: ignore[no-any-return]
