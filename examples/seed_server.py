@@ -11,7 +11,10 @@ It is meant to be read. Each tool shows one part of the API:
 - ``calculate_sum`` / ``calculator``: annotations, ``Literal`` parameters, execution errors.
 - ``text_analyzer``: a dataclass result becomes ``outputSchema`` + ``structuredContent``.
 - ``search_codebase``, ``get_file_content``, ``analyze_csv``, ``delete_file``: file tools
-  confined to one directory by a single helper, :func:`resolve_in_root`.
+  confined to one directory by a single helper, :func:`resolve_in_root`, and bounded in the
+  work and memory a caller can make them spend: a linear-time regular expression engine
+  (RE2, ``pip install google-re2``), files read as streams, every output capped. Their
+  errors name paths relative to the workspace, never where the server keeps it.
 - ``create_record``: writing to SQLite without letting the model inject SQL.
 - ``process_large_file``: progress notifications through the :class:`~toolwire.Context`.
 
@@ -252,7 +255,7 @@ def workspace_root() -> Path:
     """The directory the file tools work in (``TOOLWIRE_EXAMPLES_ROOT``), fully resolved."""
     root = Path(os.environ.get("TOOLWIRE_EXAMPLES_ROOT") or HERE / "sample_data").resolve()
     if not root.is_dir():
-        raise ToolError(f"The workspace root {root} is not a directory")
+        raise ToolError("The workspace root is not a directory: check TOOLWIRE_EXAMPLES_ROOT")
     return root
 
 
@@ -270,7 +273,10 @@ def resolve_in_root(path: str) -> Path:
         raise ToolError(f"Access denied: absolute paths are not allowed, use a path relative to the workspace: {path}")
     if not Path(os.path.normpath(root / path)).is_relative_to(root):
         raise ToolError(f"Access denied: the path escapes the workspace root: {path}")
-    resolved = (root / path).resolve()
+    try:
+        resolved = (root / path).resolve()
+    except (OSError, RuntimeError):  # a loop of symbolic links; its message names the absolute path
+        raise ToolError(f"Cannot resolve {path}: it leads into a loop of symbolic links") from None
     if not resolved.is_relative_to(root):
         raise ToolError(f"Access denied: the path leads outside the workspace root through a symbolic link: {path}")
     return resolved
@@ -286,11 +292,23 @@ def _existing_file(path: str) -> Path:
     return resolved
 
 
+def _os_error(path: str, action: str, exc: OSError) -> ToolError:
+    """A ``ToolError`` for a failed file operation, naming the path as the caller gave it
+    (an ``OSError``'s own message names the absolute path on the server)."""
+    return ToolError(f"Cannot {action} {path}: {exc.strerror or type(exc).__name__}")
+
+
 FileType = Literal[".ts", ".py", ".js", ".md", ".rs", ".go"]
 
 #: Directories search_codebase never looks into.
 SKIPPED_DIRECTORIES = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache"}
 MAX_SEARCHED_FILE_BYTES = 4 * 1024 * 1024
+#: What one search may read in all: past it, the search stops and says so.
+MAX_SEARCHED_BYTES = 64 * 1024 * 1024
+MAX_SEARCHED_FILES = 20_000
+#: Matching lines are shown up to this many characters.
+MAX_MATCH_CHARS = 500
+
 
 @dataclass
 class Match:
@@ -309,9 +327,10 @@ class SearchResults:
     truncated: Annotated[bool, "Whether more matches exist than maxResults"]
 
 
-def _workspace_lines(suffix: str | None) -> Iterator[tuple[str, int, str]]:
+def _workspace_lines(suffix: str | None, budget: list[int]) -> Iterator[tuple[str, int, str]]:
     """``(path, line number, line)`` for every line of the workspace's text files, in a stable
-    order. Files behind links that leave the workspace, binary files and huge files are skipped."""
+    order. Files behind links that leave the workspace, binary files and huge files are
+    skipped. ``budget`` is ``[files, bytes]`` left to read: the walk stops when either runs out."""
     root = workspace_root()
     for directory, subdirectories, files in os.walk(root):  # does not follow directory links
         subdirectories[:] = sorted(d for d in subdirectories if d not in SKIPPED_DIRECTORIES)
@@ -319,20 +338,47 @@ def _workspace_lines(suffix: str | None) -> Iterator[tuple[str, int, str]]:
             if suffix is not None and not name.endswith(suffix):
                 continue
             file = Path(directory, name)
-            resolved = file.resolve()
+            try:
+                resolved = file.resolve()
+            except (OSError, RuntimeError):  # a loop of symbolic links
+                continue
             if not resolved.is_relative_to(root) or not resolved.is_file():
                 continue  # a link out of the workspace, a dangling link, a pipe...
             try:
-                if resolved.stat().st_size > MAX_SEARCHED_FILE_BYTES:
+                size = resolved.stat().st_size
+                if size > MAX_SEARCHED_FILE_BYTES:
                     continue
+                if budget[0] <= 0 or budget[1] < size:
+                    budget[0] = 0
+                    return
                 data = resolved.read_bytes()
             except OSError:  # deleted meanwhile, unreadable
                 continue
+            budget[0] -= 1
+            budget[1] -= len(data)
             if b"\0" in data[:8192]:
                 continue  # binary
             path = file.relative_to(root).as_posix()
             for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
                 yield path, number, line
+
+
+def _compile(pattern: str, case_sensitive: bool) -> Any:
+    """``pattern`` compiled by RE2, whose matching takes time linear in the text (Python's
+    ``re`` backtracks: ``(a+)+$`` can take longer than the age of the universe)."""
+    import re2  # google-re2
+
+    options = re2.Options()
+    options.case_sensitive = case_sensitive
+    options.log_errors = False
+    try:
+        return re2.compile(pattern, options)
+    except re2.error as exc:
+        reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise ToolError(
+            f"Invalid regular expression {pattern!r}: {reason}. The search engine (RE2) runs in linear time: "
+            "backreferences (\\1) and lookaround ((?=...), (?<=...)) are not available"
+        ) from None
 
 
 # search_codebase answers with "path:line: text" lines for the model to read, plus the same
@@ -347,36 +393,41 @@ def search_codebase(
     """Search the codebase for a pattern, with regex and file-type filtering.
 
     Returns one "path:line: text" line per match, and the same matches as structured data.
+    A search reads at most 20,000 files and 64 MiB (files over 4 MiB are skipped) and shows
+    matching lines up to 500 characters.
 
     Args:
-        pattern: Regular expression to search for (Python syntax)
+        pattern: Regular expression to search for (RE2 syntax, as Python's without backreferences or lookaround)
         fileType: Only search files with this extension
         caseSensitive: Whether the search is case-sensitive
         maxResults: Maximum number of matches to return
     """
-    try:
-        regex = re.compile(pattern, 0 if caseSensitive else re.IGNORECASE)
-    except re.error as exc:
-        raise ToolError(f"Invalid regular expression {pattern!r}: {exc}") from None
+    regex = _compile(pattern, caseSensitive)
     matches: list[Match] = []
     truncated = False
-    for path, number, line in _workspace_lines(fileType):
+    budget = [MAX_SEARCHED_FILES, MAX_SEARCHED_BYTES]
+    for path, number, line in _workspace_lines(fileType, budget):
         if regex.search(line):
             if len(matches) == maxResults:
                 truncated = True
                 break
-            matches.append(Match(path, number, line.strip()))
-    if matches:
-        lines = [f"{m.path}:{m.line}: {m.text}" for m in matches]
-        if truncated:
-            lines.append(f"(showing the first {maxResults} matches; there are more)")
-        summary = "\n".join(lines)
-    else:
-        summary = f"No matches for {pattern!r}"
-    return ToolResult(summary, structured=SearchResults(matches, truncated))
+            text = line.strip()
+            if len(text) > MAX_MATCH_CHARS:
+                text = text[:MAX_MATCH_CHARS] + f"... ({len(text)} characters)"
+            matches.append(Match(path, number, text))
+    lines = [f"{m.path}:{m.line}: {m.text}" for m in matches] or [f"No matches for {pattern!r}"]
+    if truncated:
+        lines.append(f"(showing the first {maxResults} matches; there are more)")
+    if budget[0] <= 0:
+        truncated = True
+        lines.append("(the search stopped after reading its limit of files or bytes: narrow it with fileType)")
+    return ToolResult("\n".join(lines), structured=SearchResults(matches, truncated))
 
 
 MAX_WHOLE_FILE_BYTES = 1024 * 1024
+#: The most text get_file_content returns, whole file or range (in characters).
+MAX_RETURNED_CHARS = 1024 * 1024
+READ_PIECE = 64 * 1024
 
 
 @server.tool(title="Get File Content", read_only=True, open_world=False)
@@ -387,6 +438,9 @@ def get_file_content(
 ) -> str:
     """Read a text file from the workspace, whole or a range of lines.
 
+    A whole file may be at most 1 MiB; any range returns at most 1 MiB of text, and says
+    where it was cut and how to read on.
+
     Args:
         path: File path, relative to the workspace root
         startLine: First line to return (from 1; default: the first line)
@@ -395,22 +449,43 @@ def get_file_content(
     file = _existing_file(path)
     if startLine is not None and endLine is not None and startLine > endLine:
         raise ToolError(f"Invalid line range: startLine ({startLine}) is after endLine ({endLine})")
-    if startLine is None and endLine is None and file.stat().st_size > MAX_WHOLE_FILE_BYTES:
-        raise ToolError(f"{path} is larger than {MAX_WHOLE_FILE_BYTES} bytes: ask for a range with startLine/endLine")
-    first, last = startLine or 1, endLine or math.inf
-    selected: list[str] = []
-    count = 0  # lines read so far
     try:
+        if startLine is None and endLine is None and file.stat().st_size > MAX_WHOLE_FILE_BYTES:
+            raise ToolError(
+                f"{path} is larger than {MAX_WHOLE_FILE_BYTES} bytes: ask for a range with startLine/endLine"
+            )
+        first, last = startLine or 1, endLine or math.inf
+        selected: list[str] = []
+        size = count = number = 0  # characters kept, lines read, the line being read
+        note = ""
         with file.open(encoding="utf-8", newline="") as stream:
-            for line in stream:
-                count += 1
-                if count > last:
+            while piece := stream.readline(READ_PIECE):  # pieces: a huge line is never held whole
+                number = count + 1
+                if piece.endswith("\n"):
+                    count += 1
+                if first <= number <= last:
+                    if size + len(piece) > MAX_RETURNED_CHARS:
+                        kept = piece[: MAX_RETURNED_CHARS - size]
+                        cut_short = bool(kept) or bool(selected and not selected[-1].endswith("\n"))
+                        selected.append(kept)
+                        short = f"; line {number} was cut short" if cut_short else ""
+                        note = (
+                            f"\n[cut: at most {MAX_RETURNED_CHARS} characters are returned{short}; "
+                            f"read on with startLine={number + 1 if cut_short else number}]"
+                        )
+                        break
+                    selected.append(piece)
+                    size += len(piece)
+                if count >= last:
                     break
-                if count >= first:
-                    selected.append(line)
+            count = max(count, number)  # a last line without a newline still counts
     except UnicodeDecodeError:
         raise ToolError(f"{path} is not a UTF-8 text file") from None
-    if first > 1 and first > count:
+    except OSError as exc:
+        raise _os_error(path, "read", exc) from None
+    if note:
+        selected.append(note)
+    elif first > 1 and first > count:
         raise ToolError(f"Invalid line range: startLine ({startLine}) is past the end of {path} ({count} lines)")
     return "".join(selected)
 
@@ -444,6 +519,38 @@ def _number(cell: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
+class _Sum:
+    """An exact running sum (Shewchuk's algorithm, as ``math.fsum``) in a few floats of memory."""
+
+    __slots__ = ("count", "partials")
+
+    def __init__(self) -> None:
+        self.partials: list[float] = []
+        self.count = 0
+
+    def add(self, x: float) -> None:
+        self.count += 1
+        kept = 0
+        for y in self.partials:
+            if abs(x) < abs(y):
+                x, y = y, x
+            high = x + y
+            low = y - (high - x)
+            if low:
+                self.partials[kept] = low
+                kept += 1
+            x = high
+        self.partials[kept:] = [x]
+
+    @property
+    def total(self) -> float:
+        return math.fsum(self.partials)
+
+
+MAX_CSV_BYTES = 512 * 1024 * 1024
+MAX_CSV_COLUMNS = 1000
+
+
 @server.tool(title="Analyze CSV", read_only=True, idempotent=True, open_world=False)
 def analyze_csv(
     filepath: str,
@@ -451,7 +558,8 @@ def analyze_csv(
 ) -> CsvAnalysis:
     """Compute statistics for each numeric column of a CSV file with a header row.
 
-    A column is numeric when every non-empty cell in it is a number.
+    A column is numeric when every non-empty cell in it is a number. The file is read as a
+    stream (its size does not matter to memory), up to 512 MiB and 1,000 columns.
 
     Args:
         filepath: CSV file path, relative to the workspace root
@@ -459,12 +567,16 @@ def analyze_csv(
     """
     file = _existing_file(filepath)
     try:
+        if file.stat().st_size > MAX_CSV_BYTES:
+            raise ToolError(f"{filepath} is larger than {MAX_CSV_BYTES} bytes: analyze a smaller file")
         with file.open(encoding="utf-8", newline="") as stream:
             reader = csv.reader(stream)
             header = next(reader, None)
             if not header:
                 raise ToolError(f"{filepath} is empty: a header row is needed")
-            values: list[list[float]] = [[] for _ in header]
+            if len(header) > MAX_CSV_COLUMNS:
+                raise ToolError(f"{filepath} has {len(header)} columns; at most {MAX_CSV_COLUMNS} can be analyzed")
+            sums = [_Sum() for _ in header]
             numeric = [True] * len(header)
             rows = 0
             for row in reader:
@@ -477,23 +589,26 @@ def analyze_csv(
                     number = _number(cell)
                     if number is None:
                         numeric[index] = False
+                        sums[index] = _Sum()  # its numbers so far are of no use now
                     else:
-                        values[index].append(number)
+                        sums[index].add(number)
     except (UnicodeDecodeError, csv.Error) as exc:
         raise ToolError(f"Cannot read {filepath} as CSV: {exc}") from None
+    except OSError as exc:
+        raise _os_error(filepath, "read", exc) from None
     columns: dict[str, ColumnStats] = {}
     skipped: list[str] = []
-    for name, is_numeric, column in zip(header, numeric, values, strict=True):
-        if not is_numeric or not column:
+    for name, is_numeric, column in zip(header, numeric, sums, strict=True):
+        if not is_numeric or not column.count:
             skipped.append(name)
             continue
         stats: ColumnStats = {}
         if "sum" in operations:
-            stats["sum"] = math.fsum(column)
+            stats["sum"] = column.total
         if "average" in operations:
-            stats["average"] = math.fsum(column) / len(column)
+            stats["average"] = column.total / column.count
         if "count" in operations:
-            stats["count"] = len(column)
+            stats["count"] = column.count
         columns[name] = stats
     return CsvAnalysis(filepath=filepath, rows=rows, columns=columns, skipped_columns=skipped)
 
@@ -508,14 +623,17 @@ def delete_file(path: str) -> str:
     resolved = resolve_in_root(path)  # every check, including where a symbolic link leads
     # Delete the entry that was named: a link itself, not the file it points to.
     entry = resolve_in_root(os.path.dirname(path) or ".") / os.path.basename(path)
-    if entry.is_symlink():
-        entry.unlink()
-        return f"Deleted the symbolic link {path}"
-    if resolved.is_dir():
-        raise ToolError(f"{path} is a directory: only files can be deleted")
-    if not resolved.exists():
-        return f"{path} does not exist: nothing to delete"
-    resolved.unlink()
+    try:
+        if entry.is_symlink():
+            entry.unlink()
+            return f"Deleted the symbolic link {path}"
+        if resolved.is_dir():
+            raise ToolError(f"{path} is a directory: only files can be deleted")
+        if not resolved.exists():
+            return f"{path} does not exist: nothing to delete"
+        resolved.unlink()
+    except OSError as exc:
+        raise _os_error(path, "delete", exc) from None
     return f"Deleted {path}"
 
 
@@ -613,18 +731,21 @@ def process_large_file(path: str, ctx: Context) -> FileSummary:
         path: File path, relative to the workspace root
     """
     file = _existing_file(path)
-    total = file.stat().st_size
     done = lines = chunks = 0
     ends_with_newline = True
-    with file.open("rb") as stream:
-        while chunk := stream.read(CHUNK_BYTES):
-            if ctx.is_cancelled:  # a sync tool polls for cancellation in its loop
-                raise ToolError("Cancelled")
-            done += len(chunk)
-            chunks += 1
-            lines += chunk.count(b"\n")
-            ends_with_newline = chunk.endswith(b"\n")
-            ctx.report_progress(done, max(total, done), f"Processed {lines} lines...")
+    try:
+        total = file.stat().st_size
+        with file.open("rb") as stream:
+            while chunk := stream.read(CHUNK_BYTES):
+                if ctx.is_cancelled:  # a sync tool polls for cancellation in its loop
+                    raise ToolError("Cancelled")
+                done += len(chunk)
+                chunks += 1
+                lines += chunk.count(b"\n")
+                ends_with_newline = chunk.endswith(b"\n")
+                ctx.report_progress(done, max(total, done), f"Processed {lines} lines...")
+    except OSError as exc:
+        raise _os_error(path, "read", exc) from None
     if not ends_with_newline:
         lines += 1  # a last line without a newline still counts
     return FileSummary(path=path, bytes=done, lines=lines, chunks=chunks)
