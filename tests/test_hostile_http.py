@@ -90,6 +90,30 @@ async def test_half_sent_headers_time_out_and_extra_connections_are_refused(url:
         assert (await ping(http, url)).status_code == 200  # and everyone else is served
 
 
+async def test_granian_closes_connections_whose_headers_are_slow() -> None:
+    port = free_port()
+    command = [sys.executable, GUARDED, str(port), "granian"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process)
+        sockets = []
+        for _ in range(30):
+            sock = socket.create_connection(("127.0.0.1", port))
+            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty")
+            sockets.append(sock)
+        started = time.monotonic()
+        answers = await asyncio.gather(*(asyncio.to_thread(read_some, sock, 5) for sock in sockets))
+        took = time.monotonic() - started
+        for sock in sockets:
+            sock.close()
+        assert answers == [b""] * 30 and took < 4  # each closed by granian's header_read_timeout
+        async with httpx.AsyncClient(timeout=10) as http:
+            assert (await ping(http, f"http://127.0.0.1:{port}/mcp")).status_code == 200
+    finally:
+        process.kill()
+        process.wait(10)
+
+
 async def test_a_stalled_body_times_out(url: str) -> None:
     sock = socket.create_connection(address(url))
     head = (

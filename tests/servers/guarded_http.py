@@ -1,6 +1,6 @@
 """The library server over HTTP with small limits, for the hostile-client tests.
 
-    python guarded_http.py PORT
+    python guarded_http.py PORT [RUNNER]
 """
 
 import sys
@@ -15,6 +15,7 @@ from toolwire.transports.http.serve import run_http
 run_http(
     server,
     port=int(sys.argv[1]),
+    runner=sys.argv[2] if len(sys.argv) > 2 else "uvicorn",
     header_timeout=1.0,
     max_connections=40,
     body_timeout=1.0,
