@@ -263,7 +263,7 @@ class ServerConnection:
             if blank_ok and not data.strip():
                 return []  # blank lines between messages are tolerated
             return [self._error(None, PARSE_ERROR, f"Parse error: the message is not valid JSON ({exc})")]
-        if len(data) > 2 * self.max_depth and _may_be_deep(data, self.max_depth) and _depth(message, self.max_depth):
+        if too_deep(data, message, self.max_depth):
             return [
                 self._error(
                     _id_of(message),
@@ -566,6 +566,11 @@ def _log_level(level: Any) -> str:
             f"Invalid params: log level must be one of {', '.join(LOG_SEVERITY)}, not {level!r}",
         )
     return level
+
+
+def too_deep(data: bytes | str, message: Any, limit: int) -> bool:
+    """Whether ``message`` (decoded from ``data``) nests deeper than ``limit`` containers."""
+    return len(data) > 2 * limit and _may_be_deep(data, limit) and _depth(message, limit)
 
 
 def _may_be_deep(data: bytes | str, limit: int) -> bool:

@@ -148,7 +148,7 @@ def check_request(headers: dict[str, str], message: Any, parameters: dict[str, t
     if sent is None:
         raise _mismatch("the Mcp-Method header is missing")
     if sent != method:
-        raise _mismatch(f"Mcp-Method header value {sent!r} does not match body value {method!r}")
+        raise _mismatch(f"Mcp-Method header value {shown(sent)} does not match body value {shown(method)}")
     field = NAME_FIELDS.get(method) if isinstance(method, str) else None
     if field is not None:
         raw = headers.get(NAME)
@@ -158,7 +158,7 @@ def check_request(headers: dict[str, str], message: Any, parameters: dict[str, t
         if name is None:
             raise _mismatch("the Mcp-Name header holds characters a header may not carry: base64-encode it")
         if name != params.get(field):
-            raise _mismatch(f"Mcp-Name header value {name!r} does not match body value {params.get(field)!r}")
+            raise _mismatch(f"Mcp-Name header value {shown(name)} does not match body value {shown(params.get(field))}")
     if not parameters:
         return
     arguments = params.get("arguments")
@@ -173,7 +173,9 @@ def check_request(headers: dict[str, str], message: Any, parameters: dict[str, t
         if value is None:
             raise _mismatch(f"the Mcp-Param-{header} header holds characters a header may not carry")
         if not _same(value, expected):
-            raise _mismatch(f"Mcp-Param-{header} header value {value!r} does not match body value {expected!r}")
+            raise _mismatch(
+                f"Mcp-Param-{header} header value {shown(value)} does not match body value {shown(expected)}"
+            )
 
 
 def _same(header: str, body: Any) -> bool:
@@ -185,6 +187,15 @@ def _same(header: str, body: Any) -> bool:
         except ValueError:
             return False
     return bool(header == body)
+
+
+def shown(value: Any) -> str:
+    """``value`` for an error message: scalars as they are (long text cut), containers by type."""
+    if isinstance(value, str | int | float | bool) or value is None:
+        text = repr(value)
+        return text if len(text) <= 80 else f"{text[:80]}..."
+    kind = "object" if isinstance(value, dict) else "array" if isinstance(value, list) else type(value).__name__
+    return f"(a JSON {kind})"
 
 
 def _mismatch(message: str) -> ProtocolError:

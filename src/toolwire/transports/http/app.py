@@ -39,7 +39,7 @@ import orjson
 
 from ...logs import get_logger
 from ...protocol import http_headers
-from ...protocol.connection import Cancelled, Request, RequestId, ServerIdentity
+from ...protocol.connection import Cancelled, Request, RequestId, ServerIdentity, too_deep
 from ...protocol.errors import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -48,6 +48,7 @@ from ...protocol.errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
     ProtocolError,
 )
+from ...protocol.http_headers import shown
 from ...protocol.versions import (
     HTTP_DEFAULT_VERSION,
     LEGACY_VERSIONS,
@@ -241,6 +242,9 @@ class StreamableHTTP:
             message = orjson.loads(body)
         except orjson.JSONDecodeError as exc:
             raise HttpError(400, PARSE_ERROR, f"Parse error: the body is not valid JSON ({exc})") from None
+        limit = self.server.max_depth
+        if too_deep(body, message, limit):  # before any of it is looked at
+            raise HttpError(400, INVALID_REQUEST, f"Invalid Request: JSON nested deeper than {limit} levels")
         version = headers.get(http_headers.PROTOCOL_VERSION)
         if version is not None and version not in SUPPORTED_VERSIONS:
             raise HttpError(
@@ -300,7 +304,9 @@ class StreamableHTTP:
             raise HttpError(400, -32020, "Header mismatch: the MCP-Protocol-Version header is missing", id)
         meta_version = _meta_version(message)
         if meta_version is not None and meta_version != version:
-            problem = f"MCP-Protocol-Version header value {version!r} does not match body value {meta_version!r}"
+            problem = (
+                f"MCP-Protocol-Version header value {shown(version)} does not match body value {shown(meta_version)}"
+            )
             raise HttpError(400, -32020, f"Header mismatch: {problem}", id)
         try:
             http_headers.check_request(headers, message, self._header_parameters(message))
@@ -528,12 +534,11 @@ class StreamableHTTP:
     async def _resume(self, legacy: LegacySession, last: str, send: Send, disconnected: asyncio.Event) -> None:
         place = sse.split_event_id(last)
         if place is None:
-            shown = last if len(last) <= 80 else f"{last[:80]}..."
-            problem = f"Bad Request: Last-Event-ID {shown!r} is not an event id of this server"
+            problem = f"Bad Request: Last-Event-ID {shown(last)} is not an event id of this server"
             raise HttpError(400, INVALID_REQUEST, problem)
         channel = legacy.streams.get(place[0])
         if channel is None or self.store is None:
-            raise HttpError(404, INVALID_REQUEST, f"Not found: no stream to resume after event {last!r}")
+            raise HttpError(404, INVALID_REQUEST, f"Not found: no stream to resume after event {shown(last)}")
         if channel is legacy.detached:
             if legacy.standalone is not None:
                 raise HttpError(409, INVALID_REQUEST, "Conflict: this session already has a GET stream open")

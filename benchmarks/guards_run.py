@@ -1,0 +1,88 @@
+"""Benchmark the guards: sequential ``tools/call`` with guards on, against the same server
+without them, side by side over real stdio pipes in one run.
+
+    python benchmarks/guards_run.py [--quick] [--docs | --no-docs]
+
+``benchmarks/echo_server.py`` is served twice by ``python -m toolwire run``: as it is, and as
+``benchmarks/guarded_echo_server.py`` (a timeout, an in-memory rate limit that never refuses,
+and the audit trail in a file flushed per record). The client is ``run.py``'s raw one. Rounds
+alternate (plain, guarded, plain...); each figure is the median of its rounds, and the ratio
+is what carries over between machines. Target: guarded >= 85% of plain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import run as stdio
+
+START_MARK = "<!-- guards-results:start -->"
+END_MARK = "<!-- guards-results:end -->"
+PLAIN = [sys.executable, "-m", "toolwire", "run", "benchmarks/echo_server.py"]
+GUARDED = [sys.executable, "-m", "toolwire", "run", "benchmarks/guarded_echo_server.py"]
+
+
+def measure(rounds: int, seconds: float) -> dict[str, list[float]]:
+    audit = Path(tempfile.mkdtemp(prefix="guards-bench-")) / "audit.jsonl"
+    plain = stdio.Peer("plain", PLAIN)
+    guarded = stdio.Peer("guarded", GUARDED, env={"BENCH_AUDIT_FILE": str(audit), "PYTHONPATH": "benchmarks"})
+    samples: dict[str, list[float]] = {"plain": [], "guarded": []}
+    try:
+        for peer in (plain, guarded):
+            peer.handshake()
+            stdio.sequential(peer, "echo", 0.3)  # warm-up
+        for _ in range(rounds):
+            samples["plain"].append(stdio.sequential(plain, "echo", seconds))
+            samples["guarded"].append(stdio.sequential(guarded, "echo", seconds))
+    finally:
+        plain.close()
+        guarded.close()
+    records = audit.read_bytes().count(b"\n")
+    if records < 2:
+        raise stdio.BenchError(f"the guarded server wrote {records} audit records")
+    return samples
+
+
+def render(samples: dict[str, list[float]], mode: str, rounds: int, seconds: float) -> tuple[str, bool]:
+    plain, guarded = statistics.median(samples["plain"]), statistics.median(samples["guarded"])
+    ratio = guarded / plain
+    passed = ratio >= 0.85
+    text = (
+        f"Run of {datetime.date.today().isoformat()} ({mode}: {rounds} rounds of {seconds:g} s), "
+        f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores.\n\n"
+        "| metric | guarded | plain | ratio | target | |\n|---|---|---|---|---|---|\n"
+        f"| sequential tools/call (calls/s): timeout, rate limit, audit file flushed per record | "
+        f"{guarded:,.0f} | {plain:,.0f} | {ratio:.2f}x | >= 0.85x | {'pass' if passed else '**missed**'} |\n"
+    )
+    return text, passed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a short run (about 10 s)")
+    docs = parser.add_mutually_exclusive_group()
+    docs.add_argument("--docs", action="store_true", help="write the results into docs/performance.md")
+    docs.add_argument("--no-docs", action="store_true", help="leave docs/performance.md alone")
+    args = parser.parse_args(argv)
+    mode = "quick" if args.quick else "full"
+    rounds, seconds = (3, 0.5) if args.quick else (9, 1.0)
+    samples = measure(rounds, seconds)
+    text, passed = render(samples, mode, rounds, seconds)
+    print(text)
+    wants_docs = args.docs or (mode == "full" and not args.no_docs)
+    if wants_docs and not stdio.update_docs(text, START_MARK, END_MARK):
+        print("docs/performance.md has no guards results markers: not updated", file=sys.stderr)
+    return 0 if passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
