@@ -3,8 +3,8 @@
     server = Server("files", guards=[Audit("audit.jsonl")])
 
 Each call gets two JSON records sharing an ``id``: ``"phase": "start"`` written *before* the
-tool runs (time, caller, client, session, protocol version, method, tool, an argument
-summary), and ``"phase": "end"`` after it (outcome, error kind, duration). A server killed in
+tool runs (time, method, tool, session, caller, client, protocol version, an argument
+summary), and ``"phase": "end"`` after it (time, outcome, error kind, duration in ms). A server killed in
 the middle of calls, even with SIGKILL, has the start record of every call that began; one
 without its end record was cut short.
 
@@ -24,7 +24,6 @@ or any callable taking the record (a dict).
 from __future__ import annotations
 
 import asyncio
-import datetime
 import itertools
 import os
 import sys
@@ -144,23 +143,21 @@ class Audit:
 
     async def __call__(self, call: Call, next: Next) -> Result:
         id = f"{self._prefix}{self._count()}"
-        head = {
-            "id": id,
-            "method": call.method,
-            "name": call.name,
-            "session": call.session_id,
-            "caller": call.caller,
-        }
         client = call.client
-        start = {
-            "time": _now(),
-            "phase": "start",
-            **head,
-            "client": f"{client.get('name')}/{client.get('version')}" if client else None,
-            "version": call.version,
-            "arguments": self._arguments(call.arguments),
-        }
-        self.sink(start)
+        self.sink(
+            {
+                "time": _now(),
+                "phase": "start",
+                "id": id,
+                "method": call.method,
+                "name": call.name,
+                "session": call.session_id,
+                "caller": call.caller,
+                "client": f"{client.get('name')}/{client.get('version')}" if client else None,
+                "version": call.version,
+                "arguments": self._arguments(call.arguments),
+            }
+        )
         began = time.monotonic()
         outcome: str = "error"
         error: str | int | None = None
@@ -181,15 +178,8 @@ class Audit:
             error = type(exc).__name__
             raise
         finally:
-            end = {
-                "time": _now(),
-                "phase": "end",
-                **head,
-                "outcome": outcome,
-                "error": error,
-                "ms": round((time.monotonic() - began) * 1000, 3),
-            }
-            self.sink(end)
+            took = round((time.monotonic() - began) * 1000, 3)
+            self.sink({"time": _now(), "phase": "end", "id": id, "outcome": outcome, "error": error, "ms": took})
 
     def _arguments(self, arguments: dict[str, Any] | None) -> Any:
         if arguments is None:
@@ -234,5 +224,13 @@ def _cut(value: Any) -> Any:
     return value
 
 
+_second: list[Any] = [-1, ""]  # the second last formatted, and its text
+
+
 def _now() -> str:
-    return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """The time as ``2026-11-25T05:33:00.120Z`` (the seconds part formatted once a second)."""
+    now = time.time()
+    second = int(now)
+    if second != _second[0]:
+        _second[0], _second[1] = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+    return f"{_second[1]}.{int((now - second) * 1000):03d}Z"

@@ -121,13 +121,13 @@ def chain(guards: Sequence[Guard]) -> Next | None:
     return handler
 
 
-async def _innermost(call: Call) -> Result:
-    return await call._work()
+def _innermost(call: Call) -> Awaitable[Result]:
+    return call._work()
 
 
 def _link(guard: Guard, following: Next) -> Next:
-    async def handle(call: Call) -> Result:
-        return await guard(call, following)
+    def handle(call: Call) -> Awaitable[Result]:  # no coroutine of its own: one frame less per guard
+        return guard(call, following)
 
     return handle
 
