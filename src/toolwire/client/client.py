@@ -64,6 +64,7 @@ from .types import (
 if TYPE_CHECKING:
     from ..completion import Completion
     from ..server.server import Server
+    from .telemetry import ClientTelemetry
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 ProgressCallback = Callable[[float, float | None, str | None], Any]
@@ -103,7 +104,9 @@ class Client:
     server went away: it exited, crashed or closed the connection; not called after
     :meth:`close`); ``pins`` to check tools against approved definitions (see :meth:`approve`);
     ``max_message_bytes``: the largest message taken from a server over stdio (a longer line
-    ends the connection with :class:`ConnectionClosed` saying so; default 4 MiB, as servers).
+    ends the connection with :class:`ConnectionClosed` saying so; default 4 MiB, as servers);
+    ``telemetry``: OpenTelemetry spans and durations of every request, the trace context sent
+    along (``True`` for the global providers, or a :class:`~.telemetry.ClientTelemetry`).
     """
 
     def __init__(
@@ -130,6 +133,7 @@ class Client:
         on_close: Callable[[str], Any] | None = None,
         pins: dict[str, dict[str, str]] | None = None,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        telemetry: bool | ClientTelemetry = False,
     ) -> None:
         if protocol is not None and protocol not in (*LEGACY_VERSIONS, *MODERN_VERSIONS):
             raise ClientError(f"unknown protocol version {protocol!r}")
@@ -152,7 +156,13 @@ class Client:
         self.server_info: dict[str, Any] = {}
         self.capabilities: dict[str, Any] = {}
         self.instructions: str | None = None
-        self._session = ClientSession(self.transport, self._serve, self._notified, on_close)
+        if telemetry is True:
+            from .telemetry import ClientTelemetry
+
+            telemetry = ClientTelemetry()
+        self._session = ClientSession(
+            self.transport, self._serve, self._notified, on_close, telemetry if telemetry else None
+        )
         self._tools: dict[str, ToolInfo] = {}
         self._tools_fresh_until = 0.0
         self._tools_valid = False
@@ -425,8 +435,12 @@ class Client:
         raise ProtocolViolation(f"{method} still wanted input after {MAX_INPUT_ROUNDS} rounds")
 
     def _start_call(
-        self, params: dict[str, Any], progress: ProgressCallback | None, timeout: float | None,
-        max_timeout: float | None, meta: dict[str, Any] | None,
+        self,
+        params: dict[str, Any],
+        progress: ProgressCallback | None,
+        timeout: float | None,
+        max_timeout: float | None,
+        meta: dict[str, Any] | None,
     ) -> tuple[int, asyncio.Future[Any], str | None]:
         """Send one ``tools/call`` round, watched for its timeout (one watchdog timer serves
         every call in flight: a timer per call would cost more than the rest of its work);
@@ -561,9 +575,11 @@ class Client:
 
         if (prompt is None) == (resource_template is None):
             raise ValueError("name exactly one of prompt= and resource_template=")
-        ref = {"type": "ref/prompt", "name": prompt} if prompt is not None else {
-            "type": "ref/resource", "uri": resource_template
-        }
+        ref = (
+            {"type": "ref/prompt", "name": prompt}
+            if prompt is not None
+            else {"type": "ref/resource", "uri": resource_template}
+        )
         params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
         if context:
             params["context"] = {"arguments": context}

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ..logs import get_logger
 from .errors import ConnectionClosed, ProtocolViolation, RequestTimeout, ServerError
 from .transports import Transport
+
+if TYPE_CHECKING:
+    from .telemetry import ClientTelemetry
 
 log = get_logger("toolwire.client")
 
@@ -33,8 +36,10 @@ class ClientSession:
         on_request: RequestHandler,
         on_notification: NotificationHandler,
         on_closed: Callable[[str], Any] | None = None,
+        telemetry: ClientTelemetry | None = None,
     ) -> None:
         self.transport = transport
+        self.telemetry = telemetry
         self._on_closed = on_closed
         self._encoding = orjson.OPT_APPEND_NEWLINE if transport.newline else 0
         self._on_request = on_request
@@ -49,7 +54,10 @@ class ClientSession:
         transport.on_close = self._closed
 
     def start(
-        self, method: str, params: dict[str, Any] | None, long_lived: bool = False,
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        long_lived: bool = False,
     ) -> tuple[int, asyncio.Future[Any]]:
         """Send a request; returns its id and the future of its result (or error).
 
@@ -63,6 +71,9 @@ class ClientSession:
             loop = self._loop = asyncio.get_running_loop()
         pending = self._pending
         pending[id] = future = loop.create_future()
+        if self.telemetry is not None:
+            params, opened = self.telemetry.begin(method, params, id)
+            future.add_done_callback(lambda done: self.telemetry.end(opened, done))  # type: ignore[union-attr]
         if params is None:
             message: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
         else:

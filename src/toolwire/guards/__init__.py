@@ -6,6 +6,7 @@ and the guards built on that one seam.
 - :class:`SizeCaps`: limits on the size of arguments and results.
 - :class:`RateLimit`: token buckets per caller and tool, in memory or in Redis (:mod:`.rate`).
 - :func:`redact`: secrets taken out of what is logged or audited (:mod:`.redaction`).
+- :class:`Telemetry`: OpenTelemetry spans and durations (:mod:`.telemetry`).
 
 Imported lazily: a server without guards loads none of them (nor asyncio before it serves).
 """
@@ -22,11 +23,11 @@ if TYPE_CHECKING:
     from .rate import RateLimit
     from .redaction import RedactingFilter, redact
     from .sizes import SizeCaps
+    from .telemetry import Telemetry
 
 __all__ = [
     "Audit", "Call", "FileSink", "Guard", "Limits", "Next", "RateLimit", "RedactingFilter", "Refusal", "Result",
-    "SizeCaps",
-    "redact", "refusal",
+    "SizeCaps", "Telemetry", "redact", "refusal",
 ]  # fmt: skip
 
 _LAZY = {
@@ -37,6 +38,7 @@ _LAZY = {
     "RedactingFilter": "redaction",
     "redact": "redaction",
     "SizeCaps": "sizes",
+    "Telemetry": "telemetry",
 }
 
 

@@ -1,0 +1,107 @@
+"""OpenTelemetry for servers: a span and a duration per request, following the semantic
+conventions for MCP, continuing the caller's trace (``pip install 'toolwire[otel]'``).
+
+    server = Server("files", guards=[Telemetry()])
+
+Each request that runs your code gets a ``SERVER`` span named ``{method} {target}``
+(``tools/call get_weather``, ``resources/read file:///notes.txt``) with the attributes
+``mcp.method.name``, ``mcp.session.id``, ``mcp.protocol.version``, ``jsonrpc.request.id``,
+``gen_ai.operation.name`` (``execute_tool``) and ``gen_ai.tool.name`` for tool calls,
+``gen_ai.prompt.name``, ``mcp.resource.uri``, and on failure ``error.type`` (``tool_error``
+for an ``isError`` result, the JSON-RPC code for an error, the exception's type otherwise)
+with the span's status set to error. Its parent is the trace context the client put in the
+request's ``_meta`` (``traceparent``, ``tracestate``), when it did. The histogram
+``mcp.server.operation.duration`` (seconds) gets one measurement per request with the same
+method, tool and error attributes.
+
+The tracer and meter come from the global providers unless given; without an SDK configured
+they do nothing. Nothing is imported unless this guard is used.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..protocol.errors import ProtocolError
+from .seam import Call, Next, Result
+
+SCOPE = "toolwire"
+
+
+class Telemetry:
+    """The OpenTelemetry guard (see the module's description). It runs outside the other
+    guards, so that what they refuse is traced too."""
+
+    outermost = True
+
+    def __init__(self, tracer_provider: Any = None, meter_provider: Any = None) -> None:
+        from opentelemetry import metrics, propagate, trace
+
+        self._trace = trace
+        self._propagate = propagate
+        self.tracer = trace.get_tracer(SCOPE, tracer_provider=tracer_provider)
+        meter = metrics.get_meter(SCOPE, meter_provider=meter_provider)
+        self.duration = meter.create_histogram(
+            "mcp.server.operation.duration", unit="s", description="How long the server took to handle a request"
+        )
+
+    async def __call__(self, call: Call, next: Next) -> Result:
+        attributes = request_attributes(call.method, call.name)
+        attributes["mcp.session.id"] = call.session_id
+        attributes["mcp.protocol.version"] = call.version
+        attributes["jsonrpc.request.id"] = str(call.request_id)
+        parent = self._propagate.extract(carrier=call.meta)
+        started = time.perf_counter()
+        error: str | None = None
+        with self.tracer.start_as_current_span(
+            span_name(call.method, call.name),
+            context=parent,
+            kind=self._trace.SpanKind.SERVER,
+            attributes=attributes,
+            record_exception=False,
+            set_status_on_exception=False,
+        ) as span:
+            try:
+                result = await next(call)
+                if result.get("isError"):
+                    error = "tool_error"
+                return result
+            except ProtocolError as exc:
+                error = str(exc.code)
+                span.set_attribute("rpc.response.status_code", error)
+                raise
+            except BaseException as exc:
+                error = type(exc).__name__
+                raise
+            finally:
+                if error is not None:
+                    span.set_attribute("error.type", error)
+                    span.set_status(self._trace.StatusCode.ERROR)
+                measured = {key: attributes[key] for key in _METRIC_KEYS if key in attributes}
+                if error is not None:
+                    measured["error.type"] = error
+                self.duration.record(time.perf_counter() - started, measured)
+
+
+_METRIC_KEYS = ("mcp.method.name", "gen_ai.tool.name", "gen_ai.prompt.name", "mcp.protocol.version")
+
+
+def span_name(method: str, target: str | None) -> str:
+    """``{method} {target}``, or the method alone."""
+    return f"{method} {target}" if target else method
+
+
+def request_attributes(method: str, target: str | None) -> dict[str, Any]:
+    """The semantic conventions' attributes naming what a request is about."""
+    attributes: dict[str, Any] = {"mcp.method.name": method}
+    if target is None:
+        return attributes
+    if method == "tools/call":
+        attributes["gen_ai.tool.name"] = target
+        attributes["gen_ai.operation.name"] = "execute_tool"
+    elif method == "prompts/get":
+        attributes["gen_ai.prompt.name"] = target
+    elif method.startswith("resources/"):
+        attributes["mcp.resource.uri"] = target
+    return attributes
