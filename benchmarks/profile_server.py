@@ -2,12 +2,13 @@
 
     python benchmarks/profile_server.py [--load sequential|in-flight] [--tool echo|echo_sync]
                                  [--seconds 8] [--rate 500] [--idle] [--native] [-o out.txt]
-                                 [--src DIR]
+                                 [--src DIR] [--server FILE]
 
 Starts ``python -m toolwire run benchmarks/echo_server.py``, drives it with the client of
 ``run.py`` (one call in flight, or 64), and has ``py-spy record`` sample it meanwhile in raw
 (collapsed stacks) form. Prints where the samples fall: by function (own time and with what
-it calls), and by area (event loop, our code, orjson, validation...). ``-o`` keeps the raw
+it calls), and by area (event loop, our code, orjson, validation...). ``--server`` profiles
+another server file (its directory and ``benchmarks/`` on ``PYTHONPATH``). ``-o`` keeps the raw
 stacks (``--svg`` for a flame graph instead). Needs py-spy (``pip install py-spy``).
 """
 
@@ -104,12 +105,17 @@ def main() -> int:
     parser.add_argument("-o", "--output", help="keep the raw collapsed stacks (or the flame graph) here")
     parser.add_argument("--svg", action="store_true", help="write a flame graph to --output instead")
     parser.add_argument("--src", help="import toolwire from this directory instead (a snapshot of src/)")
+    parser.add_argument("--server", help="serve this file instead of benchmarks/echo_server.py")
     args = parser.parse_args()
     spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     if not os.path.exists(spy):
         print("py-spy is not installed: pip install py-spy", file=sys.stderr)
         return 2
-    peer = bench.Peer("toolwire", bench.TOOLWIRE, {"PYTHONPATH": args.src} if args.src else None)
+    command, paths = bench.TOOLWIRE, [args.src] if args.src else []
+    if args.server:
+        command = [*bench.TOOLWIRE[:-1], args.server]
+        paths += [str(Path(args.server).resolve().parent), str(Path(__file__).resolve().parent)]
+    peer = bench.Peer("toolwire", command, {"PYTHONPATH": os.pathsep.join(paths)} if paths else None)
     try:
         peer.handshake()
         load = bench.sequential if args.load == "sequential" else bench.in_flight

@@ -70,7 +70,11 @@ async def open_peer(server: Server, version: str, capabilities: dict[str, Any] |
     if not peer.modern:
         answer = await peer.request(
             "initialize",
-            {"protocolVersion": version, "capabilities": peer.capabilities, "clientInfo": {"name": "t", "version": "1"}},
+            {
+                "protocolVersion": version,
+                "capabilities": peer.capabilities,
+                "clientInfo": {"name": "t", "version": "1"},
+            },
         )
         assert answer["result"]["protocolVersion"] == version
         peer.initialize_result = answer["result"]

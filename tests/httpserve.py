@@ -159,9 +159,7 @@ def modern_headers(method: str, name: str | None = None, **extra: str) -> dict[s
     return headers
 
 
-def modern_call(
-    name: str, arguments: dict[str, Any] | None = None, id: Any = 1, **meta_extra: Any
-) -> dict[str, Any]:
+def modern_call(name: str, arguments: dict[str, Any] | None = None, id: Any = 1, **meta_extra: Any) -> dict[str, Any]:
     """A 2026-07-28 ``tools/call`` body."""
     params = {"name": name, "arguments": arguments or {}, "_meta": meta(**meta_extra)}
     return {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}
@@ -176,7 +174,11 @@ def legacy_call(name: str, arguments: dict[str, Any] | None = None, id: Any = 1,
 
 
 def initialize(version: str = LEGACY, capabilities: dict[str, Any] | None = None, id: Any = 0) -> dict[str, Any]:
-    params = {"protocolVersion": version, "capabilities": capabilities or {}, "clientInfo": {"name": "raw", "version": "1"}}
+    params = {
+        "protocolVersion": version,
+        "capabilities": capabilities or {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    }
     return {"jsonrpc": "2.0", "id": id, "method": "initialize", "params": params}
 
 
@@ -184,7 +186,9 @@ async def open_session(
     http: httpx.AsyncClient, url: str, version: str = LEGACY, capabilities: dict[str, Any] | None = None
 ) -> dict[str, str]:
     """A legacy session, initialized: the headers its later requests carry."""
-    reply = await http.post(url, json=initialize(version, capabilities), headers={**BASE, "MCP-Protocol-Version": version})
+    reply = await http.post(
+        url, json=initialize(version, capabilities), headers={**BASE, "MCP-Protocol-Version": version}
+    )
     assert reply.status_code == 200, reply.text
     assert reply.json()["result"]["protocolVersion"] == version
     headers = {**BASE, "Mcp-Session-Id": reply.headers["mcp-session-id"], "MCP-Protocol-Version": version}

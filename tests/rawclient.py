@@ -40,8 +40,12 @@ class RawClient:
     def __init__(self, command: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> None:
         full_env = {**os.environ, **(env or {})}
         self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=full_env, cwd=cwd,
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=full_env,
+            cwd=cwd,
         )
         self._lines: queue.Queue[bytes | None] = queue.Queue()
         self.stderr_lines: list[str] = []
@@ -100,10 +104,14 @@ class RawClient:
     def initialize(self, version: str = "2025-11-25", capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
         """The legacy handshake: initialize, then notifications/initialized."""
         self.notifications = []
-        answer = self.request("initialize", {
-            "protocolVersion": version, "capabilities": capabilities or {},
-            "clientInfo": {"name": "rawclient", "version": "1"},
-        })
+        answer = self.request(
+            "initialize",
+            {
+                "protocolVersion": version,
+                "capabilities": capabilities or {},
+                "clientInfo": {"name": "rawclient", "version": "1"},
+            },
+        )
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return answer
 

@@ -28,7 +28,9 @@ def make_server(**options: Any) -> Server:
         answer = await ctx.elicit(f"How many seats on {flight}?", Booking)
         if not answer.accepted:
             return f"booking {answer.action}ed"
-        confirm = await ctx.elicit("Confirm?", {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]})
+        confirm = await ctx.elicit(
+            "Confirm?", {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+        )
         if not confirm.data["ok"]:
             return "not confirmed"
         server.side_effects.append((flight, answer.data))  # type: ignore[attr-defined]
@@ -87,7 +89,9 @@ async def test_legacy_client_error_answer_becomes_an_error_result() -> None:
     peer = await open_peer(make_server(), "2025-11-25", {"elicitation": {}})
     id = await peer.send("tools/call", {"name": "book", "arguments": {"flight": "X"}})
     request = await peer.connection.receive()
-    await peer.connection.send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -1, "message": "user closed the dialog"}})
+    await peer.connection.send(
+        {"jsonrpc": "2.0", "id": request["id"], "error": {"code": -1, "message": "user closed the dialog"}}
+    )
     result = (await peer.answer(id))["result"]
     assert result["isError"] and "user closed the dialog" in result["content"][0]["text"]
 
@@ -117,7 +121,9 @@ async def test_legacy_sampling() -> None:
     assert (await peer.answer(id))["result"]["content"][0]["text"] == "summary: short"
 
 
-async def modern_round(peer: Any, arguments: dict[str, Any], state: str | None, responses: dict[str, Any] | None) -> dict[str, Any]:
+async def modern_round(
+    peer: Any, arguments: dict[str, Any], state: str | None, responses: dict[str, Any] | None
+) -> dict[str, Any]:
     params: dict[str, Any] = {"name": "book", "arguments": arguments}
     if state is not None:
         params["requestState"] = state
@@ -135,12 +141,18 @@ async def test_modern_elicitation_is_multi_round_trip_with_the_same_tool_code() 
     [(key, request)] = first["inputRequests"].items()
     assert request["method"] == "elicitation/create"
     assert request["params"]["mode"] == "form"
-    second = (await modern_round(peer, args, first["requestState"], {key: {"action": "accept", "content": {"seats": 1, "name": "Lin"}}}))["result"]
+    second = (
+        await modern_round(
+            peer, args, first["requestState"], {key: {"action": "accept", "content": {"seats": 1, "name": "Lin"}}}
+        )
+    )["result"]
     assert second["resultType"] == "input_required"
     [(key2, request2)] = second["inputRequests"].items()
     assert key2 != key and request2["params"]["message"] == "Confirm?"
     assert server.side_effects == []  # type: ignore[attr-defined]  # nothing happens before every answer is in
-    final = (await modern_round(peer, args, second["requestState"], {key2: {"action": "accept", "content": {"ok": True}}}))["result"]
+    final = (
+        await modern_round(peer, args, second["requestState"], {key2: {"action": "accept", "content": {"ok": True}}})
+    )["result"]
     assert final["resultType"] == "complete"
     assert final["content"][0]["text"] == "booked 1 for Lin on MU5101"
     assert server.side_effects == [("MU5101", Booking(1, "Lin"))]  # type: ignore[attr-defined]
@@ -153,7 +165,9 @@ async def test_modern_missing_or_invalid_answers_are_asked_again() -> None:
     again = (await modern_round(peer, args, first["requestState"], {}))["result"]
     assert again["resultType"] == "input_required" and again["inputRequests"] == first["inputRequests"]
     [key] = first["inputRequests"]
-    invalid = (await modern_round(peer, args, first["requestState"], {key: {"action": "accept", "content": {"seats": "x"}}}))["result"]
+    invalid = (
+        await modern_round(peer, args, first["requestState"], {key: {"action": "accept", "content": {"seats": "x"}}})
+    )["result"]
     assert invalid["resultType"] == "input_required" and list(invalid["inputRequests"]) == [key]
 
 
@@ -190,9 +204,15 @@ async def test_shared_state_key_lets_another_process_finish_the_call() -> None:
     args = {"flight": "X"}
     r1 = (await modern_round(a, args, None, None))["result"]
     [k1] = r1["inputRequests"]
-    r2 = (await modern_round(b, args, r1["requestState"], {k1: {"action": "accept", "content": {"seats": 3, "name": "B"}}}))["result"]
+    r2 = (
+        await modern_round(
+            b, args, r1["requestState"], {k1: {"action": "accept", "content": {"seats": 3, "name": "B"}}}
+        )
+    )["result"]
     [k2] = r2["inputRequests"]
-    r3 = (await modern_round(a, args, r2["requestState"], {k2: {"action": "accept", "content": {"ok": True}}}))["result"]
+    r3 = (await modern_round(a, args, r2["requestState"], {k2: {"action": "accept", "content": {"ok": True}}}))[
+        "result"
+    ]
     assert r3["content"][0]["text"] == "booked 3 for B on X"
 
 
@@ -203,7 +223,11 @@ async def test_modern_sampling_round_trip() -> None:
     [(key, request)] = first["inputRequests"].items()
     assert request["method"] == "sampling/createMessage" and request["params"]["maxTokens"] == 50
     reply = {"role": "assistant", "content": {"type": "text", "text": "s"}, "model": "m"}
-    final = (await peer.request("tools/call", {**params, "requestState": first["requestState"], "inputResponses": {key: reply}}))["result"]
+    final = (
+        await peer.request(
+            "tools/call", {**params, "requestState": first["requestState"], "inputResponses": {key: reply}}
+        )
+    )["result"]
     assert final["content"][0]["text"] == "summary: s"
 
 

@@ -72,10 +72,22 @@ async def test_malformed_messages_get_the_prescribed_error(data: bytes, code: in
 
 
 async def test_oversized_and_deeply_nested_messages_are_refused() -> None:
-    big = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x" * 2000}}})
+    big = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": "x" * 2000}},
+        }
+    )
     answer = await error_for(big.encode(), max_message_bytes=1000)
     assert answer["error"]["code"] == -32600 and "exceeds the limit of 1000 bytes" in answer["error"]["message"]
-    deep = '{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": ' + "[" * 200 + "]" * 200 + "}}}"
+    deep = (
+        '{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": '
+        + "[" * 200
+        + "]" * 200
+        + "}}}"
+    )
     answer = await error_for(deep.encode())
     assert answer["error"]["code"] == -32600 and answer["id"] == 9 and "nested deeper" in answer["error"]["message"]
 
@@ -83,7 +95,11 @@ async def test_oversized_and_deeply_nested_messages_are_refused() -> None:
 async def test_bad_input_does_not_disturb_calls_in_flight() -> None:
     peer = await open_peer(make_server(), MODERN)
     slow_id = await peer.send("tools/call", {"name": "slow", "arguments": {"seconds": 0.2}})
-    for data in (b"garbage", b"[1,2]", b'{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"nope","_meta":{}}}'):
+    for data in (
+        b"garbage",
+        b"[1,2]",
+        b'{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"nope","_meta":{}}}',
+    ):
         peer.connection.send_bytes(data)
     errors = [await peer.connection.receive() for _ in range(3)]
     assert [e["error"]["code"] for e in errors] == [-32700, -32600, -32602]
@@ -123,13 +139,27 @@ def test_arbitrary_bytes_never_crash_the_connection(chunks: list[bytes]) -> None
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
     max_leaves=20,
 )
 methods = st.sampled_from(
-    ["initialize", "ping", "tools/list", "tools/call", "server/discover", "subscriptions/listen",
-     "logging/setLevel", "notifications/cancelled", "notifications/initialized", "nope"]
+    [
+        "initialize",
+        "ping",
+        "tools/list",
+        "tools/call",
+        "server/discover",
+        "subscriptions/listen",
+        "logging/setLevel",
+        "notifications/cancelled",
+        "notifications/initialized",
+        "nope",
+    ]
 )
 
 
@@ -141,7 +171,13 @@ def messages(draw: st.DrawFn) -> Any:
     message: dict[str, Any] = {"jsonrpc": draw(st.sampled_from(["2.0", "2.0", "1.0"])), "method": draw(methods)}
     if draw(st.booleans()):
         message["id"] = draw(st.integers(-5, 5) | st.text(max_size=3) | st.none() | st.booleans())
-    params = draw(st.dictionaries(st.sampled_from(["name", "arguments", "cursor", "level", "requestId", "protocolVersion", "_meta", "x"]), json_values, max_size=4))
+    params = draw(
+        st.dictionaries(
+            st.sampled_from(["name", "arguments", "cursor", "level", "requestId", "protocolVersion", "_meta", "x"]),
+            json_values,
+            max_size=4,
+        )
+    )
     if kind == 2:
         params["_meta"] = draw(st.just(meta()) | json_values)
         params["name"] = draw(st.sampled_from(["echo", "slow", "zzz"]))
@@ -169,9 +205,18 @@ def test_arbitrary_json_messages_always_get_well_formed_answers(batch: list[Any]
                 assert item["jsonrpc"] == "2.0"
                 assert ("error" in item) or ("result" in item) or ("method" in item)
         # the session survives whatever it was sent
-        await connection.send({"jsonrpc": "2.0", "id": "final", "method": "tools/call", "params": {
-            "name": "echo", "arguments": {"text": "ok"}, "_meta": meta(),
-        }})
+        await connection.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "final",
+                "method": "tools/call",
+                "params": {
+                    "name": "echo",
+                    "arguments": {"text": "ok"},
+                    "_meta": meta(),
+                },
+            }
+        )
         while True:
             answer = await connection.receive()
             if answer.get("id") == "final":

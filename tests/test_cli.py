@@ -54,8 +54,8 @@ def test_tools_table() -> None:
         "destructive",
         "idempotent",
         "maxResults: integer = 20",
-        "fileType: \".ts\" | \".py\" | \".js\" | \".md\" | \".rs\" | \".go\" | null",
-        "operations*: array[\"sum\" | \"average\" | \"count\"]",
+        'fileType: ".ts" | ".py" | ".js" | ".md" | ".rs" | ".go" | null',
+        'operations*: array["sum" | "average" | "count"]',
         "Get current weather information for a location.",
     ):
         assert shown in seed.stdout
@@ -86,14 +86,19 @@ def test_object_in_file_and_command_after_double_dash() -> None:
     )
     assert (other.returncode, other.stdout.strip()) == (0, "another 0.1.0: no tools (protocol 2026-07-28)")
     assert command.returncode == 0 and "stdio-test" in command.stdout and "countdown" in command.stdout
-    assert (legacy.returncode, legacy.stdout) == (0, "ok\n{\n  \"size\": 1\n}\n")
+    assert (legacy.returncode, legacy.stdout) == (0, 'ok\n{\n  "size": 1\n}\n')
 
 
 def test_env_reaches_the_server_process(tmp_path: Path) -> None:
     (tmp_path / "note.txt").write_text("hello from the workspace\n")
     done = toolwire(
-        "call", "get_file_content", "path=note.txt", "--env", f"TOOLWIRE_EXAMPLES_ROOT={tmp_path}",
-        "--", *toolwire_command(SEED),
+        "call",
+        "get_file_content",
+        "path=note.txt",
+        "--env",
+        f"TOOLWIRE_EXAMPLES_ROOT={tmp_path}",
+        "--",
+        *toolwire_command(SEED),
     )
     assert (done.returncode, done.stdout) == (0, "hello from the workspace\n"), done.stderr
 
@@ -104,7 +109,13 @@ def test_env_reaches_the_server_process(tmp_path: Path) -> None:
 def test_key_value_arguments_take_the_schema_types() -> None:
     by_pairs, by_json = toolwire_all(
         ["call", CLI_SERVER, "kinds", "count=3", "flag=true", "items=[1, 2]", "name=123", "note=null", "extra=x y"],
-        ["call", CLI_SERVER, "kinds", "--json", '{"count": 3, "flag": true, "items": [1, 2], "name": "123", "extra": 5}'],
+        [
+            "call",
+            CLI_SERVER,
+            "kinds",
+            "--json",
+            '{"count": 3, "flag": true, "items": [1, 2], "name": "123", "extra": 5}',
+        ],
     )
     assert by_pairs.returncode == 0, by_pairs.stderr
     assert json.loads(by_pairs.stdout) == {
@@ -165,7 +176,11 @@ def test_control_characters_reach_a_terminal_defused() -> None:
     leader, follower = pty.openpty()
     try:
         on_terminal = subprocess.run(
-            [*TOOLWIRE, "call", CLI_SERVER, "escape"], stdout=follower, stderr=subprocess.PIPE, env=environment(), timeout=30
+            [*TOOLWIRE, "call", CLI_SERVER, "escape"],
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            env=environment(),
+            timeout=30,
         )
         shown = os.read(leader, 4096).decode()
     finally:
@@ -262,20 +277,33 @@ def test_ctrl_c_exits_130_quietly() -> None:
 
 def test_help() -> None:
     overview, call = toolwire_all(["--help"], ["call", "-h"])
-    assert overview.returncode == 0 and "toolwire tools TARGET" in overview.stdout and "toolwire call" in overview.stdout
+    assert (
+        overview.returncode == 0 and "toolwire tools TARGET" in overview.stdout and "toolwire call" in overview.stdout
+    )
     assert call.returncode == 0 and "toolwire call TOOL [KEY=VALUE ...]" in call.stdout and "--out DIR" in call.stdout
 
 
 def test_run_imports_nothing_of_the_terminal_commands() -> None:
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}},
     ]
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "toolwire", "run", BASIC],
-        input="".join(json.dumps(m) + "\n" for m in messages), capture_output=True, text=True, timeout=30,
+        input="".join(json.dumps(m) + "\n" for m in messages),
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert done.returncode == 0 and '"text":"hi"' in done.stdout
     imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}

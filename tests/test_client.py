@@ -73,7 +73,9 @@ def make_server(**options: Any) -> Server:
 
     @server.tool
     async def ask(ctx: Context) -> str:
-        answer = await ctx.elicit("Name?", {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
+        answer = await ctx.elicit(
+            "Name?", {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+        )
         reply = await ctx.sample(f"Greet {answer.data['name']}", max_tokens=10)
         return reply["content"]["text"]
 
@@ -151,7 +153,9 @@ async def test_misbehaving_servers_give_clear_errors_never_hangs() -> None:
     async with Client(misbehaving("nameless"), timeout=10) as client:
         with pytest.raises(ProtocolViolation, match="a tool without a string name"):
             await client.list_tools()
-    with pytest.raises(ConnectionClosed, match="cannot start the server '/nonexistent/toolwire-test-server': No such file or directory"):
+    with pytest.raises(
+        ConnectionClosed, match="cannot start the server '/nonexistent/toolwire-test-server': No such file or directory"
+    ):
         async with Client(["/nonexistent/toolwire-test-server"]):
             pass
 
@@ -229,7 +233,9 @@ async def test_progress_resets_the_timeout(protocol: str | None) -> None:
         await asyncio.sleep(0.05)
         assert server.cancelled == [2]  # type: ignore[attr-defined]
         with pytest.raises(RequestTimeout):  # progress keeps coming, but max_timeout caps it all
-            await client.call_tool("steps", {"n": 50, "pause": 0.05}, timeout=0.2, max_timeout=0.5, progress=lambda *p: None)
+            await client.call_tool(
+                "steps", {"n": 50, "pause": 0.05}, timeout=0.2, max_timeout=0.5, progress=lambda *p: None
+            )
 
 
 async def test_cancelling_the_awaiting_task_cancels_the_call() -> None:

@@ -19,7 +19,9 @@ def line(message: Any) -> bytes:
 
 def initialized(version: str = "2025-11-25", **options: Any) -> ServerConnection:
     connection = ServerConnection(IDENTITY, **options)
-    [answer] = connection.receive_data(line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": version}}))
+    [answer] = connection.receive_data(
+        line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": version}})
+    )
     assert isinstance(answer, bytes)
     return connection
 
@@ -31,7 +33,9 @@ def decode(event: Any) -> Any:
 
 def test_messages_split_across_reads_and_several_per_read() -> None:
     connection = initialized()
-    data = line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}) + line({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+    data = line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}) + line(
+        {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    )
     events: list[Any] = []
     for i in range(0, len(data), 5):
         events += connection.receive_data(data[i : i + 5])
@@ -41,7 +45,9 @@ def test_messages_split_across_reads_and_several_per_read() -> None:
 
 def test_blank_lines_and_crlf_are_tolerated() -> None:
     connection = initialized()
-    events = connection.receive_data(b"\n\r\n  \n" + orjson.dumps({"jsonrpc": "2.0", "id": 3, "method": "ping"}) + b"\r\n")
+    events = connection.receive_data(
+        b"\n\r\n  \n" + orjson.dumps({"jsonrpc": "2.0", "id": 3, "method": "ping"}) + b"\r\n"
+    )
     assert [decode(e)["id"] for e in events] == [3]
 
 
@@ -56,12 +62,22 @@ def test_an_oversized_line_streamed_without_newline_is_refused_once_then_skipped
 
 def test_responses_are_rendered_for_the_requests_version() -> None:
     connection = initialized("2025-06-18")
-    [request] = connection.receive_data(line({"jsonrpc": "2.0", "id": "a", "method": "tools/call", "params": {"name": "x"}}))
-    assert decode(connection.respond(request, {"content": []})) == {"jsonrpc": "2.0", "id": "a", "result": {"content": []}}
+    [request] = connection.receive_data(
+        line({"jsonrpc": "2.0", "id": "a", "method": "tools/call", "params": {"name": "x"}})
+    )
+    assert decode(connection.respond(request, {"content": []})) == {
+        "jsonrpc": "2.0",
+        "id": "a",
+        "result": {"content": []},
+    }
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
-    [modern] = connection.receive_data(line({"jsonrpc": "2.0", "id": "b", "method": "tools/call", "params": {"_meta": meta}}))
+    [modern] = connection.receive_data(
+        line({"jsonrpc": "2.0", "id": "b", "method": "tools/call", "params": {"_meta": meta}})
+    )
     result = decode(connection.respond(modern, {"content": []}))["result"]
-    assert result["resultType"] == "complete" and result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "unit"
+    assert (
+        result["resultType"] == "complete" and result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "unit"
+    )
 
 
 def test_answers_are_sent_once_and_ids_are_free_again_afterwards() -> None:
@@ -76,15 +92,22 @@ def test_answers_are_sent_once_and_ids_are_free_again_afterwards() -> None:
 
 def test_cancellation_drops_everything_sent_for_the_request_afterwards() -> None:
     connection = initialized()
-    [request] = connection.receive_data(line({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"_meta": {"progressToken": "t"}}}))
+    [request] = connection.receive_data(
+        line({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"_meta": {"progressToken": "t"}}})
+    )
     assert request.progress_token == "t"
-    [cancelled] = connection.receive_data(line({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9, "reason": "stop"}}))
+    [cancelled] = connection.receive_data(
+        line({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9, "reason": "stop"}})
+    )
     assert isinstance(cancelled, Cancelled) and cancelled.request is request and cancelled.reason == "stop"
     assert connection.notify(request, "notifications/progress", {}) is None
     assert connection.respond(request, {"content": []}) is None
     # unknown, repeated or malformed cancellations are ignored
     for params in ({"requestId": 9}, {"requestId": 77}, {"requestId": [1]}, {}):
-        assert connection.receive_data(line({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})) == []
+        assert (
+            connection.receive_data(line({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}))
+            == []
+        )
 
 
 def test_batch_answer_waits_for_every_request_and_cancelled_ones_are_left_out() -> None:
@@ -96,7 +119,9 @@ def test_batch_answer_waits_for_every_request_and_cancelled_ones_are_left_out() 
     ]
     first, second = connection.receive_data(line(batch))
     assert connection.respond(first, {"content": []}) is None  # the batch is not complete yet
-    [cancelled] = connection.receive_data(line({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}))
+    [cancelled] = connection.receive_data(
+        line({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}})
+    )
     answers = decode(cancelled.flush)
     assert sorted(a["id"] for a in answers) == [1, 3]
     assert connection.respond(second, {"content": []}) is None
@@ -140,9 +165,14 @@ def test_output_schemas_are_objects_for_legacy_versions(schema: dict[str, Any], 
 
 def test_codec_leaves_fields_out_per_version() -> None:
     tool = {
-        "name": "t", "title": "T", "description": "d", "inputSchema": {"type": "object"},
-        "outputSchema": {"type": "string"}, "annotations": {"readOnlyHint": True},
-        "icons": [{"src": "https://x/i.png"}], "_meta": {"k": 1},
+        "name": "t",
+        "title": "T",
+        "description": "d",
+        "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "string"},
+        "annotations": {"readOnlyHint": True},
+        "icons": [{"src": "https://x/i.png"}],
+        "_meta": {"k": 1},
     }
     assert set(codec_for("2024-11-05").tool(tool)) == {"name", "description", "inputSchema"}
     assert codec_for("2025-03-26").tool(tool)["annotations"] == {"title": "T", "readOnlyHint": True}

@@ -24,7 +24,12 @@ def make_server() -> Server:
 async def test_initialize_answers_the_clients_version(version: str) -> None:
     async with MemoryConnection(make_server()) as connection:
         await connection.send(
-            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": version, "capabilities": {}}}
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": version, "capabilities": {}},
+            }
         )
         result = (await connection.receive())["result"]
     assert result["protocolVersion"] == version
@@ -97,7 +102,10 @@ async def test_era_specific_methods_are_unknown_in_the_other_era() -> None:
     legacy = await open_peer(make_server(), "2025-11-25")
     assert (await legacy.request("server/discover"))["error"]["code"] == -32601
     assert (await legacy.request("subscriptions/listen"))["error"]["code"] == -32601
-    assert (await legacy.request("no/such/method"))["error"] == {"code": -32601, "message": "Method not found: no/such/method"}
+    assert (await legacy.request("no/such/method"))["error"] == {
+        "code": -32601,
+        "message": "Method not found: no/such/method",
+    }
 
 
 async def test_both_eras_on_one_connection() -> None:
@@ -107,9 +115,16 @@ async def test_both_eras_on_one_connection() -> None:
     assert answer["result"] == {"content": [{"type": "text", "text": "old"}]}
     # a modern request on the same (initialized) connection is served statelessly
     await legacy.connection.send(
-        {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
-            "name": "echo", "arguments": {"text": "new"}, "_meta": meta(),
-        }}
+        {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {
+                "name": "echo",
+                "arguments": {"text": "new"},
+                "_meta": meta(),
+            },
+        }
     )
     modern_answer = await legacy.answer(7)
     assert modern_answer["result"]["resultType"] == "complete"

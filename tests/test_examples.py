@@ -416,7 +416,9 @@ def test_search_codebase_max_results(legacy: RawClient) -> None:
 
 def test_search_codebase_invalid_regex_is_an_execution_error(legacy: RawClient) -> None:
     text = failed(legacy, "search_codebase", {"pattern": "def (unclosed"})
-    assert text.startswith("Invalid regular expression 'def (unclosed': missing ): def (unclosed. The search engine (RE2)")
+    assert text.startswith(
+        "Invalid regular expression 'def (unclosed': missing ): def (unclosed. The search engine (RE2)"
+    )
     assert failed(legacy, "search_codebase", {"pattern": "[z-a]"}, modern=True).startswith("Invalid regular expression")
 
 

@@ -82,6 +82,34 @@ async def test_calls_beyond_a_tools_concurrency_wait_for_a_slot(client: Client) 
     assert time.monotonic() - started >= 0.85  # one after another
 
 
+async def test_deadlines_of_different_lengths_share_one_timer_and_each_fires_on_time() -> None:
+    server = Server("deadlines", timeout=0.6)
+
+    @server.tool(timeout=0.2)
+    async def short(seconds: float) -> str:
+        await asyncio.sleep(seconds)
+        return "short done"
+
+    @server.tool()
+    async def long(seconds: float) -> str:
+        await asyncio.sleep(seconds)
+        return "long done"
+
+    async with Client(server, timeout=10) as client:
+        started = time.monotonic()
+
+        async def timed(tool: str, seconds: float) -> tuple[str, float]:
+            result = await client.call_tool(tool, {"seconds": seconds})
+            return text(result), time.monotonic() - started
+
+        # The long deadline starts first; a shorter one after it must still fire first.
+        outcomes = await asyncio.gather(timed("long", 5), timed("short", 5), timed("short", 0.01), timed("long", 0.3))
+    (long_out, long_at), (short_out, short_at), (quick, _), (finished, _) = outcomes
+    assert short_out == "Tool 'short' timed out after 0.2 s and was cancelled." and 0.15 < short_at < 0.5
+    assert long_out == "Tool 'long' timed out after 0.6 s and was cancelled." and 0.55 < long_at < 1.0
+    assert (quick, finished) == ("short done", "long done")
+
+
 async def test_calls_beyond_the_limit_are_refused_once_the_wait_is_over() -> None:
     from toolwire.guards import Limits
 
@@ -94,8 +122,12 @@ async def test_calls_beyond_the_limit_are_refused_once_the_wait_is_over() -> Non
 
     for version in (LEGACY[-1], MODERN):
         peer = await open_peer(server, version)
-        ids = [await peer.send("tools/call", {"name": "single", "arguments": {"seconds": seconds}}) for seconds in (0.5, 0)]
-        answers = {answer["id"]: answer for answer in [await peer.connection.receive(), await peer.connection.receive()]}
+        ids = [
+            await peer.send("tools/call", {"name": "single", "arguments": {"seconds": seconds}}) for seconds in (0.5, 0)
+        ]
+        answers = {
+            answer["id"]: answer for answer in [await peer.connection.receive(), await peer.connection.receive()]
+        }
         first, second = answers[ids[0]], answers[ids[1]]
         assert first["result"]["content"][0]["text"] == "done"
         assert second["result"]["isError"] is True

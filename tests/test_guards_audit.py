@@ -5,6 +5,7 @@ and logs."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import time
@@ -94,7 +95,14 @@ def test_a_server_killed_mid_call_keeps_the_start_of_every_call(tmp_path: Path) 
         client.initialize()
         client.request("tools/call", {"name": "slow", "arguments": {"seconds": 0}})
         for number in range(5):
-            client.send({"jsonrpc": "2.0", "id": f"c{number}", "method": "tools/call", "params": {"name": "slow", "arguments": {"seconds": 60, "note": "n"}}})
+            client.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": f"c{number}",
+                    "method": "tools/call",
+                    "params": {"name": "slow", "arguments": {"seconds": 60, "note": "n"}},
+                }
+            )
         deadline = time.monotonic() + 10
         while log.read_bytes().count(b'"phase":"start"') < 6:
             assert time.monotonic() < deadline, log.read_text()
@@ -111,7 +119,9 @@ def test_a_server_killed_mid_call_keeps_the_start_of_every_call(tmp_path: Path) 
 def test_secrets_stay_out_of_the_servers_log(tmp_path: Path) -> None:
     with RawClient(toolwire_command(AUDITED), env={"AUDIT_FILE": str(tmp_path / "a.jsonl")}) as client:
         client.initialize()
-        answer = client.request("tools/call", {"name": "leak", "arguments": {"password": "hunter2-ABCdef123456789xyzXYZ00"}})
+        answer = client.request(
+            "tools/call", {"name": "leak", "arguments": {"password": "hunter2-ABCdef123456789xyzXYZ00"}}
+        )
         assert answer["result"]["isError"] is True
         client.close()
         log = "".join(client.stderr_lines)
@@ -223,3 +233,52 @@ def test_redaction_never_fails_and_keeps_json_json(value: Any) -> None:
 def test_a_bad_durability_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="durability must be"):
         FileSink(tmp_path / "x", durability="sometimes")
+
+
+ALL_GUARDS = str(Path(__file__).resolve().parent / "servers" / "all_guards.py")
+
+
+@pytest.mark.parametrize("version", [LEGACY[-1], MODERN])
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_every_guard_over_a_real_transport_is_audited(
+    transport: str, version: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from httpserve import toolwire_http
+    from toolwire.client import Client
+
+    audit_file = tmp_path / "audit.jsonl"
+    monkeypatch.setenv("AUDIT_FILE", str(audit_file))
+    with contextlib.ExitStack() as stack:
+        target = ALL_GUARDS if transport == "stdio" else stack.enter_context(toolwire_http(ALL_GUARDS))[0]
+        async with Client(target, protocol=version, timeout=20) as client:
+            calls = [
+                ("echo", {"text": "hello"}),
+                ("echo", {"text": "x" * 300}),
+                ("repeat", {"text": "y", "times": 500}),
+                *[("limited", {})] * 4,
+                ("stall", {}),
+            ]
+            results = [await client.call_tool(name, arguments) for name, arguments in calls]
+    said = [" ".join(block.text for block in result.content if hasattr(block, "text")) for result in results]
+    assert said[0] == "hello" and not results[0].is_error
+    assert "(max_argument_bytes). Send less." in said[1]
+    assert "(max_result_bytes). Ask for less at a time." in said[2]
+    assert said[3:6] == ["allowed"] * 3
+    assert said[6].startswith("Rate limit: limited may be called 3 times a minute (bursts of 3); try again in")
+    assert said[7] == "Tool 'stall' timed out after 0.5 s and was cancelled."
+    records = [orjson.loads(line) for line in audit_file.read_bytes().splitlines()]
+    starts = [record for record in records if record["phase"] == "start"]
+    ends = {record["id"]: record for record in records if record["phase"] == "end"}
+    assert [start["name"] for start in starts] == [name for name, _ in calls]
+    assert {start["version"] for start in starts} == {version}
+    assert {start["session"] for start in starts} and all(start["session"] for start in starts)
+    assert starts[1]["arguments"] == {"text": "string(300)"}
+    outcomes = [(ends[start["id"]]["outcome"], ends[start["id"]]["error"]) for start in starts]
+    assert outcomes == [
+        ("ok", None),
+        ("tool_error", "too_large"),
+        ("tool_error", "too_large"),
+        *[("ok", None)] * 3,
+        ("tool_error", "rate_limited"),
+        ("tool_error", "timeout"),
+    ]

@@ -66,7 +66,12 @@ async def test_huge_cursors_over_http_are_refused_and_cost_no_memory() -> None:
         async with httpx.AsyncClient(timeout=30) as http:
 
             async def ask(cursor: str) -> httpx.Response:
-                body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"cursor": cursor, "_meta": meta()}}
+                body = {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "tools/list",
+                    "params": {"cursor": cursor, "_meta": meta()},
+                }
                 return await http.post(url, json=body, headers=headers)
 
             assert (await ask(CANONICAL)).json()["result"]["tools"][0]["name"] == "tool_05"

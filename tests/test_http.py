@@ -191,7 +191,9 @@ async def test_plain_call_is_answered_with_one_json_object(streaming: str, http:
 
 async def test_call_that_reports_progress_streams_it_before_the_answer(streaming: str, http: httpx.AsyncClient) -> None:
     headers = await open_session(http, streaming)
-    reply = await http.post(streaming, json=legacy_call("countdown", {"n": 2}, id=6, progressToken="p"), headers=headers)
+    reply = await http.post(
+        streaming, json=legacy_call("countdown", {"n": 2}, id=6, progressToken="p"), headers=headers
+    )
     assert reply.status_code == 200 and reply.headers["content-type"].startswith("text/event-stream")
     events = parse_sse(reply.text)
     ids = [event.id for event in events if event.id is not None]
@@ -280,7 +282,9 @@ async def test_get_stream_carries_list_changes_and_subscribed_resource_updates(
     assert subscribed.json() == {"jsonrpc": "2.0", "id": 2, "result": {}}
     async with Listener(http, library, watcher) as mine, Listener(http, library, other) as theirs:
         assert (mine.status, theirs.status) == (200, 200)
-        changed = await http.post(library, json=legacy_call("change", {"uri": "library://readme"}, id=3), headers=watcher)
+        changed = await http.post(
+            library, json=legacy_call("change", {"uri": "library://readme"}, id=3), headers=watcher
+        )
         # The tool's own answer is plain JSON: the notifications are not on its stream.
         assert changed.headers["content-type"] == "application/json" and text_of(changed.json()) == "changed"
         assert await wait_until(lambda: len(mine.messages) == 2), mine.messages
@@ -352,7 +356,11 @@ async def test_missing_protocol_version_header_means_the_negotiated_version_else
 async def test_unsupported_protocol_version_header_is_400(streaming: str, http: httpx.AsyncClient) -> None:
     headers = await open_session(http, streaming)
     error = refusal(
-        await http.post(streaming, json=legacy_call("echo", {"text": "x"}), headers={**headers, "MCP-Protocol-Version": "1999-01-01"}),
+        await http.post(
+            streaming,
+            json=legacy_call("echo", {"text": "x"}),
+            headers={**headers, "MCP-Protocol-Version": "1999-01-01"},
+        ),
         400,
     )
     assert "1999-01-01" in error["message"]
@@ -421,7 +429,11 @@ async def test_a_session_cannot_answer_another_sessions_question(streaming: str,
     async with http.stream("POST", streaming, json=legacy_call("ask", id=4), headers=asked) as reply:
         events = read_sse(reply)
         question = await next_message(events)
-        forged = {"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"name": "Mallory"}}}
+        forged = {
+            "jsonrpc": "2.0",
+            "id": question["id"],
+            "result": {"action": "accept", "content": {"name": "Mallory"}},
+        }
         await http.post(streaming, json=forged, headers=intruder)
         genuine = {"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"name": "Ada"}}}
         assert (await http.post(streaming, json=genuine, headers=asked)).status_code == 202
@@ -500,10 +512,16 @@ async def test_disconnecting_does_not_cancel_a_legacy_call_but_notifications_can
     dropped.cancel()
     await asyncio.gather(dropped, return_exceptions=True)
     running = asyncio.create_task(
-        http.post(streaming, json=legacy_call("slow", {"seconds": 30, "marker": str(cancelled)}, id=11), headers=headers)
+        http.post(
+            streaming, json=legacy_call("slow", {"seconds": 30, "marker": str(cancelled)}, id=11), headers=headers
+        )
     )
     await asyncio.sleep(0.15)
-    notice = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 11, "reason": "changed my mind"}}
+    notice = {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": 11, "reason": "changed my mind"},
+    }
     accepted = await http.post(streaming, json=notice, headers=headers)
     assert (accepted.status_code, accepted.content) == (202, b"")
     assert await wait_until(cancelled.exists), "notifications/cancelled did not stop the call"
@@ -524,7 +542,9 @@ async def test_idle_session_expires_and_is_then_404() -> None:
         busy = await open_session(http, url)
         for _ in range(8):
             await asyncio.sleep(0.1)
-            assert (await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=busy)).status_code == 200
+            assert (
+                await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=busy)
+            ).status_code == 200
         refusal(await http.post(url, json=legacy_call("echo", {"text": "x"}), headers=idle), 404)
         assert len(app.sessions) == 1
 
@@ -532,17 +552,25 @@ async def test_idle_session_expires_and_is_then_404() -> None:
 # == stateless legacy mode (--stateless) ======================================================
 
 
-async def test_stateless_mode_mints_no_session_and_serves_each_post_alone(stateless: str, http: httpx.AsyncClient) -> None:
+async def test_stateless_mode_mints_no_session_and_serves_each_post_alone(
+    stateless: str, http: httpx.AsyncClient
+) -> None:
     headers = {**BASE, "MCP-Protocol-Version": LEGACY}
     opened = await http.post(stateless, json=initialize(capabilities={"elicitation": {"form": {}}}), headers=headers)
     assert opened.status_code == 200 and "mcp-session-id" not in opened.headers
-    initialized = await http.post(stateless, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    initialized = await http.post(
+        stateless, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers
+    )
     assert initialized.status_code == 202
     plain = await http.post(stateless, json=legacy_call("echo", {"text": "alone"}), headers=headers)
     assert text_of(plain.json()) == "alone" and "mcp-session-id" not in plain.headers
-    stray = await http.post(stateless, json=legacy_call("echo", {"text": "ignored"}), headers={**headers, "Mcp-Session-Id": "made-up"})
+    stray = await http.post(
+        stateless, json=legacy_call("echo", {"text": "ignored"}), headers={**headers, "Mcp-Session-Id": "made-up"}
+    )
     assert text_of(stray.json()) == "ignored"
-    streamed = await http.post(stateless, json=legacy_call("countdown", {"n": 2}, id=4, progressToken=1), headers=headers)
+    streamed = await http.post(
+        stateless, json=legacy_call("countdown", {"n": 2}, id=4, progressToken=1), headers=headers
+    )
     messages = sse_messages(streamed)
     assert [m.get("method") for m in messages] == ["notifications/progress"] * 2 + [None]
     assert text_of(messages[-1]) == "liftoff"
@@ -555,7 +583,10 @@ async def test_stateless_mode_refuses_get_and_delete_with_405_allowing_only_post
     stateless: str, http: httpx.AsyncClient
 ) -> None:
     headers = {**BASE, "MCP-Protocol-Version": LEGACY, "Mcp-Session-Id": "whatever"}
-    for reply in (await http.get(stateless, headers={**headers, **SSE_ACCEPT}), await http.delete(stateless, headers=headers)):
+    for reply in (
+        await http.get(stateless, headers={**headers, **SSE_ACCEPT}),
+        await http.delete(stateless, headers=headers),
+    ):
         refusal(reply, 405)
         assert reply.headers["allow"] == "POST"
 
@@ -577,7 +608,9 @@ async def test_stateless_initialize_promises_no_notifications_it_cannot_send(
 
 async def test_modern_requests_never_carry_a_session_id(streaming: str, http: httpx.AsyncClient) -> None:
     for extra in ({}, {"Mcp-Session-Id": "from-an-old-client"}):
-        reply = await http.post(streaming, json=modern_call("echo", {"text": "hi"}), headers=modern_headers("tools/call", "echo", **extra))
+        reply = await http.post(
+            streaming, json=modern_call("echo", {"text": "hi"}), headers=modern_headers("tools/call", "echo", **extra)
+        )
         assert reply.status_code == 200 and "mcp-session-id" not in reply.headers
         assert reply.json()["result"]["content"] == [{"type": "text", "text": "hi"}]
         assert reply.json()["result"]["resultType"] == "complete"
@@ -586,10 +619,14 @@ async def test_modern_requests_never_carry_a_session_id(streaming: str, http: ht
 async def test_modern_answers_are_json_or_a_stream_of_progress_then_the_answer(
     streaming: str, http: httpx.AsyncClient
 ) -> None:
-    plain = await http.post(streaming, json=modern_call("add", {"a": 1, "b": 2}), headers=modern_headers("tools/call", "add"))
+    plain = await http.post(
+        streaming, json=modern_call("add", {"a": 1, "b": 2}), headers=modern_headers("tools/call", "add")
+    )
     assert plain.headers["content-type"] == "application/json" and plain.json()["result"]["structuredContent"] == 3
     streamed = await http.post(
-        streaming, json=modern_call("countdown", {"n": 3}, id="c", progressToken="p"), headers=modern_headers("tools/call", "countdown")
+        streaming,
+        json=modern_call("countdown", {"n": 3}, id="c", progressToken="p"),
+        headers=modern_headers("tools/call", "countdown"),
     )
     assert streamed.status_code == 200 and streamed.headers["x-accel-buffering"] == "no"
     messages = sse_messages(streamed)
@@ -600,7 +637,10 @@ async def test_modern_answers_are_json_or_a_stream_of_progress_then_the_answer(
 
 async def test_modern_get_and_delete_are_405(streaming: str, http: httpx.AsyncClient) -> None:
     headers = {"MCP-Protocol-Version": MODERN}
-    for reply in (await http.get(streaming, headers={**headers, **SSE_ACCEPT}), await http.delete(streaming, headers=headers)):
+    for reply in (
+        await http.get(streaming, headers={**headers, **SSE_ACCEPT}),
+        await http.delete(streaming, headers=headers),
+    ):
         refusal(reply, 405)
         assert "POST" in reply.headers["allow"]
 
@@ -610,7 +650,9 @@ async def test_modern_protocol_version_header_is_required_and_must_match_meta(
 ) -> None:
     headers = modern_headers("tools/call", "echo")
     del headers["MCP-Protocol-Version"]
-    error = refusal(await http.post(streaming, json=modern_call("echo", {"text": "x"}, id=3), headers=headers), 400, -32020)
+    error = refusal(
+        await http.post(streaming, json=modern_call("echo", {"text": "x"}, id=3), headers=headers), 400, -32020
+    )
     assert "MCP-Protocol-Version" in error["message"]
     body = modern_call("echo", {"text": "x"}, id=4)
     body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = "2025-11-25"
@@ -622,10 +664,14 @@ async def test_modern_protocol_version_header_is_required_and_must_match_meta(
     refusal(await http.post(streaming, json=modern_call("echo", {"text": "x"}), headers=headers), 400, -32020)
 
 
-async def test_modern_unsupported_version_is_400_naming_the_supported_ones(streaming: str, http: httpx.AsyncClient) -> None:
+async def test_modern_unsupported_version_is_400_naming_the_supported_ones(
+    streaming: str, http: httpx.AsyncClient
+) -> None:
     body = modern_call("echo", {"text": "x"}, id=5)
     body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = "2099-01-01"
-    reply = await http.post(streaming, json=body, headers=modern_headers("tools/call", "echo", **{"MCP-Protocol-Version": "2099-01-01"}))
+    reply = await http.post(
+        streaming, json=body, headers=modern_headers("tools/call", "echo", **{"MCP-Protocol-Version": "2099-01-01"})
+    )
     error = refusal(reply, 400, -32022)
     assert reply.json()["id"] == 5
     assert error["data"]["requested"] == "2099-01-01" and MODERN in error["data"]["supported"]
@@ -688,13 +734,17 @@ def sentinel(value: str) -> str:
 
 
 async def test_modern_base64_mcp_name_is_decoded_before_comparing(streaming: str, http: httpx.AsyncClient) -> None:
-    echoed = await http.post(streaming, json=modern_call("echo", {"text": "b64"}), headers=modern_headers("tools/call", sentinel("echo")))
+    echoed = await http.post(
+        streaming, json=modern_call("echo", {"text": "b64"}), headers=modern_headers("tools/call", sentinel("echo"))
+    )
     assert echoed.json()["result"]["content"][0]["text"] == "b64"
     uri = "streaming://notes/café"
     body = {"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": uri, "_meta": meta()}}
     read = await http.post(streaming, json=body, headers=modern_headers("resources/read", sentinel(uri)))
     assert read.json()["result"]["contents"][0]["text"] == "note café"
-    wrong = await http.post(streaming, json=modern_call("echo", {"text": "x"}), headers=modern_headers("tools/call", sentinel("add")))
+    wrong = await http.post(
+        streaming, json=modern_call("echo", {"text": "x"}), headers=modern_headers("tools/call", sentinel("add"))
+    )
     refusal(wrong, 400, -32020)
 
 
@@ -715,7 +765,9 @@ async def test_modern_base64_mcp_name_is_decoded_before_comparing(streaming: str
 async def test_modern_x_mcp_header_parameter_must_mirror_the_argument(
     arguments: dict[str, Any], header: dict[str, str], status: int, streaming: str, http: httpx.AsyncClient
 ) -> None:
-    reply = await http.post(streaming, json=modern_call("regional", arguments), headers=modern_headers("tools/call", "regional", **header))
+    reply = await http.post(
+        streaming, json=modern_call("regional", arguments), headers=modern_headers("tools/call", "regional", **header)
+    )
     if status == 200:
         assert reply.status_code == 200, reply.text
         assert reply.json()["result"]["content"][0]["text"] == f"{arguments.get('region', 'anywhere')}: q"
@@ -740,10 +792,17 @@ async def test_modern_subscription_stream_acknowledges_first_then_carries_list_c
         assert acknowledged == {
             "jsonrpc": "2.0",
             "method": "notifications/subscriptions/acknowledged",
-            "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "sub-1"}, "notifications": {"toolsListChanged": True}},
+            "params": {
+                "_meta": {"io.modelcontextprotocol/subscriptionId": "sub-1"},
+                "notifications": {"toolsListChanged": True},
+            },
         }
         # Another request's progress stays on its own stream.
-        await http.post(streaming, json=modern_call("countdown", {"n": 1}, progressToken="x"), headers=modern_headers("tools/call", "countdown"))
+        await http.post(
+            streaming,
+            json=modern_call("countdown", {"n": 1}, progressToken="x"),
+            headers=modern_headers("tools/call", "countdown"),
+        )
         toggled = await http.post(streaming, json=modern_call("toggle"), headers=modern_headers("tools/call", "toggle"))
         assert toggled.headers["content-type"] == "application/json"
         changed = await next_message(events)
@@ -759,7 +818,11 @@ async def test_modern_closing_the_response_stream_cancels_the_call(
 ) -> None:
     marker = tmp_path / "cancelled"
     call = asyncio.create_task(
-        http.post(streaming, json=modern_call("slow", {"seconds": 30, "marker": str(marker)}), headers=modern_headers("tools/call", "slow"))
+        http.post(
+            streaming,
+            json=modern_call("slow", {"seconds": 30, "marker": str(marker)}),
+            headers=modern_headers("tools/call", "slow"),
+        )
     )
     await asyncio.sleep(0.3)
     call.cancel()  # closes the connection
@@ -768,7 +831,11 @@ async def test_modern_closing_the_response_stream_cancels_the_call(
 
 
 async def test_modern_notification_is_accepted_with_202(streaming: str, http: httpx.AsyncClient) -> None:
-    body = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "x", "progress": 1, "_meta": meta()}}
+    body = {
+        "jsonrpc": "2.0",
+        "method": "notifications/progress",
+        "params": {"progressToken": "x", "progress": 1, "_meta": meta()},
+    }
     reply = await http.post(streaming, json=body, headers=modern_headers("notifications/progress"))
     assert (reply.status_code, reply.content) == (202, b"")
 
@@ -843,9 +910,10 @@ async def test_closing_the_app_ends_every_stream_and_subscriptions_get_their_fin
             "method": "subscriptions/listen",
             "params": {"_meta": meta(), "notifications": {"toolsListChanged": True}},
         }
-        async with Listener(http, url, headers) as legacy_stream, http.stream(
-            "POST", url, json=listen, headers=modern_headers("subscriptions/listen")
-        ) as subscription:
+        async with (
+            Listener(http, url, headers) as legacy_stream,
+            http.stream("POST", url, json=listen, headers=modern_headers("subscriptions/listen")) as subscription,
+        ):
             events = read_sse(subscription)
             assert (await next_message(events))["method"] == "notifications/subscriptions/acknowledged"
             await app.close()
@@ -925,13 +993,17 @@ async def test_allow_host_lets_that_host_through(era: str, allowing: str, http: 
     for host in ("mcp.example", "mcp.example:8443"):
         reply = await http.post(allowing, json=body, headers={**headers, "Host": host})
         assert reply.status_code == 200, reply.text
-    allowed_origin = await http.post(allowing, json=body, headers={**headers, "Host": "mcp.example", "Origin": "https://mcp.example"})
+    allowed_origin = await http.post(
+        allowing, json=body, headers={**headers, "Host": "mcp.example", "Origin": "https://mcp.example"}
+    )
     assert allowed_origin.status_code == 200
     refusal(await http.post(allowing, json=body, headers={**headers, "Host": "evil.example"}), 403)
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_foreign_origin_is_403_and_local_or_absent_origins_pass(era: str, streaming: str, http: httpx.AsyncClient) -> None:
+async def test_foreign_origin_is_403_and_local_or_absent_origins_pass(
+    era: str, streaming: str, http: httpx.AsyncClient
+) -> None:
     headers, body = await valid_request(http, streaming, era)
     for origin in ("http://evil.example", "null", "http://localhost.evil.example", "file://"):
         error = refusal(await http.post(streaming, json=body, headers={**headers, "Origin": origin}), 403)
@@ -951,7 +1023,11 @@ async def chunked(size: int) -> AsyncIterator[bytes]:
 @pytest.mark.parametrize("era", ERAS)
 async def test_body_over_the_limit_is_413(era: str, streaming: str, http: httpx.AsyncClient) -> None:
     headers, _ = await valid_request(http, streaming, era)
-    big = modern_call("echo", {"text": "x" * (5 * 1024 * 1024)}) if era == MODERN else legacy_call("echo", {"text": "x" * (5 * 1024 * 1024)})
+    big = (
+        modern_call("echo", {"text": "x" * (5 * 1024 * 1024)})
+        if era == MODERN
+        else legacy_call("echo", {"text": "x" * (5 * 1024 * 1024)})
+    )
     error = refusal(await http.post(streaming, json=big, headers=headers), 413)
     assert "limit" in error["message"]
     # Without a Content-Length the server stops reading at the limit.
@@ -976,7 +1052,9 @@ async def test_body_that_is_not_json_by_its_content_type_is_415(
 
 @pytest.mark.parametrize("era", ERAS)
 @pytest.mark.parametrize("accept", ["application/json", "text/event-stream", ""])
-async def test_accept_without_both_media_types_is_406(era: str, accept: str, streaming: str, http: httpx.AsyncClient) -> None:
+async def test_accept_without_both_media_types_is_406(
+    era: str, accept: str, streaming: str, http: httpx.AsyncClient
+) -> None:
     headers, body = await valid_request(http, streaming, era)
     error = refusal(await http.post(streaming, json=body, headers={**headers, "Accept": accept}), 406)
     assert "text/event-stream" in error["message"]
@@ -1000,7 +1078,9 @@ async def test_malformed_json_is_400_parse_error(era: str, streaming: str, http:
 
 @pytest.mark.parametrize("era", ERAS)
 @pytest.mark.parametrize("body", [b'"a string"', b"42", b"null", b"[1, 2]"])
-async def test_body_that_is_not_a_json_rpc_object_is_400(era: str, body: bytes, streaming: str, http: httpx.AsyncClient) -> None:
+async def test_body_that_is_not_a_json_rpc_object_is_400(
+    era: str, body: bytes, streaming: str, http: httpx.AsyncClient
+) -> None:
     headers, _ = await valid_request(http, streaming, era)
     reply = await http.post(streaming, content=body, headers=headers)
     refusal(reply, 400, -32600)

@@ -21,7 +21,12 @@ from httpserve import LIBRARY, MODERN, STREAMING, InProcess, free_port, fresh_se
 from toolwire.client import Client, ConnectionClosed, RequestTimeout
 
 PROTOCOLS = [None, "2025-11-25", "2025-03-26"]
-SAMPLED = {"role": "assistant", "content": {"type": "text", "text": "short"}, "model": "fake-1", "stopReason": "endTurn"}
+SAMPLED = {
+    "role": "assistant",
+    "content": {"type": "text", "text": "short"},
+    "model": "fake-1",
+    "stopReason": "endTurn",
+}
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +142,9 @@ async def test_client_progress_reaches_the_callback(client: Client) -> None:
     assert result.text == "liftoff"
     assert progress == [(1, 3, "2 left"), (2, 3, "1 left"), (3, 3, "0 left")]
     paced: list[tuple[Any, ...]] = []
-    assert (await client.call_tool("steps", {"n": 3, "delay": 0.02}, progress=lambda *a: paced.append(a))).text == "3 steps"
+    assert (
+        await client.call_tool("steps", {"n": 3, "delay": 0.02}, progress=lambda *a: paced.append(a))
+    ).text == "3 steps"
     assert [step[:2] for step in paced] == [(1, 3), (2, 3), (3, 3)]
 
 
@@ -283,7 +290,9 @@ async def test_client_reopens_a_session_the_server_ended() -> None:
         assert (await client.call_tool("echo", {"text": "again"})).text == "again"
         assert client.transport.session_id not in (None, first)  # type: ignore[attr-defined]
         progress: list[Any] = []
-        assert (await client.call_tool("countdown", {"n": 2}, progress=lambda *a: progress.append(a[0]))).text == "liftoff"
+        assert (
+            await client.call_tool("countdown", {"n": 2}, progress=lambda *a: progress.append(a[0]))
+        ).text == "liftoff"
         assert progress == [1, 2]
 
 
@@ -296,7 +305,9 @@ async def test_client_still_hears_list_changes_after_its_session_was_reopened() 
         assert await wait_until(lambda: heard.tools_changed == 1)
         await app.sessions.end(client.transport.session_id)  # type: ignore[attr-defined]
         assert (await client.call_tool("toggle")).text == "removed"
-        assert await wait_until(lambda: heard.tools_changed == 2, 3), "no list change reached the client after it re-opened its session"
+        assert await wait_until(lambda: heard.tools_changed == 2, 3), (
+            "no list change reached the client after it re-opened its session"
+        )
 
 
 async def test_client_ends_its_session_when_it_closes() -> None:
@@ -323,7 +334,10 @@ def recording(app: Any, seen: list[tuple[str, dict[str, str]]]) -> Any:
 async def test_client_sends_the_headers_the_transport_requires(protocol: str | None) -> None:
     seen: list[tuple[str, dict[str, str]]] = []
     app = fresh_server(STREAMING).http_app()
-    async with InProcess(recording(app, seen)) as url, connect(url, protocol, headers={"Authorization": "Bearer t0ken"}) as client:
+    async with (
+        InProcess(recording(app, seen)) as url,
+        connect(url, protocol, headers={"Authorization": "Bearer t0ken"}) as client,
+    ):
         await client.call_tool("regional", {"region": "eu-west1", "query": "q"})
         await client.read_resource("streaming://note")
         await client.get_prompt("greeting", {"name": "Ada"})
@@ -333,7 +347,9 @@ async def test_client_sends_the_headers_the_transport_requires(protocol: str | N
     assert all(h["content-type"].startswith("application/json") for h in posts)
     if protocol is None:
         assert {method for method, _ in seen} == {"POST"}
-        assert all(h["mcp-protocol-version"] == MODERN and "mcp-method" in h and "mcp-session-id" not in h for h in posts)
+        assert all(
+            h["mcp-protocol-version"] == MODERN and "mcp-method" in h and "mcp-session-id" not in h for h in posts
+        )
         named = {h["mcp-method"]: h.get("mcp-name") for h in posts if h["mcp-method"] != "tools/list"}
         assert named["tools/call"] == "regional" and named["resources/read"] == "streaming://note"
         assert named["prompts/get"] == "greeting"

@@ -265,7 +265,12 @@ async def test_sdk_client_mirrors_an_x_mcp_header_parameter(mode: str) -> None:
 # == 2. toolwire's Client against the SDK's HTTP server ==========================================
 
 PROTOCOLS = [None, "2025-11-25", "2025-03-26"]
-SAMPLED = {"role": "assistant", "content": {"type": "text", "text": "short"}, "model": "fake-1", "stopReason": "endTurn"}
+SAMPLED = {
+    "role": "assistant",
+    "content": {"type": "text", "text": "short"},
+    "model": "fake-1",
+    "stopReason": "endTurn",
+}
 
 
 @pytest.fixture(params=PROTOCOLS, ids=lambda protocol: protocol or "modern")
@@ -340,7 +345,9 @@ async def test_client_reads_the_sdk_servers_resources_and_prompts(sdk_server: st
         assert languages.values == ["rust"]
 
 
-async def test_client_timeout_cancels_the_sdk_servers_call(sdk_server: str, protocol: str | None, tmp_path: Path) -> None:
+async def test_client_timeout_cancels_the_sdk_servers_call(
+    sdk_server: str, protocol: str | None, tmp_path: Path
+) -> None:
     """Legacy: toolwire sends notifications/cancelled; 2026-07-28: it closes the call's stream."""
     marker = tmp_path / "cancelled"
     async with Client(sdk_server, protocol=protocol, timeout=10) as client:
@@ -358,7 +365,11 @@ async def test_client_hears_the_sdk_servers_changes(sdk_server: str, protocol: s
     changes: list[int] = []
     updated: list[str] = []
     async with Client(
-        sdk_server, protocol=protocol, timeout=10, on_tools_changed=lambda: changes.append(1), on_resource_updated=updated.append
+        sdk_server,
+        protocol=protocol,
+        timeout=10,
+        on_tools_changed=lambda: changes.append(1),
+        on_resource_updated=updated.append,
     ) as client:
         assert client.capabilities["tools"] == {"listChanged": protocol is None}
         assert (await client.call_tool("unlock")).text == "unlocked"

@@ -193,7 +193,11 @@ async def test_fifty_concurrent_clients_all_get_their_own_answers(served: tuple[
                 session: dict[str, str] = {}
 
                 def post(name: str, arguments: dict[str, Any], **extra: Any) -> Any:
-                    return http.post(url, json=modern_call(name, arguments, id=f"{name}-{n}", **extra), headers=modern_headers("tools/call", name))
+                    return http.post(
+                        url,
+                        json=modern_call(name, arguments, id=f"{name}-{n}", **extra),
+                        headers=modern_headers("tools/call", name),
+                    )
             else:
                 session = await open_session(http, url)
 
@@ -283,7 +287,9 @@ async def test_session_cap_makes_room_from_idle_sessions_and_refuses_when_all_ar
         error = refusal(refused, 503)
         assert "mcp-session-id" not in refused.headers
         assert "maximum of 5 sessions, all in use" in error["message"] and "try again" in error["message"]
-        modern = await http.post(url, json=modern_call("echo", {"text": "stateless"}), headers=modern_headers("tools/call", "echo"))
+        modern = await http.post(
+            url, json=modern_call("echo", {"text": "stateless"}), headers=modern_headers("tools/call", "echo")
+        )
         assert modern.status_code == 200  # 2026-07-28 requests open no session
         await streams[2].__aexit__(None, None, None)  # session 2 is idle now: it makes room
         for _ in range(50):

@@ -42,7 +42,12 @@ async def test_mounted_in_starlette_under_a_prefix() -> None:
     web = Starlette(routes=[Mount("/mcp", app=mcp)], lifespan=closing(mcp))
     transport = httpx.ASGITransport(app=web)
     async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
-        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet", "arguments": {"name": "Ada"}, "_meta": META}}
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "greet", "arguments": {"name": "Ada"}, "_meta": META},
+        }
         reply = await http.post("/mcp/", json=body, headers=HEADERS)
         assert reply.status_code == 200
         assert reply.json()["result"]["content"] == [{"type": "text", "text": "Hello, Ada!"}]

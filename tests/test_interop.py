@@ -776,12 +776,20 @@ async def test_sdk_client_reads_toolwire_resources_and_templates(mode: str) -> N
 
         templates, _ = await all_pages(client.list_resource_templates, "resource_templates")
         [template] = templates
-        assert (template.uri_template, template.name, template.mime_type) == ("interop://books/{id}", "book", "text/plain")
+        assert (template.uri_template, template.name, template.mime_type) == (
+            "interop://books/{id}",
+            "book",
+            "text/plain",
+        )
         assert template.description == "A book's title by its id."
 
         [text] = (await client.read_resource("interop://readme")).contents
         assert isinstance(text, mcp_types.TextResourceContents)
-        assert (text.uri, text.mime_type, text.text) == ("interop://readme", "text/markdown", "# Interop\nRead books by id.")
+        assert (text.uri, text.mime_type, text.text) == (
+            "interop://readme",
+            "text/markdown",
+            "# Interop\nRead books by id.",
+        )
         [blob] = (await client.read_resource("interop://logo")).contents
         assert isinstance(blob, mcp_types.BlobResourceContents)
         assert (blob.uri, blob.mime_type) == ("interop://logo", "image/png") and base64.b64decode(blob.blob) == PNG
@@ -898,6 +906,7 @@ async def test_sdk_client_pinned_to_2026_07_28_needs_no_probe() -> None:
 
 
 # == 3. toolwire's Client against @modelcontextprotocol/server-everything (TypeScript) =======
+
 
 def everything_command() -> list[str]:
     """The TypeScript reference server, run by the Node.js that the test set-up installs."""
@@ -1073,7 +1082,9 @@ async def test_everything_prompts_and_completion() -> None:
             {"name": "city", "description": "Name of the city", "required": True},
             {"name": "state", "required": False},
         ]
-        assert said(await client.get_prompt("simple-prompt")) == [("user", "This is a simple prompt without arguments.")]
+        assert said(await client.get_prompt("simple-prompt")) == [
+            ("user", "This is a simple prompt without arguments.")
+        ]
         assert said(await client.get_prompt("args-prompt", {"city": "Oslo"})) == [("user", "What's weather in Oslo?")]
         both = await client.get_prompt("args-prompt", {"city": "Oslo", "state": "Viken"})
         assert said(both) == [("user", "What's weather in Oslo, Viken?")]
@@ -1081,7 +1092,10 @@ async def test_everything_prompts_and_completion() -> None:
         for kind, field_name in [("Text", "text"), ("Blob", "blob")]:
             rendered = await client.get_prompt("resource-prompt", {"resourceType": kind, "resourceId": "2"})
             assert said(rendered) == [
-                ("user", f"This prompt includes the {kind} resource with id: 2. Please analyze the following resource:"),
+                (
+                    "user",
+                    f"This prompt includes the {kind} resource with id: 2. Please analyze the following resource:",
+                ),
                 ("user", "resource"),
             ]
             embedded = rendered.messages[1].content
@@ -1095,7 +1109,10 @@ async def test_everything_prompts_and_completion() -> None:
         assert caught.value.message.startswith("MCP error -32602: Invalid arguments for prompt args-prompt")
         with pytest.raises(ServerError) as caught:
             await client.get_prompt("no-such-prompt")
-        assert (caught.value.code, caught.value.message) == (-32602, "MCP error -32602: Prompt no-such-prompt not found")
+        assert (caught.value.code, caught.value.message) == (
+            -32602,
+            "MCP error -32602: Prompt no-such-prompt not found",
+        )
 
         departments = await client.complete("department", "", prompt="completable-prompt")
         assert (departments.values, departments.total, departments.has_more) == (

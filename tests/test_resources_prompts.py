@@ -44,7 +44,11 @@ async def test_resources_are_listed_with_the_fields_of_the_version(version: str)
     result = (await peer.request("resources/list"))["result"]
     readme = result["resources"][0]
     assert [r["uri"] for r in result["resources"]] == [
-        "library://readme", "library://logo", "library://catalog", "library://shelves", "library://secret",
+        "library://readme",
+        "library://logo",
+        "library://catalog",
+        "library://shelves",
+        "library://secret",
     ]
     assert readme["name"] == "readme" and readme["description"] == "How to use the library."
     assert readme["mimeType"] == "text/markdown"
@@ -57,7 +61,12 @@ async def test_resources_are_listed_with_the_fields_of_the_version(version: str)
     assert ("ttlMs" in result) == (version == MODERN)
     templates = (await peer.request("resources/templates/list"))["result"]["resourceTemplates"]
     assert templates == [
-        {"uriTemplate": "library://books/{id}", "name": "book", "description": "A book's title by its id.", "mimeType": "text/plain"},
+        {
+            "uriTemplate": "library://books/{id}",
+            "name": "book",
+            "description": "A book's title by its id.",
+            "mimeType": "text/plain",
+        },
         {"uriTemplate": "library://search{?genre,year}", "name": "search"},
     ]
 
@@ -75,12 +84,16 @@ async def test_reading_text_binary_json_and_several_contents(version: str) -> No
     ]
     [logo] = await read("library://logo")
     assert logo["mimeType"] == "image/png" and base64.b64decode(logo["blob"]) == library.PNG
-    assert await read("library://catalog") == [{"uri": "library://catalog", "mimeType": "application/json", "text": '{"books":4}'}]
+    assert await read("library://catalog") == [
+        {"uri": "library://catalog", "mimeType": "application/json", "text": '{"books":4}'}
+    ]
     assert await read("library://shelves") == [
         {"uri": "library://shelves/1", "text": "A-M"},
         {"uri": "library://shelves/2", "blob": base64.b64encode(b"N-Z").decode()},
     ]
-    assert await read("library://books/3") == [{"uri": "library://books/3", "mimeType": "text/plain", "text": "Ulysses"}]
+    assert await read("library://books/3") == [
+        {"uri": "library://books/3", "mimeType": "text/plain", "text": "Ulysses"}
+    ]
     [found] = await read("library://search?year=1965&genre=science%20fiction")
     assert found["text"] == "genre=science fiction year=1965"
     assert (await read("library://search"))[0]["text"] == "genre=any year=0"
@@ -114,7 +127,9 @@ async def test_prompts_are_listed_and_rendered_per_version(version: str) -> None
         {"name": "count", "description": "How many books", "required": False},
     ]
     assert ("title" in recommend) == (version >= "2025-06-18")
-    result = (await peer.request("prompts/get", {"name": "recommend", "arguments": {"genre": "poetry", "count": "3"}}))["result"]
+    result = (await peer.request("prompts/get", {"name": "recommend", "arguments": {"genre": "poetry", "count": "3"}}))[
+        "result"
+    ]
     assert result["description"] == "Ask for book recommendations."
     assert result["messages"] == [
         {"role": "user", "content": {"type": "text", "text": "Recommend 3 poetry book(s) for adults."}},
@@ -144,7 +159,10 @@ async def test_bad_prompt_requests_say_what_is_wrong(version: str) -> None:
     assert wrong["code"] == -32602 and "count" in wrong["message"] and "integer" in wrong["message"]
     assert (await error({"name": "recommend", "arguments": ["poetry"]}))["code"] == -32602
     broken = await error({"name": "broken"})
-    assert broken == {"code": -32603, "message": "Internal error: prompts/get broken failed: RuntimeError: the prompt store is down"}
+    assert broken == {
+        "code": -32603,
+        "message": "Internal error: prompts/get broken failed: RuntimeError: the prompt store is down",
+    }
 
 
 @pytest.mark.parametrize("version", ALL)
@@ -159,7 +177,11 @@ async def test_completion_of_prompt_arguments_and_template_variables(version: st
         return answer.get("result", answer.get("error"))
 
     prompt = {"type": "ref/prompt", "name": "recommend"}
-    assert (await complete(prompt, "genre", "h"))["completion"] == {"values": ["history", "horror"], "total": 2, "hasMore": False}
+    assert (await complete(prompt, "genre", "h"))["completion"] == {
+        "values": ["history", "horror"],
+        "total": 2,
+        "hasMore": False,
+    }
     kids = await complete(prompt, "genre", "h", audience="kids")
     assert kids["completion"]["values"] == ["history"]
     assert (await complete(prompt, "audience", "K"))["completion"]["values"] == ["kids"]
@@ -193,7 +215,11 @@ async def test_a_server_without_resources_or_prompts_refuses_their_methods() -> 
 
     for version in ("2025-11-25", MODERN):
         peer = await open_peer(server, version)
-        for method, what in [("resources/list", "resources"), ("prompts/get", "prompts"), ("completion/complete", "completions")]:
+        for method, what in [
+            ("resources/list", "resources"),
+            ("prompts/get", "prompts"),
+            ("completion/complete", "completions"),
+        ]:
             error = (await peer.request(method, {"name": "x"}))["error"]
             assert error == {"code": -32601, "message": f"Method not found: this server offers no {what}"}
 
@@ -204,7 +230,10 @@ async def test_registered_resources_link_and_embed_into_tool_results(version: st
     [link] = (await peer.call("linked"))["result"]["content"]
     assert link["type"] == "resource_link" and link["uri"] == "library://readme" and link["name"] == "readme"
     [embedded] = (await peer.call("embedded"))["result"]["content"]
-    assert embedded == {"type": "resource", "resource": {"uri": "library://books/2", "mimeType": "text/plain", "text": "Emma"}}
+    assert embedded == {
+        "type": "resource",
+        "resource": {"uri": "library://books/2", "mimeType": "text/plain", "text": "Emma"},
+    }
 
 
 async def test_pages_of_resources_and_prompts() -> None:
@@ -249,14 +278,21 @@ async def test_modern_subscriptions_deliver_what_was_asked_for() -> None:
     peer = await open_peer(library.server, MODERN)
     listen = await peer.send(
         "subscriptions/listen",
-        {"notifications": {"resourceSubscriptions": ["library://readme"], "promptsListChanged": True, "toolsListChanged": False}},
+        {
+            "notifications": {
+                "resourceSubscriptions": ["library://readme"],
+                "promptsListChanged": True,
+                "toolsListChanged": False,
+            }
+        },
     )
     await peer.call("change", {"uri": "library://readme"})
     await peer.call("change", {"uri": "library://logo"})
     by_method = {n["method"]: n["params"] for n in peer.notifications}
     tag = {"io.modelcontextprotocol/subscriptionId": listen}
     assert by_method["notifications/subscriptions/acknowledged"] == {
-        "_meta": tag, "notifications": {"promptsListChanged": True, "resourceSubscriptions": ["library://readme"]},
+        "_meta": tag,
+        "notifications": {"promptsListChanged": True, "resourceSubscriptions": ["library://readme"]},
     }
     updates = [n["params"] for n in peer.notifications if n["method"] == "notifications/resources/updated"]
     assert updates == [{"_meta": tag, "uri": "library://readme"}]
@@ -280,7 +316,9 @@ async def test_prompts_and_reads_can_ask_the_user_in_either_era() -> None:
     for protocol in ("2025-11-25", MODERN):
         async with Client(library.server, protocol=protocol, elicitation=elicit) as client:
             prompt = await client.get_prompt("ask-name")
-            assert isinstance(prompt.messages[0].content, TextContent) and prompt.messages[0].content.text == "Greet Ada"
+            assert (
+                isinstance(prompt.messages[0].content, TextContent) and prompt.messages[0].content.text == "Greet Ada"
+            )
             [contents] = await client.read_resource("library://secret")
             assert contents.text == "the treasure"
     assert asked == ["Your name?", "Password?"] * 2

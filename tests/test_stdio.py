@@ -48,7 +48,9 @@ def test_modern_requests_over_stdio(serve) -> None:
     assert discovered["supportedVersions"][0] == "2026-07-28" and discovered["resultType"] == "complete"
     listed = client.request("tools/list", {"_meta": modern_meta()})["result"]
     assert listed["ttlMs"] >= 0 and listed["cacheScope"] in ("public", "private")
-    result = client.request("tools/call", {"name": "analyze", "arguments": {"text": "x y"}, "_meta": modern_meta()})["result"]
+    result = client.request("tools/call", {"name": "analyze", "arguments": {"text": "x y"}, "_meta": modern_meta()})[
+        "result"
+    ]
     assert result["structuredContent"] == {"characters": 3, "words": 2} and result["resultType"] == "complete"
     missing = client.request("tools/list", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})
     assert missing["error"]["code"] == -32602
@@ -62,7 +64,9 @@ def test_both_eras_against_one_server_process(serve) -> None:
     assert client.initialize("2025-06-18")["result"]["protocolVersion"] == "2025-06-18"
     legacy = client.request("tools/call", {"name": "analyze", "arguments": {"text": "a"}})["result"]
     assert "resultType" not in legacy and legacy["structuredContent"] == {"characters": 1, "words": 1}
-    modern = client.request("tools/call", {"name": "analyze", "arguments": {"text": "a"}, "_meta": modern_meta()})["result"]
+    modern = client.request("tools/call", {"name": "analyze", "arguments": {"text": "a"}, "_meta": modern_meta()})[
+        "result"
+    ]
     assert modern["resultType"] == "complete"
 
 
@@ -79,7 +83,14 @@ def test_only_protocol_messages_on_stdout(serve) -> None:
 def test_exits_on_stdin_eof_after_finishing_calls_in_flight(serve) -> None:
     client = serve(SERVER)
     client.initialize()
-    client.send({"jsonrpc": "2.0", "id": "last", "method": "tools/call", "params": {"name": "sleepy", "arguments": {"seconds": 0.3}}})
+    client.send(
+        {
+            "jsonrpc": "2.0",
+            "id": "last",
+            "method": "tools/call",
+            "params": {"name": "sleepy", "arguments": {"seconds": 0.3}},
+        }
+    )
     client.process.stdin.close()
     answer = client.wait_for("last")
     assert answer["result"]["content"][0]["text"] == "slept 0.3"
@@ -89,10 +100,20 @@ def test_exits_on_stdin_eof_after_finishing_calls_in_flight(serve) -> None:
 def test_cancellation_over_stdio(serve) -> None:
     client = serve(SERVER)
     client.initialize()
-    client.send({"jsonrpc": "2.0", "id": "long", "method": "tools/call", "params": {"name": "sleepy", "arguments": {"seconds": 30}}})
+    client.send(
+        {
+            "jsonrpc": "2.0",
+            "id": "long",
+            "method": "tools/call",
+            "params": {"name": "sleepy", "arguments": {"seconds": 30}},
+        }
+    )
     time.sleep(0.1)
     client.notify("notifications/cancelled", {"requestId": "long", "reason": "user pressed stop"})
-    assert client.request("tools/call", {"name": "echo", "arguments": {"text": "next"}})["result"]["content"][0]["text"] == "next"
+    assert (
+        client.request("tools/call", {"name": "echo", "arguments": {"text": "next"}})["result"]["content"][0]["text"]
+        == "next"
+    )
     started = time.perf_counter()
     assert client.close() == 0
     assert time.perf_counter() - started < 3  # nothing left running
@@ -109,7 +130,9 @@ def test_framing_survives_split_writes_garbage_and_oversized_lines() -> None:
         assert client.wait_for("split")["result"]["content"][0]["text"] == "pieces"
         client.send_raw(b"this is not json\n\n\r\n")
         assert client.receive()["error"]["code"] == -32700
-        client.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"x" * (5 * 1024 * 1024) + b'"}}\n')
+        client.send_raw(
+            b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"x" * (5 * 1024 * 1024) + b'"}}\n'
+        )
         error = client.receive()
         assert error["error"]["code"] == -32600 and "exceeds the limit" in error["error"]["message"]
         assert client.request("ping")["result"] == {}
@@ -138,18 +161,39 @@ def test_run_picks_the_named_object_and_explains_mistakes(tmp_path: Path) -> Non
 def test_serves_on_either_event_loop(serve, uvloop: str) -> None:
     client = serve(SERVER, env={"TOOLWIRE_UVLOOP": uvloop})
     client.initialize()
-    client.send({"jsonrpc": "2.0", "id": "s", "method": "tools/call", "params": {"name": "sleepy", "arguments": {"seconds": 0.05}}})
-    assert client.request("tools/call", {"name": "echo", "arguments": {"text": "x"}})["result"]["content"][0]["text"] == "x"
+    client.send(
+        {
+            "jsonrpc": "2.0",
+            "id": "s",
+            "method": "tools/call",
+            "params": {"name": "sleepy", "arguments": {"seconds": 0.05}},
+        }
+    )
+    assert (
+        client.request("tools/call", {"name": "echo", "arguments": {"text": "x"}})["result"]["content"][0]["text"]
+        == "x"
+    )
     assert client.wait_for("s")["result"]["content"][0]["text"] == "slept 0.05"
-    assert client.request("tools/call", {"name": "analyze", "arguments": {"text": "a b"}})["result"]["structuredContent"] == {"characters": 3, "words": 2}
+    assert client.request("tools/call", {"name": "analyze", "arguments": {"text": "a b"}})["result"][
+        "structuredContent"
+    ] == {"characters": 3, "words": 2}
     assert client.close() == 0
 
 
 def test_stdin_and_stdout_may_be_regular_files(tmp_path: Path) -> None:
     requests = tmp_path / "in.jsonl"
     requests.write_text(
-        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}) + "\n"
-        + json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "sleepy", "arguments": {"seconds": 0.05}}}) + "\n"
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}})
+        + "\n"
+        + json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "sleepy", "arguments": {"seconds": 0.05}},
+            }
+        )
+        + "\n"
     )
     with requests.open("rb") as stdin, (tmp_path / "out.jsonl").open("wb") as stdout:
         subprocess.run(toolwire_command(SERVER), stdin=stdin, stdout=stdout, timeout=30, check=True)

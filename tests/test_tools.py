@@ -40,8 +40,11 @@ def make_server(**options: Any) -> Server:
     server = Server("tools", **options)
 
     @server.tool(
-        title="Weather", read_only=True, open_world=False,
-        icons=[{"src": "https://example.com/w.png", "mimeType": "image/png"}], meta={"com.example/tier": "free"},
+        title="Weather",
+        read_only=True,
+        open_world=False,
+        icons=[{"src": "https://example.com/w.png", "mimeType": "image/png"}],
+        meta={"com.example/tier": "free"},
     )
     def forecast(city: str) -> Forecast:
         """Forecast for a city."""
@@ -208,7 +211,10 @@ async def test_a_tool_with_an_output_schema_always_sends_structured_content() ->
     assert result["structuredContent"] == result["content"]
     for name in ("unstructured", "raw_text"):
         error = (await peer.call(name))["error"]
-        assert error["code"] == -32603 and f"tool '{name}' has an outputSchema but returned no structured" in error["message"]
+        assert (
+            error["code"] == -32603
+            and f"tool '{name}' has an outputSchema but returned no structured" in error["message"]
+        )
     assert (await peer.call("failed"))["result"]["isError"] is True  # errors need no structured content
     assert (await peer.call("raw_value"))["result"]["structuredContent"] == {"n": 1}
 
@@ -235,7 +241,11 @@ async def test_content_blocks_and_what_older_versions_get(version: str) -> None:
 async def test_a_whole_tool_result() -> None:
     peer = await open_peer(make_server(), "2025-11-25")
     result = (await peer.call("whole"))["result"]
-    assert result == {"content": [{"type": "text", "text": "custom"}], "structuredContent": {"k": 1}, "_meta": {"com.example/x": 1}}
+    assert result == {
+        "content": [{"type": "text", "text": "custom"}],
+        "structuredContent": {"k": 1},
+        "_meta": {"com.example/x": 1},
+    }
 
 
 @pytest.mark.parametrize(("version", "token"), [("2024-11-05", 7), ("2025-11-25", "tok"), (MODERN, 0)])
@@ -287,7 +297,9 @@ async def test_cancellation_stops_the_handler_and_nothing_more_is_sent() -> None
     peer = await open_peer(server, "2025-11-25")
     slow_id = await peer.send("tools/call", {"name": "slow", "arguments": {}}, progressToken="s")
     assert (await peer.connection.receive())["method"] == "notifications/progress"
-    await peer.connection.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": slow_id}})
+    await peer.connection.send(
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": slow_id}}
+    )
     assert (await peer.call("quick"))["result"]["content"][0]["text"] == "quick"
     await asyncio.sleep(0.05)
     assert events == ["cancelled"]
@@ -325,7 +337,9 @@ async def test_a_reused_in_flight_id_is_refused_and_the_first_call_goes_on() -> 
         return "released"
 
     async with MemoryConnection(server) as connection:
-        await connection.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}})
+        await connection.send(
+            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}
+        )
         await connection.receive()
         call = {"jsonrpc": "2.0", "id": "same", "method": "tools/call", "params": {"name": "wait"}}
         await connection.send(call)
@@ -363,8 +377,12 @@ async def test_registry_changes_notify_legacy_clients_and_modern_subscribers() -
     listen_id = await modern.send("subscriptions/listen", {"notifications": {"toolsListChanged": True, "other": True}})
     ack = await modern.connection.receive()
     assert ack == {
-        "jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
-        "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": listen_id}, "notifications": {"toolsListChanged": True}},
+        "jsonrpc": "2.0",
+        "method": "notifications/subscriptions/acknowledged",
+        "params": {
+            "_meta": {"io.modelcontextprotocol/subscriptionId": listen_id},
+            "notifications": {"toolsListChanged": True},
+        },
     }
 
     @server.tool
@@ -386,7 +404,9 @@ async def test_registry_changes_notify_legacy_clients_and_modern_subscribers() -
     assert (await legacy.call("newcomer"))["result"]["content"][0]["text"] == "hi"
 
     # cancelling the subscription ends it: no more notifications, no response
-    await modern.connection.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": listen_id}})
+    await modern.connection.send(
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": listen_id}}
+    )
     while modern.connection.pending():
         await modern.connection.receive()
     server.remove_tool("newcomer")
@@ -440,7 +460,11 @@ async def test_raw_schema_tools_are_validated_strictly() -> None:
 
     @server.raw_tool(
         "calculate_sum",
-        input_schema={"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]},
+        input_schema={
+            "type": "object",
+            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+            "required": ["a", "b"],
+        },
         description="Add two numbers",
     )
     def calculate_sum(arguments: dict[str, Any]) -> list[dict[str, Any]]:
@@ -463,13 +487,18 @@ async def test_raw_list_and_call_handlers() -> None:
     @server.call_tool_handler
     async def call_tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         words = len(arguments["text"].split())
-        return {"content": [{"type": "text", "text": f"chars: {len(arguments['text'])}\nwords: {words}"}], "isError": False}
+        return {
+            "content": [{"type": "text", "text": f"chars: {len(arguments['text'])}\nwords: {words}"}],
+            "isError": False,
+        }
 
     for version in ("2025-06-18", MODERN):
         peer = await open_peer(server, version)
         listed = (await peer.request("tools/list"))["result"]
         assert [tool["name"] for tool in listed["tools"]] == ["text_analyzer"]
-        assert (await peer.call("text_analyzer", {"text": "a b c"}))["result"]["content"][0]["text"] == "chars: 5\nwords: 3"
+        assert (await peer.call("text_analyzer", {"text": "a b c"}))["result"]["content"][0][
+            "text"
+        ] == "chars: 5\nwords: 3"
         assert (await peer.call("missing", {}))["error"]["code"] == -32602
     peer = await open_peer(server, "2025-06-18")
     assert (await peer.call("text_analyzer", {}))["error"]["code"] == -32602  # validated against the listed schema

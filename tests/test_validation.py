@@ -13,7 +13,15 @@ from toolwire.tools.validation import Validator, accepts, simple_schema
 
 PRIMITIVES = ["string", "integer", "number", "boolean", "null"]
 
-values = st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5) | st.lists(st.integers(), max_size=2) | st.dictionaries(st.text(max_size=2), st.integers(), max_size=2)
+values = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5)
+    | st.lists(st.integers(), max_size=2)
+    | st.dictionaries(st.text(max_size=2), st.integers(), max_size=2)
+)
 
 
 @st.composite
@@ -39,7 +47,9 @@ def test_fast_path_never_accepts_what_jsonschema_rejects(schema: dict[str, Any],
 
 
 def test_the_fast_path_is_used_only_for_simple_schemas() -> None:
-    assert simple_schema({"type": "object", "properties": {"t": {"type": "string", "description": "d"}}, "required": ["t"]})
+    assert simple_schema(
+        {"type": "object", "properties": {"t": {"type": "string", "description": "d"}}, "required": ["t"]}
+    )
     for schema in (
         {"type": "object", "properties": {"t": {"type": "string", "minLength": 1}}},
         {"type": "object", "properties": {"t": {"type": ["string", "null"]}}},
@@ -66,7 +76,9 @@ def test_schema_bombs_are_refused_and_real_schemas_are_not() -> None:
     with pytest.raises(SchemaError, match="too complex to check"):
         compile_schema({"$defs": levels, "$ref": "#/$defs/l0"})
     tree = {
-        "$defs": {"node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
+        "$defs": {
+            "node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}
+        },
         "$ref": "#/$defs/node",
     }
     assert compile_schema(tree).is_valid({"children": [{"children": []}]})

@@ -1,6 +1,6 @@
 """An MCP server of the official Python SDK that speaks only the 2024-11-05 HTTP+SSE transport.
 
-    python tests/interop/sdk_sse_server.py PORT      # GET /sse for the stream, POST /messages/
+python tests/interop/sdk_sse_server.py PORT      # GET /sse for the stream, POST /messages/
 """
 
 from __future__ import annotations

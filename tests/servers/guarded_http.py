@@ -1,6 +1,6 @@
 """The library server over HTTP with small limits, for the hostile-client tests.
 
-    python guarded_http.py PORT [RUNNER]
+python guarded_http.py PORT [RUNNER]
 """
 
 import sys

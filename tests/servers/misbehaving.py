@@ -36,9 +36,17 @@ for line in sys.stdin:
         continue
     if method == "initialize":
         version = {"old": "2024-11-05", "future": "2099-01-01"}.get(MODE, params.get("protocolVersion"))
-        send({"jsonrpc": "2.0", "id": id, "result": {
-            "protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": {"name": "misbehaving", "version": "0"},
-        }})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": id,
+                "result": {
+                    "protocolVersion": version,
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "misbehaving", "version": "0"},
+                },
+            }
+        )
     elif method == "tools/list":
         cursor = params.get("cursor")
         result: dict = {"tools": [TOOL]}
@@ -66,6 +74,12 @@ for line in sys.stdin:
         elif MODE == "no-output":
             send({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "size 1"}]}})
         else:
-            send({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "ok"}], "structuredContent": {"size": 1}}})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": id,
+                    "result": {"content": [{"type": "text", "text": "ok"}], "structuredContent": {"size": 1}},
+                }
+            )
     elif MODE != "silent":
         send({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": f"Method not found: {method}"}})

@@ -191,6 +191,18 @@ class Audit:
 
 def shape(value: Any, depth: int = 0) -> Any:
     """What ``value`` looks like without what it says: types, lengths and keys."""
+    kind = type(value)
+    if kind is str:
+        return f"string({len(value)})"
+    if kind is dict:
+        if depth >= 3:
+            return f"object({len(value)})"
+        if len(value) <= _SHOWN_KEYS:
+            return {str(key): shape(item, depth + 1) for key, item in value.items()}
+        shown = dict(itertools.islice(value.items(), _SHOWN_KEYS))
+        out = {str(key): shape(item, depth + 1) for key, item in shown.items()}
+        out["..."] = f"{len(value) - _SHOWN_KEYS} more keys"
+        return out
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -204,14 +216,11 @@ def shape(value: Any, depth: int = 0) -> Any:
     if isinstance(value, list):
         return f"array({len(value)})"
     if isinstance(value, dict):
-        if depth >= 3:
-            return f"object({len(value)})"
-        shown = dict(itertools.islice(value.items(), 50))
-        out = {str(key): shape(item, depth + 1) for key, item in shown.items()}
-        if len(value) > len(shown):
-            out["..."] = f"{len(value) - len(shown)} more keys"
-        return out
+        return shape(dict(value), depth)
     return type(value).__name__
+
+
+_SHOWN_KEYS = 50
 
 
 def _cut(value: Any) -> Any:

@@ -35,11 +35,12 @@ class Limits:
         self.queue_timeout = queue_timeout
         self._all = asyncio.Semaphore(max_concurrency) if max_concurrency is not None else None
         self._each: dict[str, asyncio.Semaphore] = {}
+        self._watch: _Watch | None = None
 
     async def __call__(self, call: Call, next: Next) -> Result:
         tool = call.tool
         timeout = tool.timeout if tool is not None and tool.timeout is not None else self.timeout
-        if call.method != "tools/call":
+        if call.method != "tools/call" or (self._all is None and (tool is None or tool.max_concurrency is None)):
             return await self._timed(call, next, timeout)
         held: list[asyncio.Semaphore] = []
         try:
@@ -55,6 +56,13 @@ class Limits:
         finally:
             for slots in held:
                 slots.release()
+
+    def _watch_here(self) -> _Watch:
+        """The deadlines' watch on the running event loop."""
+        loop = asyncio.get_running_loop()
+        if self._watch is None or self._watch.loop is not loop:
+            self._watch = _Watch(loop)
+        return self._watch
 
     def _slots(self, call: Call) -> list[tuple[asyncio.Semaphore, int, str]]:
         found = []
@@ -72,7 +80,7 @@ class Limits:
         if not slots.locked():
             await slots.acquire()
             return True
-        deadline = Deadline(call, self.queue_timeout)
+        deadline = Deadline(call, self.queue_timeout, self._watch_here())
         try:
             await slots.acquire()
         except asyncio.CancelledError:
@@ -86,7 +94,7 @@ class Limits:
     async def _timed(self, call: Call, next: Next, timeout: float | None) -> Result:
         if timeout is None:
             return await next(call)
-        deadline = Deadline(call, timeout)
+        deadline = Deadline(call, timeout, self._watch_here())
         try:
             return await next(call)
         except asyncio.CancelledError:
@@ -102,14 +110,17 @@ class Limits:
 class Deadline:
     """Cancels a call's task ``seconds`` from now. Unlike ``asyncio.timeout`` it may start
     while the call still runs eagerly, before it is a task (as every call starts): if the
-    call finishes first, nothing happens."""
+    call finishes first, nothing happens. Deadlines share one timer (see :class:`_Watch`): starting
+    and ending one costs two dict operations."""
 
-    def __init__(self, call: Call, seconds: float) -> None:
+    __slots__ = ("_call", "_entries", "fired")
+
+    def __init__(self, call: Call, seconds: float, watch: _Watch) -> None:
         self.fired = False
         self._call = call
-        self._timer = asyncio.get_running_loop().call_later(seconds, self._fire)
+        self._entries = watch.add(self, seconds)
 
-    def _fire(self) -> None:
+    def fire(self) -> None:
         task = self._call.session.task_of(self._call.request_id)
         if task is not None and not task.done():
             self.fired = True
@@ -124,4 +135,52 @@ class Deadline:
         return task is None or task.uncancel() == 0
 
     def cancel(self) -> None:
-        self._timer.cancel()
+        self._entries.pop(self, None)
+
+
+class _Watch:
+    """The deadlines of one event loop, behind one timer. Deadlines of the same length end
+    in the order they start, so each length keeps an insertion-ordered dict of them (due
+    times) and the timer is set for the earliest first entry; it is not moved when a
+    deadline ends early, and when it fires it ends what is due and is set again if any
+    deadline is left."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._lengths: dict[float, dict[Deadline, float]] = {}
+        self._timer: asyncio.TimerHandle | None = None
+
+    def add(self, deadline: Deadline, seconds: float) -> dict[Deadline, float]:
+        entries = self._lengths.get(seconds)
+        if entries is None:
+            entries = self._lengths[seconds] = {}
+        due = self.loop.time() + seconds
+        entries[deadline] = due
+        if self._timer is None or due < self._timer.when():
+            self._arm(due)
+        return entries
+
+    def _arm(self, due: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = self.loop.call_at(due, self._check)
+
+    def _check(self) -> None:
+        self._timer = None
+        now = self.loop.time()
+        expired: list[Deadline] = []
+        next_due: float | None = None
+        for entries in self._lengths.values():
+            due_now = []
+            for deadline, due in entries.items():
+                if due > now:
+                    next_due = due if next_due is None else min(next_due, due)
+                    break
+                due_now.append(deadline)
+            for deadline in due_now:
+                del entries[deadline]
+            expired += due_now
+        for deadline in expired:
+            deadline.fire()
+        if next_due is not None:
+            self._arm(next_due)

@@ -61,6 +61,10 @@ class MemoryLimiter:
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
 
     async def take(self, key: str, rate: float, burst: int) -> float:
+        return self.take_now(key, rate, burst)
+
+    def take_now(self, key: str, rate: float, burst: int) -> float:
+        """:meth:`take` without a coroutine (the guard calls this one)."""
         now = self.clock()
         tokens, at = self._buckets.pop(key, (float(burst), now))
         tokens = min(float(burst), tokens + (now - at) * rate)
@@ -103,11 +107,15 @@ class RateLimit:
         self.key = key
         self.limiter: Limiter = limiter if limiter is not None else MemoryLimiter()
         self.tools = tools
+        self._take_now = self.limiter.take_now if isinstance(self.limiter, MemoryLimiter) else None
 
     async def __call__(self, call: Call, next: Next) -> Result:
         if call.method != "tools/call" or (self.tools is not None and call.name not in self.tools):
             return await next(call)
-        wait = await self.limiter.take(self.key(call), self.rate, self.burst)
+        if self._take_now is not None:
+            wait = self._take_now(self.key(call), self.rate, self.burst)
+        else:
+            wait = await self.limiter.take(self.key(call), self.rate, self.burst)
         if wait > 0:
             return refusal(
                 f"Rate limit: {call.name} may be called {self.said} (bursts of {self.burst}); "

@@ -36,52 +36,69 @@ class Telemetry:
     outermost = True
 
     def __init__(self, tracer_provider: Any = None, meter_provider: Any = None) -> None:
-        from opentelemetry import metrics, propagate, trace
+        from opentelemetry import context, metrics, propagate, trace
 
         self._trace = trace
+        self._context = context
         self._propagate = propagate
         self.tracer = trace.get_tracer(SCOPE, tracer_provider=tracer_provider)
         meter = metrics.get_meter(SCOPE, meter_provider=meter_provider)
         self.duration = meter.create_histogram(
             "mcp.server.operation.duration", unit="s", description="How long the server took to handle a request"
         )
+        self._measured: dict[tuple[str, str | None, str], dict[str, Any]] = {}
 
     async def __call__(self, call: Call, next: Next) -> Result:
-        attributes = request_attributes(call.method, call.name)
+        method, name, version = call.method, call.name, call.version
+        attributes = request_attributes(method, name)
         attributes["mcp.session.id"] = call.session_id
-        attributes["mcp.protocol.version"] = call.version
+        attributes["mcp.protocol.version"] = version
         attributes["jsonrpc.request.id"] = str(call.request_id)
-        parent = self._propagate.extract(carrier=call.meta)
+        meta = call.meta
+        parent = self._propagate.extract(carrier=meta) if meta else None
         started = time.perf_counter()
         error: str | None = None
-        with self.tracer.start_as_current_span(
-            span_name(call.method, call.name),
-            context=parent,
-            kind=self._trace.SpanKind.SERVER,
-            attributes=attributes,
-            record_exception=False,
-            set_status_on_exception=False,
-        ) as span:
-            try:
-                result = await next(call)
-                if result.get("isError"):
-                    error = "tool_error"
-                return result
-            except ProtocolError as exc:
-                error = str(exc.code)
-                span.set_attribute("rpc.response.status_code", error)
-                raise
-            except BaseException as exc:
-                error = type(exc).__name__
-                raise
-            finally:
-                if error is not None:
-                    span.set_attribute("error.type", error)
-                    span.set_status(self._trace.StatusCode.ERROR)
-                measured = {key: attributes[key] for key in _METRIC_KEYS if key in attributes}
-                if error is not None:
-                    measured["error.type"] = error
-                self.duration.record(time.perf_counter() - started, measured)
+        span = self.tracer.start_span(
+            span_name(method, name), context=parent, kind=self._trace.SpanKind.SERVER, attributes=attributes
+        )
+        token = self._context.attach(self._trace.set_span_in_context(span, parent))
+        try:
+            result = await next(call)
+            if result.get("isError"):
+                error = "tool_error"
+            return result
+        except ProtocolError as exc:
+            error = str(exc.code)
+            span.set_attribute("rpc.response.status_code", error)
+            raise
+        except BaseException as exc:
+            error = type(exc).__name__
+            raise
+        finally:
+            self._context.detach(token)
+            if error is not None:
+                span.set_attribute("error.type", error)
+                span.set_status(self._trace.StatusCode.ERROR)
+            span.end()
+            self.duration.record(time.perf_counter() - started, self._metric_attributes(attributes, error))
+
+    def _metric_attributes(self, attributes: dict[str, Any], error: str | None) -> dict[str, Any]:
+        """The histogram's attributes (the same dict again for requests alike, when they succeed)."""
+        if error is not None:
+            failed = {key: attributes[key] for key in _METRIC_KEYS if key in attributes}
+            failed["error.type"] = error
+            return failed
+        key = (
+            attributes["mcp.method.name"],
+            attributes.get("gen_ai.tool.name") or attributes.get("gen_ai.prompt.name"),
+            attributes["mcp.protocol.version"],
+        )
+        measured = self._measured.get(key)
+        if measured is None:
+            if len(self._measured) >= 10_000:
+                self._measured.clear()
+            measured = self._measured[key] = {k: attributes[k] for k in _METRIC_KEYS if k in attributes}
+        return measured
 
 
 _METRIC_KEYS = ("mcp.method.name", "gen_ai.tool.name", "gen_ai.prompt.name", "mcp.protocol.version")
