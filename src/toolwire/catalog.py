@@ -22,6 +22,8 @@ from .protocol.codec import Codec
 
 #: Longer cursors are refused before they are decoded (ours are about 20 characters).
 MAX_CURSOR_CHARS = 64
+#: Encoded pages kept at most (versions x offsets x scope views); past it the cache starts over.
+MAX_CACHED_PAGES = 4096
 
 
 class InvalidCursor(ValueError):
@@ -29,9 +31,11 @@ class InvalidCursor(ValueError):
 
 
 class Item(Protocol):
-    """What a catalog holds: a definition in neutral terms, shown or hidden."""
+    """What a catalog holds: a definition in neutral terms, shown or hidden, and the scopes a
+    caller needs to see it (none: everyone)."""
 
     enabled: bool
+    scopes: frozenset[str]
 
     @property
     def definition(self) -> dict[str, Any]: ...
@@ -61,7 +65,8 @@ class Catalog(Generic[T]):
         self.page_size = page_size
         self._render_one = render
         self._items: dict[str, T] = {}
-        self._pages: dict[tuple[str, int], bytes] = {}
+        self._pages: dict[tuple[str, frozenset[frozenset[str]], int], bytes] = {}
+        self._gated: frozenset[frozenset[str]] = frozenset()  # the distinct scope sets items need
         self._listeners: dict[int, Callable[[], None]] = {}
 
     def __contains__(self, key: object) -> bool:
@@ -111,18 +116,42 @@ class Catalog(Generic[T]):
         self._listeners[key] = listener
         return lambda: self._listeners.pop(key, None)
 
-    def page(self, codec: Codec, cursor: str | None, finish: Callable[[dict[str, Any]], dict[str, Any]]) -> bytes:
-        """The encoded list result for ``cursor`` in ``codec``'s version.
+    @property
+    def gated(self) -> bool:
+        """Whether some items need scopes (lists then differ by caller)."""
+        return bool(self._gated)
+
+    def visible(self, granted: frozenset[str] | None) -> list[T]:
+        """The enabled items a caller with the scopes ``granted`` may see (``None``: a caller
+        nothing authenticated, who sees them all)."""
+        if granted is None or not self._gated:
+            return self.enabled()
+        return [item for item in self._items.values() if item.enabled and item.scopes <= granted]
+
+    def page(
+        self,
+        codec: Codec,
+        cursor: str | None,
+        finish: Callable[[dict[str, Any]], dict[str, Any]],
+        granted: frozenset[str] | None = None,
+    ) -> bytes:
+        """The encoded list result for ``cursor`` in ``codec``'s version, of the items a
+        caller with the scopes ``granted`` may see (see :meth:`visible`).
 
         ``finish`` completes the result for the wire (result type, cache hints, server info).
         :class:`InvalidCursor` for a cursor this catalog cannot have produced. Pages are
-        cached by position, so the cache holds at most one page per version and offset.
+        cached by position and by which scope sets the caller has of those items need, so
+        the cache holds at most one page per version, offset and such view.
         """
-        start = 0 if cursor is None else self._decode_cursor(cursor, len(self.enabled()))
-        key = (codec.version, start)
+        view = frozenset() if granted is None else frozenset(need for need in self._gated if need <= granted)
+        items = self.visible(granted)
+        start = 0 if cursor is None else self._decode_cursor(cursor, len(items))
+        key = (codec.version, view, start)
         page = self._pages.get(key)
         if page is None:
-            page = self._pages[key] = orjson.dumps(finish(self._render(codec, self.enabled(), start)))
+            if len(self._pages) >= MAX_CACHED_PAGES:
+                self._pages.clear()
+            page = self._pages[key] = orjson.dumps(finish(self._render(codec, items, start)))
         return page
 
     def _render(self, codec: Codec, items: list[T], start: int) -> dict[str, Any]:
@@ -160,5 +189,6 @@ class Catalog(Generic[T]):
 
     def _changed(self) -> None:
         self._pages.clear()
+        self._gated = frozenset(item.scopes for item in self._items.values() if item.scopes)
         for listener in list(self._listeners.values()):
             listener()

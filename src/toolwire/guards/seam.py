@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ..tools.results import error_result
 
 if TYPE_CHECKING:
+    from ..auth.identity import Identity
     from ..protocol.connection import Request
     from ..server.session import ServerSession
     from ..tools.tool import Tool
@@ -72,9 +73,15 @@ class Call:
         self._work = work
 
     @property
-    def caller(self) -> str | None:
+    def identity(self) -> Identity | None:
         """Who is calling, when the transport authenticated them (else ``None``)."""
-        return self.session.principal
+        return self.session.caller(self.request)
+
+    @property
+    def caller(self) -> str | None:
+        """The caller's name (the token's subject, else its client), or ``None``."""
+        identity = self.session.caller(self.request)
+        return identity.name if identity is not None else None
 
     @property
     def client(self) -> dict[str, Any] | None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
+from ..auth.identity import scope_set
 from ..tools.content import Content
 from ..tools.tool import NAME_PATTERN, Tool, ToolContext
 from ..tools.validation import ArgumentsInvalid
@@ -83,6 +84,7 @@ class Prompt:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         complete: dict[str, Completer] | None = None,
+        scopes: Iterable[str] | None = None,
     ) -> None:
         name = name or str(getattr(function, "__name__", ""))
         if not NAME_PATTERN.fullmatch(name):
@@ -94,6 +96,8 @@ class Prompt:
         self.description = description if description is not None else self._call.description
         self.icons = icons
         self.meta = meta
+        #: OAuth scopes a caller needs to see and get it (HTTP with ``auth=``).
+        self.scopes = scope_set(self.name, scopes)
         self.enabled = True
         schema = self._call.input_schema
         required = set(schema.get("required", []))

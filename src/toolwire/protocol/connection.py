@@ -78,10 +78,12 @@ class Request:
     ``codec`` renders results for the version this request speaks; ``capabilities`` are the
     client capabilities that apply to it (from its own ``_meta`` when modern, from the
     handshake when legacy); ``log_level`` is the minimum level to send log messages at, or
-    ``None`` for none at all.
+    ``None`` for none at all; ``auth``: the :class:`~toolwire.auth.Identity` of its caller,
+    when the transport verified one.
     """
 
     __slots__ = (
+        "auth",
         "batch",
         "cancelled",
         "capabilities",
@@ -115,6 +117,8 @@ class Request:
         self.progress_token = meta.get("progressToken") if type(meta) is dict else None
         self.cancelled = False
         self.batch: _Batch | None = None
+        #: The caller's verified identity, set by a transport that authenticates (HTTP).
+        self.auth: Any = None
 
     def __repr__(self) -> str:
         return f"Request({self.id!r}, {self.method!r}, {self.codec.version})"

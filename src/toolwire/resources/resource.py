@@ -24,9 +24,10 @@ unknown id): clients get the protocol's not-found error (``-32002`` up to 2025-1
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..auth.identity import scope_set
 from ..tools.results import dumps
 from ..tools.tool import Tool, ToolContext
 from .uri_template import UriTemplate
@@ -90,6 +91,7 @@ class _Described:
         annotations: dict[str, Any] | None = None,
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
+        scopes: Iterable[str] | None = None,
     ) -> None:
         function_name = getattr(function, "__name__", "")
         named = function_name.isidentifier()  # not "<lambda>"
@@ -103,6 +105,8 @@ class _Described:
         self.annotations = annotations
         self.icons = icons
         self.meta = meta
+        #: OAuth scopes a caller needs to see and read it (HTTP with ``auth=``).
+        self.scopes = scope_set(self.name or "resource", scopes)
         self.enabled = True
 
     @property

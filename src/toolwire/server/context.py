@@ -22,6 +22,7 @@ from ..tools.tool import ToolContext
 from ..tools.validation import ArgumentsInvalid, Validator
 
 if TYPE_CHECKING:
+    from ..auth.identity import Identity
     from ..protocol.connection import Request
     from .session import ServerSession
 
@@ -110,6 +111,17 @@ class Context(ToolContext):
     @property
     def client_capabilities(self) -> dict[str, Any]:
         return self._request.capabilities
+
+    @property
+    def request(self) -> Request:
+        """The request being answered."""
+        return self._request
+
+    @property
+    def identity(self) -> Identity | None:
+        """The caller, when the server authorizes requests (HTTP with ``auth=``): subject,
+        client id, scopes, claims. ``None`` when nothing authenticated them (stdio)."""
+        return self._session.caller(self._request)
 
     @property
     def is_cancelled(self) -> bool:

@@ -9,7 +9,7 @@ it in other ways.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from ..catalog import Catalog
@@ -166,6 +166,7 @@ class Server:
         lenient: bool | None = None,
         timeout: float | None = None,
         max_concurrency: int | None = None,
+        scopes: Iterable[str] | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(self, fn: Any = None, /, **options: Any) -> Any:
@@ -175,8 +176,10 @@ class Server:
         async. Its name, docstring and type hints give the tool's name, description and
         schemas; the keywords override them. ``read_only``, ``destructive``, ``idempotent``
         and ``open_world`` set the annotation hints; ``timeout`` (seconds) and
-        ``max_concurrency`` limit its calls. Raises ``ValueError`` for an invalid or taken
-        name and ``TypeError`` for a type that has no JSON Schema.
+        ``max_concurrency`` limit its calls; ``scopes``: the OAuth scopes a caller needs to
+        see and call it (over HTTP with ``auth=``, see docs/authorization.md). Raises
+        ``ValueError`` for an invalid or taken name and ``TypeError`` for a type that has no
+        JSON Schema.
         """
 
         def register(function: F) -> F:
@@ -241,11 +244,13 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         complete: dict[str, Any] | None = None,
+        scopes: Iterable[str] | None = None,
     ) -> Callable[[F], F]:
         """Register a function as a resource: ``@server.resource("config://app")`` for one
         fixed URI, or ``@server.resource("users://{id}/profile")`` for a URI template whose
         variables are the function's parameters (see :mod:`toolwire.resources.resource` for
-        what it may return). ``ValueError`` for a taken URI or parameters that do not fit."""
+        what it may return). ``scopes``: the OAuth scopes a caller needs to see and read it.
+        ``ValueError`` for a taken URI or parameters that do not fit."""
 
         def register(function: F) -> F:
             options = {
@@ -256,6 +261,7 @@ class Server:
                 "annotations": annotations,
                 "icons": icons,
                 "meta": meta,
+                "scopes": scopes,
             }
             if "{" in uri:
                 if size is not None:
@@ -311,6 +317,30 @@ class Server:
                 return template, variables
         return None
 
+    def scopes_for(self, method: str, params: Any) -> tuple[frozenset[str], str]:
+        """The scopes a request needs (those of the tool, resource or prompt it names) and
+        what it names, for messages: ``(frozenset(), "")`` when it names nothing gated."""
+        if not isinstance(params, dict):
+            return frozenset(), ""
+        item: Any = None
+        what = ""
+        if method == "completion/complete" and isinstance(params.get("ref"), dict):
+            ref = params["ref"]
+            method, params = ("prompts/get", ref) if ref.get("type") == "ref/prompt" else ("resources/read", ref)
+        if method == "tools/call" and isinstance(params.get("name"), str):
+            item, what = self.registry.get(params["name"]), f"the tool {params['name']!r}"
+        elif method == "prompts/get" and isinstance(params.get("name"), str):
+            item, what = self.prompts.get(params["name"]), f"the prompt {params['name']!r}"
+        elif method in ("resources/read", "resources/subscribe") and isinstance(params.get("uri"), str):
+            found = self.find_resource(params["uri"])
+            if found is None:
+                template = self.resource_templates.get(params["uri"])  # completion names a template
+                found = (template, {}) if template is not None else None
+            item, what = (found[0] if found else None), f"the resource {params['uri']!r}"
+        if item is None or not item.scopes:
+            return frozenset(), ""
+        return item.scopes, what
+
     def resource_updated(self, uri: str) -> None:
         """Tell subscribed clients that the resource at ``uri`` changed (legacy clients that
         sent ``resources/subscribe``, 2026-07-28 ones listening with ``resourceSubscriptions``).
@@ -365,11 +395,13 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         complete: dict[str, Any] | None = None,
+        scopes: Iterable[str] | None = None,
     ) -> Callable[[F], F]: ...
 
     def prompt(self, fn: Any = None, /, **options: Any) -> Any:
         """Register a function as a prompt: ``@server.prompt`` or ``@server.prompt(name=...)``
-        (see :mod:`toolwire.prompts.prompt`). ``complete`` maps arguments to completers.
+        (see :mod:`toolwire.prompts.prompt`). ``complete`` maps arguments to completers;
+        ``scopes``: the OAuth scopes a caller needs to see and get it.
         ``ValueError`` for an invalid or taken name."""
 
         def register(function: F) -> F:

@@ -35,6 +35,7 @@ from .features import FEATURE_METHODS, OFFERED_BY
 from .request_state import binding, seal, unseal
 
 if TYPE_CHECKING:
+    from ..auth.identity import Identity
     from .server import Server
 
 log = get_logger("toolwire")
@@ -46,8 +47,9 @@ EAGER_TASKS = sys.version_info >= (3, 12)
 class ServerSession:
     """Serves ``connection`` for ``server``; ``write`` sends bytes to the peer.
 
-    Must be created on the event loop it will run on. ``principal`` names the authenticated
-    caller, if the transport knows one (2026-07-28 request state is bound to it). A transport
+    Must be created on the event loop it will run on. ``identity``: the caller of every request
+    when the transport knows one for the whole connection (HTTP sets each request's own,
+    see :meth:`caller`). A transport
     with a channel per request (HTTP) passes ``route(data, related)`` instead of ``write``:
     ``related`` is the id of the client request the message belongs to (its answer, its
     progress, a question asked on its behalf), or ``None`` for what belongs to none.
@@ -60,7 +62,7 @@ class ServerSession:
         server: Server,
         connection: ServerConnection,
         write: Callable[[bytes], None] | None = None,
-        principal: str | None = None,
+        identity: Identity | None = None,
         route: Callable[[bytes, RequestId | None], None] | None = None,
         listen: bool = True,
         id: str | None = None,
@@ -71,7 +73,7 @@ class ServerSession:
         self.id = id if id is not None else os.urandom(6).hex()
         self.server = server
         self.connection = connection
-        self.principal = principal
+        self.identity = identity
         self._write = write
         self._route = route
         #: Set by transports that can end a request's connection but keep its stream
@@ -136,6 +138,8 @@ class ServerSession:
                 elif event.method in OFFERED_BY and OFFERED_BY[event.method] not in self.server.identity.capabilities:
                     what = OFFERED_BY[event.method]
                     self.fail(event, ProtocolError(METHOD_NOT_FOUND, f"Method not found: this server offers no {what}"))
+                elif (event.auth is not None or self.identity is not None) and self._forbidden(event):
+                    pass
                 else:
                     try:
                         handler(self, event)
@@ -148,6 +152,19 @@ class ServerSession:
                 future = self._waiting.get(event.id)
                 if future is not None and not future.done():
                     future.set_result(event)
+
+    def _forbidden(self, request: Request) -> bool:
+        """Refuse ``request`` if it names a tool, resource or prompt whose scopes its caller
+        lacks (over HTTP the transport refused it already, with 403)."""
+        required, what = self.server.scopes_for(request.method, request.params)
+        caller = self.caller(request)
+        if not required or caller is None or caller.allows(required):
+            return False
+        missing = " ".join(sorted(caller.missing(required)))
+        self.fail(
+            request, ProtocolError(INVALID_PARAMS, f"Forbidden: {what} needs the scopes {missing} (insufficient_scope)")
+        )
+        return True
 
     # -- output ----------------------------------------------------------------------------
 
@@ -220,13 +237,16 @@ class ServerSession:
             return self.fail(request, ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string'))
         codec = request.codec
         identity = self.server.identity
+        caller = self.caller(request)
+        granted = caller.scopes if caller is not None else None
+        cache_scope = "private" if granted is not None and catalog.gated else identity.cache_scope
 
         def finish(result: dict[str, Any]) -> dict[str, Any]:
-            codec.cacheable(result, identity.ttl_ms, identity.cache_scope)
+            codec.cacheable(result, identity.ttl_ms, cache_scope)
             return codec.finish(result, identity.info)
 
         try:
-            page = catalog.page(codec, cursor, finish)
+            page = catalog.page(codec, cursor, finish, granted)
         except InvalidCursor as exc:
             return self.fail(request, ProtocolError(INVALID_PARAMS, f"Invalid params: {exc}"))
         self.send(self.connection.respond_raw(request, page), request.id)
@@ -265,6 +285,15 @@ class ServerSession:
                 self._tasks[request.id] = task
         else:
             self._tasks[request.id] = self._loop.create_task(finishing)
+
+    def caller(self, request: Request) -> Identity | None:
+        """Who sent ``request``: its own verified identity (HTTP), else the connection's."""
+        identity: Identity | None = request.auth
+        return identity if identity is not None else self.identity
+
+    def _caller_name(self, request: Request) -> str | None:
+        caller = self.caller(request)
+        return caller.name if caller is not None else None
 
     def task_of(self, id: RequestId) -> asyncio.Task[None] | None:
         """The task running request ``id``, once its work waited (``None`` before, and after)."""
@@ -353,7 +382,7 @@ class ServerSession:
         state = request.params.get("requestState")
         if not request.codec.modern or state is None:
             return None
-        bound = binding(subject, arguments, self.principal)
+        bound = binding(subject, arguments, self._caller_name(request))
         data = unseal(self.server.state_key, bound, state)
         answers: dict[str, Any] = data["answers"]
         responses = request.params.get("inputResponses")
@@ -369,7 +398,7 @@ class ServerSession:
         exc: InputRequired,
     ) -> dict[str, Any]:
         """The ``InputRequiredResult`` ending this round, its state sealed for ``subject``."""
-        bound = binding(subject, arguments, self.principal)
+        bound = binding(subject, arguments, self._caller_name(context.request))
         state = seal(
             self.server.state_key,
             bound,

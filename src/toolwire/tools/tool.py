@@ -12,9 +12,10 @@ from __future__ import annotations
 import contextvars
 import functools
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
+from ..auth.identity import scope_set
 from .results import ToolResult, build_result, raw_result
 from .schema import SchemaBuilder
 from .signature import parameters_schema, parse_docstring, read_signature
@@ -79,6 +80,7 @@ class Tool:
         context_param: str | None = None,
         timeout: float | None = None,
         max_concurrency: int | None = None,
+        scopes: Iterable[str] | None = None,
     ) -> None:
         if not isinstance(input_schema, dict) or input_schema.get("type") != "object":
             raise ValueError(f'tool {name!r}: inputSchema must be a JSON Schema object with "type": "object"')
@@ -98,6 +100,8 @@ class Tool:
         #: Seconds a call may run before it is cancelled; calls running at once (``None``: the server's).
         self.timeout = timeout
         self.max_concurrency = max_concurrency
+        #: OAuth scopes a caller needs to see and call it (HTTP with ``auth=``).
+        self.scopes = scope_set(name, scopes)
         self.enabled = True
         self.is_async = is_coroutine_function(handler)
         self._raw = raw
@@ -128,6 +132,7 @@ class Tool:
         lenient: bool = True,
         timeout: float | None = None,
         max_concurrency: int | None = None,
+        scopes: Iterable[str] | None = None,
     ) -> Tool:
         """A tool from a function's signature and docstring.
 
@@ -167,6 +172,7 @@ class Tool:
             context_param=context_param,
             timeout=timeout,
             max_concurrency=max_concurrency,
+            scopes=scopes,
         )
 
     @classmethod

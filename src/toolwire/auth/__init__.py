@@ -1,0 +1,43 @@
+"""Authorization: an HTTP server as an OAuth 2.1 protected resource, and who is calling.
+
+See docs/authorization.md. Server side: :class:`ProtectedResource` (metadata, token checks,
+challenges) with a :class:`JWTVerifier`, an :class:`IntrospectionVerifier` or a verifier of
+your own; tools read the caller's :class:`Identity` from ``ctx.identity``. Importing this
+package costs nothing until one of these is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .identity import Identity
+
+if TYPE_CHECKING:
+    from .resource import AuthError, ProtectedResource
+    from .verifiers import IntrospectionVerifier, InvalidToken, JWTVerifier, TokenVerifier
+
+_LAZY = {
+    "AuthError": ".resource",
+    "ProtectedResource": ".resource",
+    "IntrospectionVerifier": ".verifiers",
+    "InvalidToken": ".verifiers",
+    "JWTVerifier": ".verifiers",
+    "TokenVerifier": ".verifiers",
+}
+
+__all__ = [
+    "AuthError",
+    "Identity",
+    "IntrospectionVerifier",
+    "InvalidToken",
+    "JWTVerifier",
+    "ProtectedResource",
+    "TokenVerifier",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,226 @@
+"""Token verifiers: what turns a bearer token into an :class:`~.identity.Identity`.
+
+A verifier is any object with ``async verify(token) -> Identity`` that raises
+:class:`InvalidToken` (its message is sent back in the ``WWW-Authenticate`` header's
+``error_description``; it must never contain the token). Built in: :class:`JWTVerifier`
+(signed JWT access tokens, keys from a JWKS URL) and :class:`IntrospectionVerifier`
+(RFC 7662). A plain ``async def verify(token) -> Identity | None`` works too.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any, Protocol
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from .identity import Identity, parse_scopes
+from .jwks import JWKS, KeyNotFound
+
+#: Asymmetric algorithms accepted by default (``none`` and shared-secret HMAC never are).
+DEFAULT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
+
+
+class InvalidToken(Exception):
+    """The token is not accepted; the message says why (for the 401's ``error_description``)."""
+
+
+class TokenVerifier(Protocol):
+    async def verify(self, token: str) -> Identity:
+        """The identity ``token`` stands for; :class:`InvalidToken` if it is not accepted."""
+        ...
+
+
+def canonical_uri(uri: str) -> str:
+    """``uri`` as RFC 8707 resource identifiers compare: scheme and host in lower case, no
+    trailing slash. ``ValueError`` for one that is not an absolute http(s) URI or has a fragment."""
+    parts = urlsplit(uri)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"{uri!r} is not an absolute http(s) URI")
+    if parts.fragment or uri.endswith("#"):
+        raise ValueError(f"{uri!r} has a fragment: a resource identifier may not")
+    path = parts.path.rstrip("/")
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
+
+
+def _audiences(value: str | Sequence[str]) -> frozenset[str]:
+    return frozenset(canonical_uri(item) for item in ([value] if isinstance(value, str) else value))
+
+
+def _bound_to(claimed: Any, audiences: frozenset[str]) -> bool:
+    """Whether a token's ``aud`` claim names one of ``audiences`` (compared canonically)."""
+    for item in [claimed] if isinstance(claimed, str) else claimed if isinstance(claimed, list) else []:
+        try:
+            if isinstance(item, str) and canonical_uri(item) in audiences:
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def identity_from_claims(claims: dict[str, Any]) -> Identity:
+    """An identity from JWT or introspection claims (``sub``, ``client_id``/``azp``,
+    ``scope``/``scp``, ``exp``)."""
+    client = claims.get("client_id", claims.get("azp"))
+    expires = claims.get("exp")
+    subject = claims.get("sub")
+    return Identity(
+        subject=subject if isinstance(subject, str) else None,
+        client_id=client if isinstance(client, str) else None,
+        scopes=parse_scopes(claims["scope"] if "scope" in claims else claims.get("scp")),
+        claims=claims,
+        expires_at=float(expires) if isinstance(expires, int | float) and not isinstance(expires, bool) else None,
+    )
+
+
+class JWTVerifier:
+    """Verifies JWT access tokens (RFC 9068) signed by ``issuer``'s keys.
+
+    ``audience``: this server's canonical resource URI (or several); a token must name one in
+    ``aud`` (RFC 8707). ``jwks_url``: where the keys are; by default read from the issuer's
+    metadata (RFC 8414, then OpenID discovery) on first use. ``algorithms``: the allow-list
+    (asymmetric ones by default; a token in any other is refused before its key is looked
+    up). ``exp`` is required; ``exp``, ``nbf`` and ``iat`` are checked with ``leeway``
+    seconds of clock skew.
+    """
+
+    def __init__(
+        self,
+        issuer: str,
+        audience: str | Sequence[str],
+        *,
+        jwks_url: str | None = None,
+        algorithms: Sequence[str] = DEFAULT_ALGORITHMS,
+        leeway: float = 30.0,
+    ) -> None:
+        bad = [algorithm for algorithm in algorithms if algorithm.lower() == "none" or algorithm.startswith("HS")]
+        if bad:
+            raise ValueError(f"algorithms {bad} cannot verify access tokens from an authorization server")
+        self.issuer = issuer
+        self.audiences = _audiences(audience)
+        self.algorithms = tuple(algorithms)
+        self.leeway = leeway
+        self.jwks = JWKS(jwks_url) if jwks_url is not None else None
+
+    async def verify(self, token: str) -> Identity:
+        import jwt
+
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.PyJWTError:
+            raise InvalidToken("the token is malformed: not a signed JWT") from None
+        algorithm = header.get("alg")
+        if algorithm not in self.algorithms:
+            raise InvalidToken(f"the token's signing algorithm {algorithm!r} is not accepted")
+        kid = header.get("kid")
+        if kid is not None and not isinstance(kid, str):
+            raise InvalidToken("the token's key id is not a string")
+        if self.jwks is None:
+            self.jwks = JWKS(await jwks_url_of(self.issuer))
+        try:
+            key = await self.jwks.key(kid, algorithm)
+        except KeyNotFound as exc:
+            raise InvalidToken(str(exc)) from None
+        try:
+            claims = jwt.decode(
+                token,
+                key,
+                algorithms=[algorithm],
+                issuer=self.issuer,
+                leeway=self.leeway,
+                options={"require": ["exp", "iss"], "verify_aud": False},
+            )
+        except jwt.ExpiredSignatureError:
+            raise InvalidToken("the token has expired") from None
+        except jwt.ImmatureSignatureError:
+            raise InvalidToken("the token is not valid yet") from None
+        except jwt.InvalidIssuerError:
+            raise InvalidToken(f"the token was not issued by {self.issuer}") from None
+        except jwt.InvalidSignatureError:
+            raise InvalidToken("the token's signature does not verify") from None
+        except jwt.MissingRequiredClaimError as exc:
+            raise InvalidToken(f"the token has no {exc.claim!r} claim") from None
+        except (jwt.PyJWTError, ValueError, TypeError):
+            raise InvalidToken("the token is malformed or its signature does not verify") from None
+        if not _bound_to(claims.get("aud"), self.audiences):
+            raise InvalidToken(f"the token is not for this server (its audience must be {min(self.audiences)})")
+        return identity_from_claims(claims)
+
+
+async def jwks_url_of(issuer: str) -> str:
+    """The ``jwks_uri`` of ``issuer``'s metadata (RFC 8414 first, then OpenID discovery);
+    :class:`InvalidToken` when none can be had (the request is refused, and tried again)."""
+    async with httpx.AsyncClient(timeout=10.0) as http:
+        for url in metadata_urls(issuer):
+            try:
+                response = await http.get(url, headers={"accept": "application/json"})
+                document = response.json() if response.status_code == 200 else None
+            except (httpx.HTTPError, ValueError):
+                continue
+            if (
+                isinstance(document, dict)
+                and document.get("issuer") == issuer
+                and isinstance(document.get("jwks_uri"), str)
+            ):
+                return str(document["jwks_uri"])
+    raise InvalidToken(f"the authorization server {issuer} publishes no signing keys that could be fetched")
+
+
+def metadata_urls(issuer: str) -> list[str]:
+    """Where ``issuer``'s metadata may be, in the order MCP clients try them: RFC 8414 and
+    OpenID discovery with the path inserted, then OpenID discovery with it appended."""
+    parts = urlsplit(issuer)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    path = parts.path.rstrip("/")
+    if not path:
+        return [f"{origin}/.well-known/oauth-authorization-server", f"{origin}/.well-known/openid-configuration"]
+    return [
+        f"{origin}/.well-known/oauth-authorization-server{path}",
+        f"{origin}/.well-known/openid-configuration{path}",
+        f"{origin}{path}/.well-known/openid-configuration",
+    ]
+
+
+class IntrospectionVerifier:
+    """Asks the authorization server about each token (RFC 7662) at ``url``, authenticating
+    with ``client_id``/``client_secret`` (HTTP Basic) when given. An inactive token is refused;
+    with ``audience`` set the answer's ``aud`` must name it. An introspection endpoint that
+    cannot be reached refuses the token (401) with a message saying so."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        audience: str | Sequence[str] | None = None,
+        timeout: float = 10.0,
+    ) -> None:
+        self.url = url
+        self.auth = (client_id, client_secret or "") if client_id is not None else None
+        self.audiences = _audiences(audience) if audience is not None else None
+        self.timeout = timeout
+
+    async def verify(self, token: str) -> Identity:
+        try:
+            async with httpx.AsyncClient(timeout=self.timeout, auth=self.auth) as http:
+                response = await http.post(
+                    self.url,
+                    data={"token": token, "token_type_hint": "access_token"},
+                    headers={"accept": "application/json"},
+                )
+            answer = response.json()
+        except (httpx.HTTPError, ValueError):
+            raise InvalidToken("the token could not be checked: the introspection endpoint did not answer") from None
+        if response.status_code != 200 or not isinstance(answer, dict):
+            raise InvalidToken(f"the token could not be checked: introspection answered {response.status_code}")
+        if answer.get("active") is not True:
+            raise InvalidToken("the token is not active (expired, revoked or unknown)")
+        expires = answer.get("exp")
+        if isinstance(expires, int | float) and expires < time.time():
+            raise InvalidToken("the token has expired")
+        if self.audiences is not None and not _bound_to(answer.get("aud"), self.audiences):
+            raise InvalidToken(f"the token is not for this server (its audience must be {min(self.audiences)})")
+        return identity_from_claims(answer)
