@@ -109,15 +109,18 @@ class InProcess:
     ends; then it shuts down, waiting at most ``grace`` seconds for open responses.
     """
 
-    def __init__(self, app: Any, grace: float = 2.0) -> None:
+    def __init__(self, app: Any, grace: float = 2.0, listener: socket.socket | None = None) -> None:
         self.app = app
         self.grace = grace
         self._server: uvicorn.Server | None = None
         self._task: asyncio.Task[None] | None = None
+        self._listener = listener
 
     async def __aenter__(self) -> str:
-        listener = socket.socket()
-        listener.bind(("127.0.0.1", 0))
+        if self._listener is None:
+            self._listener = socket.socket()
+            self._listener.bind(("127.0.0.1", 0))
+        listener = self._listener
         port = listener.getsockname()[1]
         config = uvicorn.Config(
             self.app, lifespan="on", log_level="critical", timeout_graceful_shutdown=self.grace, ws="none"
@@ -135,6 +138,8 @@ class InProcess:
         assert self._server is not None and self._task is not None
         self._server.should_exit = True
         await asyncio.wait_for(self._task, self.grace + 10)
+        if self._listener is not None:
+            self._listener.close()
 
 
 # -- requests, by hand -------------------------------------------------------------------------

@@ -19,9 +19,9 @@ class KeyNotFound(LookupError):
 
 class JWKS:
     """The keys at ``url``: fetched on first use, kept ``max_age`` seconds, fetched again at
-    once when a token names an unknown ``kid`` (at most once per ``min_refresh`` seconds, so
-    tokens with made-up key ids cannot make the server hammer the key endpoint). A fetch that
-    fails keeps the keys already known. ``KeyNotFound`` when no key fits."""
+    once when a token names an unknown ``kid`` (such fetches at most once per ``min_refresh``
+    seconds, so tokens with made-up key ids cannot make the server hammer the key endpoint).
+    A fetch that fails keeps the keys already known. ``KeyNotFound`` when no key fits."""
 
     def __init__(self, url: str, *, max_age: float = 600.0, min_refresh: float = 30.0, timeout: float = 10.0) -> None:
         self.url = url
@@ -30,12 +30,16 @@ class JWKS:
         self.timeout = timeout
         self._keys: dict[str | None, tuple[Any, str | None]] = {}  # kid -> (key, the alg it is for)
         self._fetched = float("-inf")
+        self._looked_for = float("-inf")  # the last fetch for an unknown key id
         self._fetching: asyncio.Future[None] | None = None
 
     async def key(self, kid: str | None, algorithm: str) -> Any:
         """The verification key (a ``cryptography`` key) for a token's ``kid`` and ``alg``."""
         now = time.monotonic()
-        if now - self._fetched > self.max_age or (kid not in self._keys and now - self._fetched > self.min_refresh):
+        if now - self._fetched > self.max_age:
+            await self._refresh()
+        elif kid not in self._keys and now - self._looked_for > self.min_refresh:
+            self._looked_for = now
             await self._refresh()
         found = self._keys.get(kid)
         if found is None and kid is None and len(self._keys) == 1:

@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from ...auth.identity import Identity
 from ...logs import get_logger
 from ...protocol import http_headers
 from ...protocol.connection import Cancelled, Request, RequestId, ServerIdentity, too_deep
@@ -62,6 +63,7 @@ from .channel import Channel, error_code, respond
 from .sessions import LegacySession, SessionManager, TooManySessions
 
 if TYPE_CHECKING:
+    from ...auth.resource import AuthError, ProtectedResource
     from ...server.server import Server
 
 log = get_logger("toolwire.http")
@@ -79,13 +81,23 @@ _MODERN_STATUS = {METHOD_NOT_FOUND: 404, -32020: 400, -32021: 400, UNSUPPORTED_P
 
 
 class HttpError(Exception):
-    """A refusal before any JSON-RPC processing: HTTP ``status`` and a JSON-RPC error."""
+    """A refusal before any JSON-RPC processing: HTTP ``status`` and a JSON-RPC error (and
+    ``headers`` to send with it)."""
 
-    def __init__(self, status: int, code: int, message: str, id: RequestId | None = None, data: Any = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: int,
+        message: str,
+        id: RequestId | None = None,
+        data: Any = None,
+        headers: list[tuple[bytes, bytes]] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.error = ProtocolError(code, message, data)
         self.id = id
+        self.headers = headers or []
 
     def body(self) -> bytes:
         return orjson.dumps({"jsonrpc": "2.0", "id": self.id, "error": self.error.to_dict()})
@@ -112,6 +124,11 @@ class StreamableHTTP:
       ``None`` together with ``resumable=False`` makes streams not resumable.
     - ``retry_ms``: the reconnection delay announced on resumable streams.
     - ``keep_alive``: seconds between SSE comments on otherwise quiet streams.
+    - ``auth``: a :class:`~toolwire.auth.ProtectedResource`: every request needs a bearer
+      token it accepts (401 otherwise), the metadata is served at its well-known paths, and
+      what needs scopes a token lacks is refused with 403 (see docs/authorization.md).
+      Legacy sessions belong to the caller that opened them. Per-client caps then count by
+      caller instead of by address.
     """
 
     def __init__(
@@ -133,6 +150,7 @@ class StreamableHTTP:
         resumable: bool = True,
         retry_ms: int = 1000,
         keep_alive: float = 15.0,
+        auth: ProtectedResource | None = None,
     ) -> None:
         self.server = server
         self.path = path.rstrip("/") or "/"
@@ -151,6 +169,13 @@ class StreamableHTTP:
         self._good_hosts: set[str] = set()  # Host values already found allowed
         self._requests: set[ServerSession] = set()  # the 2026-07-28 requests being served
         self._idle: list[_Stateless] = []  # ready for the next 2026-07-28 request
+        self.auth = auth
+        self._metadata_paths = auth.metadata_paths(self.path) if auth is not None else set()
+        if auth is None and _gated(server):
+            log.warning(
+                "some tools, resources or prompts need scopes, but this HTTP server has no auth=: "
+                "nothing checks them, and anyone who can reach it may use them"
+            )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -162,7 +187,7 @@ class StreamableHTTP:
             await self._http(scope, receive, send)
         except HttpError as exc:
             allow = [(b"allow", b"POST" if self.stateless else b"GET, POST, DELETE")] if exc.status == 405 else []
-            await respond(send, exc.status, exc.body(), allow)
+            await respond(send, exc.status, exc.body(), allow + exc.headers)
 
     async def close(self) -> None:
         """End every session and stream: calls in flight are cancelled, 2026-07-28
@@ -185,22 +210,28 @@ class StreamableHTTP:
     # -- routing -----------------------------------------------------------------------------
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (_route_path(scope).rstrip("/") or "/") != self.path:
+        path = _route_path(scope).rstrip("/") or "/"
+        if path != self.path:
+            if path in self._metadata_paths:
+                await self._metadata(scope, send)
+                return
             raise HttpError(404, INVALID_REQUEST, f"Not found: the MCP endpoint is {self.path}")
         headers = _headers(scope)
         self._check_origin(headers)
+        caller = await self._authenticate(headers) if self.auth is not None else None
+        client = f"caller:{caller.name}" if caller is not None else _client_key(scope)
         method = scope.get("method")
         version = headers.get(http_headers.PROTOCOL_VERSION)
         if method == "POST":
-            await self._post(headers, _client_key(scope), receive, send)
+            await self._post(headers, client, caller, receive, send)
         elif method == "GET":
             if version in MODERN_VERSIONS or self.stateless:
                 raise HttpError(405, INVALID_REQUEST, "Method not allowed: this endpoint opens no GET stream")
-            await self._get(headers, receive, send)
+            await self._get(headers, caller, receive, send)
         elif method == "DELETE":
             if version in MODERN_VERSIONS or self.stateless:
                 raise HttpError(405, INVALID_REQUEST, "Method not allowed: there are no sessions to end")
-            await self._delete(headers, send)
+            await self._delete(headers, caller, send)
         else:
             raise HttpError(405, INVALID_REQUEST, f"Method not allowed: {method} (use POST, GET or DELETE)")
 
@@ -224,9 +255,51 @@ class StreamableHTTP:
             return
         raise HttpError(403, INVALID_REQUEST, f"Forbidden: Origin {origin!r} is not allowed (see allowed_origins)")
 
+    # -- authorization -------------------------------------------------------------------------
+
+    async def _metadata(self, scope: Scope, send: Send) -> None:
+        """The Protected Resource Metadata document, to anyone (it is public, and browsers'
+        clients may read it from other origins)."""
+        assert self.auth is not None
+        self._check_origin({"host": _headers(scope).get("host", "")})
+        if scope.get("method") not in ("GET", "HEAD"):
+            raise HttpError(405, INVALID_REQUEST, "Method not allowed: the resource metadata is read with GET")
+        cors = [(b"access-control-allow-origin", b"*"), (b"cache-control", b"public, max-age=3600")]
+        await respond(send, 200, orjson.dumps(self.auth.metadata()), cors)
+
+    async def _authenticate(self, headers: dict[str, str]) -> Identity:
+        """The caller of a request to the endpoint; 401 (or 403) with the challenge otherwise."""
+        from ...auth.resource import AuthError  # loaded already: self.auth is one of its objects
+
+        assert self.auth is not None
+        try:
+            caller = await self.auth.authenticate(headers.get("authorization"))
+            self.auth.require(caller, (), "this server")
+        except AuthError as exc:
+            raise _refused(exc) from None
+        return caller
+
+    def _authorize(self, message: Any, caller: Identity | None) -> None:
+        """403 if ``message`` (or one of a batch) names a tool, resource or prompt whose
+        scopes ``caller`` lacks."""
+        if caller is None or self.auth is None:
+            return
+        from ...auth.resource import AuthError
+
+        for item in message if isinstance(message, list) else (message,):
+            if isinstance(item, dict) and isinstance(item.get("method"), str):
+                required, what = self.server.scopes_for(item["method"], item.get("params"))
+                if required:
+                    try:
+                        self.auth.require(caller, required, what)
+                    except AuthError as exc:
+                        raise _refused(exc, _id(item)) from None
+
     # -- POST --------------------------------------------------------------------------------
 
-    async def _post(self, headers: dict[str, str], client: str, receive: Receive, send: Send) -> None:
+    async def _post(
+        self, headers: dict[str, str], client: str, caller: Identity | None, receive: Receive, send: Send
+    ) -> None:
         content_type = headers.get("content-type", "")
         if not content_type.split(";")[0].strip().lower() == "application/json":
             raise HttpError(415, INVALID_REQUEST, "Unsupported Media Type: the body must be application/json")
@@ -254,12 +327,13 @@ class StreamableHTTP:
                 _id(message),
                 {"supported": list(SUPPORTED_VERSIONS), "requested": version},
             )
+        self._authorize(message, caller)
         if version in MODERN_VERSIONS or _meta_version(message) is not None:
-            await self._modern(headers, client, body, message, receive, send)
+            await self._modern(headers, client, caller, body, message, receive, send)
         elif self.stateless:
-            await self._stateless_legacy(version or HTTP_DEFAULT_VERSION, body, message, receive, send)
+            await self._stateless_legacy(version or HTTP_DEFAULT_VERSION, caller, body, message, receive, send)
         else:
-            await self._legacy(headers, client, body, message, receive, send)
+            await self._legacy(headers, client, caller, body, message, receive, send)
 
     async def _body(self, headers: dict[str, str], receive: Receive) -> bytes:
         limit = self.max_body_bytes
@@ -289,7 +363,14 @@ class StreamableHTTP:
     # -- 2026-07-28 ----------------------------------------------------------------------------
 
     async def _modern(
-        self, headers: dict[str, str], client: str, body: bytes, message: Any, receive: Receive, send: Send
+        self,
+        headers: dict[str, str],
+        client: str,
+        caller: Identity | None,
+        body: bytes,
+        message: Any,
+        receive: Receive,
+        send: Send,
     ) -> None:
         if not isinstance(message, dict):
             raise HttpError(400, INVALID_REQUEST, "Invalid Request: a POST carries one JSON-RPC object")
@@ -324,6 +405,8 @@ class StreamableHTTP:
                     await respond(send, _immediate_status(event), event)
                     return
             request = events[0] if events else None
+            if type(request) is Request:
+                request.auth = caller
             if type(request) is Request and request.method == "subscriptions/listen":
                 self._open_listen_stream(client, id)
                 listening = True
@@ -381,7 +464,14 @@ class StreamableHTTP:
     # -- 2025-03-26 … 2025-11-25 ---------------------------------------------------------------
 
     async def _legacy(
-        self, headers: dict[str, str], client: str, body: bytes, message: Any, receive: Receive, send: Send
+        self,
+        headers: dict[str, str],
+        client: str,
+        caller: Identity | None,
+        body: bytes,
+        message: Any,
+        receive: Receive,
+        send: Send,
     ) -> None:
         session_id = headers.get(SESSION_HEADER.decode())
         if session_id is None:
@@ -396,29 +486,37 @@ class StreamableHTTP:
                 legacy = await self.sessions.create(
                     self.server, self.server.connection(terminator=b""), self.store, client
                 )
+                legacy.owner = caller.name if caller is not None else None
             except TooManySessions as exc:
                 what = "Too many requests" if exc.status == 429 else "Service unavailable"
                 raise HttpError(exc.status, INTERNAL_ERROR, f"{what}: {exc}", _id(message)) from None
             ok = False
             try:
-                await self._exchange(legacy, body, message, receive, send, opening=True)
+                await self._exchange(legacy, caller, body, message, receive, send, opening=True)
                 ok = legacy.session.connection.legacy is not None
             finally:
                 if not ok:
                     await self.sessions.end(legacy.id)
             return
         found = self.sessions.get(session_id)
-        if found is None:
+        if found is None or not _owned_by(found, caller):
             raise HttpError(
                 404,
                 INVALID_REQUEST,
                 "Session not found: it expired or was ended; open a new one with initialize",
                 _id(message),
             )
-        await self._exchange(found, body, message, receive, send)
+        await self._exchange(found, caller, body, message, receive, send)
 
     async def _exchange(
-        self, legacy: LegacySession, body: bytes, message: Any, receive: Receive, send: Send, opening: bool = False
+        self,
+        legacy: LegacySession,
+        caller: Identity | None,
+        body: bytes,
+        message: Any,
+        receive: Receive,
+        send: Send,
+        opening: bool = False,
     ) -> None:
         """Feed one POST to a session and answer it: 202 when it carried no request, else
         the answers (JSON, or a stream when more than the answer is to be sent).
@@ -436,6 +534,7 @@ class StreamableHTTP:
             else:
                 others.append(event)
                 if type(event) is Request:
+                    event.auth = caller
                     ids.append(event.id)
                     batched = event.batch is not None
         if not ids:
@@ -475,7 +574,9 @@ class StreamableHTTP:
         finally:
             legacy.release(channel, ids)
 
-    async def _stateless_legacy(self, version: str, body: bytes, message: Any, receive: Receive, send: Send) -> None:
+    async def _stateless_legacy(
+        self, version: str, caller: Identity | None, body: bytes, message: Any, receive: Receive, send: Send
+    ) -> None:
         """A legacy POST without a session: served alone, on a connection initialized for it."""
         if version not in LEGACY_VERSIONS:
             version = HTTP_DEFAULT_VERSION
@@ -488,16 +589,16 @@ class StreamableHTTP:
             )
         legacy = LegacySession("stateless", self.server, connection, None)
         try:
-            await self._exchange(legacy, body, message, receive, send)
+            await self._exchange(legacy, caller, body, message, receive, send)
         finally:
             await legacy.session.close(grace=0)
 
     # -- GET and DELETE ------------------------------------------------------------------------
 
-    async def _get(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
+    async def _get(self, headers: dict[str, str], caller: Identity | None, receive: Receive, send: Send) -> None:
         if not _accepts(headers.get("accept", ""), "text/event-stream"):
             raise HttpError(406, INVALID_REQUEST, "Not Acceptable: a GET stream is text/event-stream")
-        legacy = self._session(headers)
+        legacy = self._session(headers, caller)
         last = headers.get("last-event-id")
         async with _watch_disconnect(receive) as disconnected:
             if last is not None:
@@ -547,22 +648,23 @@ class StreamableHTTP:
             return
         await channel.resume(send, place[1], disconnected)
 
-    async def _delete(self, headers: dict[str, str], send: Send) -> None:
+    async def _delete(self, headers: dict[str, str], caller: Identity | None, send: Send) -> None:
         session_id = headers.get(SESSION_HEADER.decode())
         if session_id is None:
             raise HttpError(
                 400, INVALID_REQUEST, "Bad Request: DELETE needs the Mcp-Session-Id header of the session to end"
             )
-        if not await self.sessions.end(session_id):
+        found = self.sessions.get(session_id)
+        if (found is not None and not _owned_by(found, caller)) or not await self.sessions.end(session_id):
             raise HttpError(404, INVALID_REQUEST, "Session not found: it expired or was already ended")
         await respond(send, 200)
 
-    def _session(self, headers: dict[str, str]) -> LegacySession:
+    def _session(self, headers: dict[str, str], caller: Identity | None) -> LegacySession:
         session_id = headers.get(SESSION_HEADER.decode())
         if session_id is None:
             raise HttpError(400, INVALID_REQUEST, "Bad Request: no Mcp-Session-Id header")
         found = self.sessions.get(session_id)
-        if found is None:
+        if found is None or not _owned_by(found, caller):
             raise HttpError(
                 404, INVALID_REQUEST, "Session not found: it expired or was ended; open a new one with initialize"
             )
@@ -592,6 +694,23 @@ class _Stateless:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+
+def _refused(exc: AuthError, id: RequestId | None = None) -> HttpError:
+    """An authorization refusal as an HTTP answer: its status, the challenge, a JSON-RPC error."""
+    challenge = [(b"www-authenticate", exc.challenge.encode("latin-1", "replace"))]
+    return HttpError(exc.status, INVALID_REQUEST, str(exc), id, headers=challenge)
+
+
+def _owned_by(legacy: LegacySession, caller: Identity | None) -> bool:
+    """Whether ``caller`` may use the session: the one who opened it (anyone, without auth)."""
+    return legacy.owner is None or (caller is not None and caller.name == legacy.owner)
+
+
+def _gated(server: Server) -> bool:
+    return any(
+        catalog.gated for catalog in (server.registry, server.resources, server.resource_templates, server.prompts)
+    )
 
 
 def _without_notifications(identity: ServerIdentity) -> ServerIdentity:

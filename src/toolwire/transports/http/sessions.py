@@ -39,6 +39,8 @@ class LegacySession:
     ) -> None:
         self.id = id
         self.client = client
+        #: The caller that opened it (with authorization), the only one who may use it.
+        self.owner: str | None = None
         self.store = store
         self.last_seen = time.monotonic()
         self.channels: dict[RequestId, Channel] = {}
