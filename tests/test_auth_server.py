@@ -294,9 +294,11 @@ async def test_legacy_sessions_belong_to_the_caller_that_opened_them(vault: Prot
 
 
 async def test_a_broader_scope_implies_the_narrower_ones(issuer: TokenIssuer) -> None:
-    async with Protected(issuer, scope_hierarchy={"root": ["admin", "tools"]}) as vault:
-        async with Client(vault.url, headers=bearer(issuer.token(vault.url, scope="root"))) as client:
-            assert (await client.call_tool("reset", {})).content[0].text == "reset done"
+    async with (
+        Protected(issuer, scope_hierarchy={"root": ["admin", "tools"]}) as vault,
+        Client(vault.url, headers=bearer(issuer.token(vault.url, scope="root"))) as client,
+    ):
+        assert (await client.call_tool("reset", {})).content[0].text == "reset done"
 
 
 async def test_scopes_every_request_needs_are_refused_with_403(issuer: TokenIssuer) -> None:
