@@ -7,6 +7,7 @@ import logging
 import socket
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,9 +15,9 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from httpserve import BASE, InProcess, legacy_call, modern_call, modern_headers
+from httpserve import BASE, InProcess, fresh_server, legacy_call, modern_call, modern_headers, toolwire_http
 from tokenissuer import TokenIssuer
-from toolwire import Context, Server
+from toolwire import Server
 from toolwire.auth import Identity, IntrospectionVerifier, ProtectedResource
 from toolwire.client import Client, ServerError
 
@@ -29,34 +30,11 @@ INIT = {
 }
 
 
+VAULT = str(Path(__file__).resolve().parent / "servers" / "vault.py")
+
+
 def protected_server() -> Server:
-    server = Server("vault")
-
-    @server.tool
-    def whoami(ctx: Context) -> str:
-        """Who is calling."""
-        identity = ctx.identity
-        assert identity is not None
-        return f"{identity.subject} via {identity.client_id} with {' '.join(sorted(identity.scopes))}"
-
-    @server.tool(scopes=["admin"])
-    def reset() -> str:
-        """Reset everything."""
-        return "reset done"
-
-    @server.resource("secret://plans", scopes=["admin"])
-    def plans() -> str:
-        return "the plans"
-
-    @server.resource("public://notes")
-    def notes() -> str:
-        return "notes"
-
-    @server.prompt(scopes=["admin"])
-    def audit_prompt() -> str:
-        return "audit everything"
-
-    return server
+    return fresh_server(VAULT)  # type: ignore[no-any-return]
 
 
 class Protected:
@@ -386,3 +364,25 @@ async def test_the_official_sdk_client_reaches_a_protected_server(
                 await client.list_tools()
     matched, _ = refused.value.split(MCPError)
     assert matched is not None and "Unauthorized: this server needs an OAuth access token" in str(matched.exceptions)
+
+
+async def test_toolwire_run_takes_an_issuer_and_an_audience(issuer: TokenIssuer) -> None:
+    options = ["--issuer", issuer.url, "--scope", "tools"]
+    with toolwire_http(VAULT, *options) as (url, _process):  # the audience: http://127.0.0.1:PORT/mcp
+        async with httpx.AsyncClient() as http:
+            refused = await http.post(url, json=INIT, headers=BASE)
+            assert refused.status_code == 401 and challenge(refused)["scope"] == "tools"
+        async with Client(url, headers=bearer(issuer.token(url, scope="tools admin"))) as client:
+            assert (await client.call_tool("whoami", {})).content[0].text == "alice via test-client with admin tools"
+
+
+def test_auth_options_of_toolwire_run_that_do_not_fit_are_usage_errors() -> None:
+    from clirun import toolwire
+
+    for options, said in (
+        (["--issuer", "https://as.example"], "--allow-host, --stateless, --granian and --issuer go with --http"),
+        (["--http", "8", "--audience", "https://x/mcp"], "--audience and --scope go with --issuer"),
+        (["--http", "8", "--issuer", "https://as", "--audience", "x.example"], "--issuer/--audience: 'x.example' is not"),
+    ):
+        done = toolwire("run", VAULT, *options)
+        assert done.returncode == 2 and said in done.stderr, done.stderr

@@ -25,7 +25,8 @@ import contextlib
 import sys
 from typing import Any
 
-USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--http [HOST:]PORT [--allow-host HOST ...] [--stateless] [--granian]]
+USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--http [HOST:]PORT [--allow-host HOST ...] [--stateless] [--granian]
+                                         [--issuer URL [--audience URI] [--scope SCOPE ...]]]
        toolwire tools TARGET [--json] [options]
        toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]
        toolwire resources TARGET [--json] [options]
@@ -42,6 +43,9 @@ commands:
                        (HOST defaults to 127.0.0.1); --allow-host accepts another Host name
                        (needed when HOST is not local), --stateless keeps no sessions,
                        --granian serves with granian instead of uvicorn (pip install granian).
+                       --issuer asks every request for an OAuth access token (a JWT) from that
+                       authorization server, issued for --audience (this server's public URL,
+                       by default http://HOST:PORT/mcp); --scope: a scope every request needs.
   tools TARGET         list the tools of a server: a table, or their definitions as JSON.
   call TARGET TOOL     call a tool and print its result; images and audio are saved to files.
   resources TARGET     list the resources and resource templates of a server.
@@ -139,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _run(target: str, options: list[str]) -> None:
-    http, allowed, stateless, verbose, runner = _run_options(options)
+    http, verbose, http_options = _run_options(options)
     if verbose:  # otherwise warnings and errors reach stderr through logging's last resort
         import logging
 
@@ -149,16 +153,21 @@ def _run(target: str, options: list[str]) -> None:
     server = load_server(target)
     if http is not None:
         host, port = http
+        issuer = http_options.pop("issuer", None)
+        if issuer is not None:
+            from .auth import ProtectedResource
+
+            audience = http_options.pop("audience", None) or f"http://{host}:{port}/mcp"
+            try:
+                http_options["auth"] = ProtectedResource.for_issuer(
+                    issuer, audience, required_scopes=http_options.pop("scopes")
+                )
+            except ValueError as exc:
+                raise UsageError(f"--issuer/--audience: {exc}") from None
+        http_options.pop("scopes", None)
         sys.stderr.write(f"toolwire: serving {target} at http://{host}:{port}/mcp\n")
         with contextlib.suppress(KeyboardInterrupt):
-            server.run_http(
-                host,
-                port,
-                allowed_hosts=allowed,
-                stateless=stateless,
-                runner=runner,
-                log_level="info" if verbose else "warning",
-            )
+            server.run_http(host, port, log_level="info" if verbose else "warning", **http_options)
         return
     from .transports.stdio import run_stdio
 
@@ -166,34 +175,42 @@ def _run(target: str, options: list[str]) -> None:
         run_stdio(server)
 
 
-def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, list[str], bool, bool, str]:
-    """``run``'s options: the HTTP address (or ``None`` for stdio), allowed hosts, stateless,
-    verbose, the HTTP runner. :class:`UsageError` for anything else."""
+def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, bool, dict[str, Any]]:
+    """``run``'s options: the HTTP address (or ``None`` for stdio), verbose, and the options
+    for ``run_http`` (``issuer``, ``audience`` and ``scopes`` to make its ``auth`` of).
+    :class:`UsageError` for anything else."""
     http: tuple[str, int] | None = None
-    allowed: list[str] = []
-    stateless = verbose = False
-    runner = "uvicorn"
+    verbose = False
+    chosen: dict[str, Any] = {"allowed_hosts": [], "stateless": False, "runner": "uvicorn", "scopes": []}
     words = iter(options)
     for word in words:
         if word == "-v":
             verbose = True
         elif word == "--stateless":
-            stateless = True
+            chosen["stateless"] = True
         elif word == "--granian":
-            runner = "granian"
-        elif word in ("--http", "--allow-host"):
+            chosen["runner"] = "granian"
+        elif word in ("--http", "--allow-host", "--issuer", "--audience", "--scope"):
             value = next(words, None)
             if value is None:
                 raise UsageError(f"{word} needs a value")
             if word == "--allow-host":
-                allowed.append(value)
-                continue
-            host, _, port = value.rpartition(":")
-            if not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
-                raise UsageError(f"--http takes [HOST:]PORT, not {value!r}")
-            http = (host.strip("[]") or "127.0.0.1", int(port))
+                chosen["allowed_hosts"].append(value)
+            elif word == "--scope":
+                chosen["scopes"].append(value)
+            elif word in ("--issuer", "--audience"):
+                chosen[word[2:]] = value
+            else:
+                host, _, port = value.rpartition(":")
+                if not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
+                    raise UsageError(f"--http takes [HOST:]PORT, not {value!r}")
+                http = (host.strip("[]") or "127.0.0.1", int(port))
         else:
             raise UsageError(f"unknown option for run: {word!r}")
-    if http is None and (allowed or stateless or runner != "uvicorn"):
-        raise UsageError("--allow-host, --stateless and --granian go with --http")
-    return http, allowed, stateless, verbose, runner
+    if http is None and (
+        chosen["allowed_hosts"] or chosen["stateless"] or chosen["runner"] != "uvicorn" or "issuer" in chosen
+    ):
+        raise UsageError("--allow-host, --stateless, --granian and --issuer go with --http")
+    if ("audience" in chosen or chosen["scopes"]) and "issuer" not in chosen:
+        raise UsageError("--audience and --scope go with --issuer")
+    return http, verbose, chosen
