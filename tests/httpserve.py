@@ -80,9 +80,10 @@ def process_http(*command: str, path: str = "/mcp") -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def toolwire_http(target: str, *options: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """``python -m toolwire run TARGET --http PORT OPTIONS...``; yields its URL and process."""
-    port = free_port()
+def toolwire_http(target: str, *options: str, port: int | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``python -m toolwire run TARGET --http PORT OPTIONS...`` (on a free port unless given);
+    yields its URL and process."""
+    port = port if port is not None else free_port()
     command = [sys.executable, "-m", "toolwire", "run", target, "--http", str(port), *options]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     try:

@@ -1,0 +1,94 @@
+"""Authorization end to end against a real, independent authorization server: oidc-provider
+(a certified OpenID provider, from npm) issuing JWT access tokens, and a protected toolwire
+server in a process of its own (``toolwire run --http --issuer``) that finds the provider's
+keys through its OpenID discovery document."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from httpserve import BASE, free_port, toolwire_http
+from oidcserve import client_credentials, oidc_provider
+from toolwire.client import Client, ServerError
+
+VAULT = str(Path(__file__).resolve().parent / "servers" / "vault.py")
+ERAS = ["2025-11-25", "2026-07-28"]
+
+
+@pytest.fixture(scope="module")
+def deployment() -> Iterator[tuple[str, str]]:
+    """(the provider's issuer URL, the protected server's URL)."""
+    port = free_port()
+    resource = f"http://127.0.0.1:{port}/mcp"
+    with oidc_provider(resource, "http://127.0.0.1:1/other") as issuer:
+        command = [VAULT, "--issuer", issuer, "--audience", resource]
+        with toolwire_http(*command, port=port) as (url, _process):
+            assert url == resource
+            yield issuer, url
+
+
+async def token(issuer: str, resource: str, scope: str) -> str:
+    return await asyncio.to_thread(client_credentials, issuer, resource, scope)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_token_from_the_provider_opens_the_server_and_its_scopes_decide(
+    deployment: tuple[str, str], era: str
+) -> None:
+    issuer, url = deployment
+    narrow = await token(issuer, url, "tools")
+    async with Client(url, protocol=era, headers={"Authorization": f"Bearer {narrow}"}) as client:
+        assert [tool.name for tool in await client.list_tools()] == ["whoami"]
+        assert (await client.call_tool("whoami", {})).content[0].text == "service via service with tools"
+        with pytest.raises(ServerError, match="the tool 'reset' needs the scope admin"):
+            await client.call_tool("reset", {})
+    wide = await token(issuer, url, "tools admin")
+    async with Client(url, protocol=era, headers={"Authorization": f"Bearer {wide}"}) as client:
+        assert (await client.call_tool("reset", {})).content[0].text == "reset done"
+
+
+async def test_the_metadata_names_the_provider_and_401_points_to_it(deployment: tuple[str, str]) -> None:
+    issuer, url = deployment
+    async with httpx.AsyncClient() as http:
+        refused = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=BASE)
+        assert refused.status_code == 401
+        metadata_url = refused.headers["www-authenticate"].split('resource_metadata="')[1].split('"')[0]
+        metadata: Any = (await http.get(metadata_url)).json()
+        assert metadata["resource"] == url and metadata["authorization_servers"] == [issuer]
+        discovery = (await http.get(f"{issuer}/.well-known/openid-configuration")).json()
+        assert discovery["issuer"] == issuer
+
+
+async def test_a_provider_token_for_another_resource_is_refused(deployment: tuple[str, str]) -> None:
+    issuer, url = deployment
+    elsewhere = await token(issuer, "http://127.0.0.1:1/other", "tools")
+    async with httpx.AsyncClient() as http:
+        refused = await http.post(
+            url,
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            headers={**BASE, "Authorization": f"Bearer {elsewhere}"},
+        )
+    assert refused.status_code == 401
+    assert 'error="invalid_token"' in refused.headers["www-authenticate"]
+    assert "the token is not for this server" in refused.headers["www-authenticate"]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_the_official_sdk_client_with_a_provider_token(deployment: tuple[str, str], mode: str) -> None:
+    import httpx2
+    from mcp import Client as SdkClient
+    from mcp.client.streamable_http import streamable_http_client
+
+    issuer, url = deployment
+    wide = await token(issuer, url, "tools admin")
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {wide}"}) as http:
+        transport = streamable_http_client(url, http_client=http)
+        async with SdkClient(transport, mode=mode, read_timeout_seconds=10) as client:  # type: ignore[arg-type]
+            result = await client.call_tool("reset", {})
+            assert result.content[0].text == "reset done"  # type: ignore[union-attr]
