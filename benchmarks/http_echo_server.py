@@ -1,6 +1,6 @@
 """The toolwire server of the HTTP benchmark: ``echo_server.py``'s server over Streamable HTTP.
 
-    python benchmarks/http_echo_server.py PORT [--runner uvicorn|granian]
+    python benchmarks/http_echo_server.py PORT [--runner uvicorn|granian] [--auth cached|every --jwks FILE]
 
 Adds ``echo_progress``, which reports one progress step before it answers: a call that
 carries a ``progressToken`` then gets its answer as an SSE stream (progress, then result).
@@ -8,6 +8,8 @@ With uvicorn (the default) it is served by ``Server.run_http`` at
 ``http://127.0.0.1:PORT/mcp``. ``run_http(runner="granian")`` hands granian the application
 object, which granian's worker processes cannot load (they import a ``module:attr`` string),
 so granian is given :func:`app` by name instead, with the settings ``run_http`` uses.
+``--auth`` protects it (``benchmarks/auth_run.py``): every request needs a JWT signed by a key
+of ``--jwks``, whose verification is cached per token or (``every``) done each time.
 """
 
 from __future__ import annotations
@@ -44,13 +46,31 @@ def app() -> Any:
     return build().http_app()
 
 
+def protection(port: int, jwks_file: str, cache: bool) -> Any:
+    """JWT access tokens from the benchmark's issuer (keys in ``jwks_file``), for this server;
+    verified tokens cached, or (``cache=False``) verified on every request."""
+    import orjson
+
+    from toolwire.auth import ProtectedResource
+
+    return ProtectedResource.for_issuer(
+        "https://issuer.bench",
+        f"http://127.0.0.1:{port}/mcp",
+        jwks=orjson.loads(Path(jwks_file).read_bytes()),
+        cache_seconds=300.0 if cache else 0.0,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("port", type=int)
     parser.add_argument("--runner", choices=("uvicorn", "granian"), default="uvicorn")
+    parser.add_argument("--auth", choices=("cached", "every"), help="ask for tokens (uvicorn only)")
+    parser.add_argument("--jwks", help="the issuer's keys, for --auth")
     args = parser.parse_args()
     if args.runner == "uvicorn":
-        build().run_http("127.0.0.1", args.port)
+        auth = protection(args.port, args.jwks, args.auth == "cached") if args.auth else None
+        build().run_http("127.0.0.1", args.port, auth=auth)
         return
     from granian.constants import Interfaces
     from granian.server import Server as Granian

@@ -168,8 +168,9 @@ class Connection(asyncio.Protocol):
 class Case:
     """The byte templates of one case, for a server on ``port``."""
 
-    def __init__(self, name: str, port: int) -> None:
+    def __init__(self, name: str, port: int, authorization: str | None = None) -> None:
         self.name = name
+        self.authorization = b"Authorization: Bearer %s\r\n" % authorization.encode() if authorization else b""
         self.legacy = not name.startswith("modern")
         self.sse = name.endswith("_sse")
         tool = b"echo_progress" if self.sse else b"echo"
@@ -179,13 +180,14 @@ class Case:
             meta = MODERN_META[:-1] + b',"progressToken":1}' if self.sse else MODERN_META
         self.call = CALL % {b"tool": tool, b"meta": meta}
         extra = b"MCP-Protocol-Version: %s\r\nMcp-Method: tools/call\r\nMcp-Name: %s\r\n" % (MODERN.encode(), tool)
+        extra += self.authorization
         self.port = port
         self.modern_head = HEAD % {b"port": port, b"extra": extra}
 
     def head(self, session: bytes | None) -> bytes:
         if not self.legacy:
             return self.modern_head
-        extra = b"MCP-Protocol-Version: %s\r\n" % LEGACY.encode()
+        extra = b"MCP-Protocol-Version: %s\r\n" % LEGACY.encode() + self.authorization
         if session is not None:
             extra += b"Mcp-Session-Id: " + session + b"\r\n"
         return HEAD % {b"port": self.port, b"extra": extra}
@@ -254,9 +256,11 @@ def percentile(ordered: list[float], p: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
-async def measure(port: int, case_name: str, seconds: float, connections: int, pid: int) -> dict[str, Any]:
+async def measure(
+    port: int, case_name: str, seconds: float, connections: int, pid: int, authorization: str | None = None
+) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
-    case = Case(case_name, port)
+    case = Case(case_name, port, authorization)
     opened = [await loop.create_connection(Connection, "127.0.0.1", port) for _ in range(connections)]
     peers = [protocol for _, protocol in opened]
     try:
@@ -303,7 +307,12 @@ def main() -> None:
             answer = loop.run_until_complete(
                 asyncio.wait_for(
                     measure(
-                        command["port"], command["case"], command["seconds"], command["connections"], command["pid"]
+                        command["port"],
+                        command["case"],
+                        command["seconds"],
+                        command["connections"],
+                        command["pid"],
+                        command.get("authorization"),
                     ),
                     command["seconds"] + 30,
                 )

@@ -79,12 +79,12 @@ class Server:
     """An HTTP server process (in a process group of its own, so that granian's workers end
     with it), on a free port of 127.0.0.1."""
 
-    def __init__(self, kind: str, runner: str) -> None:
+    def __init__(self, kind: str, runner: str, options: tuple[str, ...] = ()) -> None:
         self.label = f"{kind} ({runner})"
         self.port = _free_port()
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop())
         self.process = subprocess.Popen(
-            [sys.executable, SERVERS[kind], str(self.port), "--runner", runner],
+            [sys.executable, SERVERS[kind], str(self.port), "--runner", runner, *options],
             stdin=subprocess.DEVNULL,
             stdout=self.log,
             stderr=self.log,
@@ -136,10 +136,14 @@ class Load:
             preexec_fn=_die_with_parent,
         )
 
-    def run(self, server: Server, case: str, seconds: float) -> dict[str, Any]:
+    def run(
+        self, server: Server, case: str, seconds: float, connections: int = CONNECTIONS, authorization: str = ""
+    ) -> dict[str, Any]:
         assert self.process.stdin is not None and self.process.stdout is not None
-        command = {"port": server.port, "case": case, "seconds": seconds, "connections": CONNECTIONS}
+        command = {"port": server.port, "case": case, "seconds": seconds, "connections": connections}
         command["pid"] = server.process.pid
+        if authorization:
+            command["authorization"] = authorization
         with stdio.Watchdog(int(seconds) + 45):
             self.process.stdin.write(orjson.dumps(command) + b"\n")
             self.process.stdin.flush()

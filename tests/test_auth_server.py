@@ -196,6 +196,11 @@ def bad_token(kind: str, issuer: TokenIssuer, audience: str) -> str:
         return "not-a-jwt"
     if kind == "oversized":
         return "x" * 20_000
+    if kind == "with an expiry that is not a number":
+        return issuer.token(audience, exp="tomorrow")
+    if kind == "with a critical header":
+        claims = {"aud": audience, "iss": issuer.url, "exp": forever}
+        return jwt.encode(claims, issuer.keys["rsa-1"], algorithm="RS256", headers={"kid": "rsa-1", "crit": ["x"], "x": 1})
     assert kind == "without an expiry"
     return issuer.token(audience, drop=("exp",))
 
@@ -212,6 +217,8 @@ WHY = {
     "malformed": "the token is malformed",
     "oversized": "the token is 20000 bytes; at most 16384 are accepted",
     "without an expiry": "the token has no 'exp' claim",
+    "with an expiry that is not a number": "the token's 'exp' claim is not a number",
+    "with a critical header": "critical header parameters this server does not understand",
 }
 
 
@@ -389,3 +396,15 @@ def test_auth_options_of_toolwire_run_that_do_not_fit_are_usage_errors() -> None
     ):
         done = toolwire("run", VAULT, *options)
         assert done.returncode == 2 and said in done.stderr, done.stderr
+
+
+async def test_keys_given_in_configuration_are_never_fetched(issuer: TokenIssuer) -> None:
+    async with Protected(issuer, jwks=issuer.jwks()) as vault:
+        for kid in ("rsa-1", "ec-1"):
+            async with Client(vault.url, headers=bearer(issuer.token(vault.url, kid=kid))) as client:
+                assert (await client.call_tool("whoami", {})).content[0].text.startswith("alice")
+        async with httpx.AsyncClient() as http:
+            unknown = issuer.token(vault.url, kid=issuer.rotate())
+            response = await http.post(vault.url, json=INIT, headers={**BASE, **bearer(unknown)})
+            assert response.status_code == 401
+    assert issuer.fetches == 0

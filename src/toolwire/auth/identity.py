@@ -7,13 +7,12 @@ holds the token itself, so it can be logged, audited and shown.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 
-@dataclass(frozen=True)
 class Identity:
-    """The caller behind a verified token.
+    """The caller behind a verified token (read-only).
 
     ``subject``: the resource owner (the token's ``sub``), ``client_id``: the OAuth client
     acting for them, ``scopes``: what the token grants (with what those imply, see
@@ -21,24 +20,74 @@ class Identity:
     ``expires_at``: when the token ends (seconds since the epoch), if it says.
     """
 
-    subject: str | None
-    client_id: str | None = None
-    scopes: frozenset[str] = frozenset()
-    claims: Mapping[str, Any] = field(default_factory=dict)
-    expires_at: float | None = None
+    __slots__ = ("_claims", "_client_id", "_expires_at", "_scopes", "_subject")
+
+    def __init__(
+        self,
+        subject: str | None,
+        client_id: str | None = None,
+        scopes: frozenset[str] = frozenset(),
+        claims: Mapping[str, Any] | None = None,
+        expires_at: float | None = None,
+    ) -> None:
+        self._subject = subject
+        self._client_id = client_id
+        self._scopes = scopes if type(scopes) is frozenset else frozenset(scopes)
+        self._claims = MappingProxyType(claims if isinstance(claims, dict) else dict(claims or {}))
+        self._expires_at = expires_at
+
+    @property
+    def subject(self) -> str | None:
+        return self._subject
+
+    @property
+    def client_id(self) -> str | None:
+        return self._client_id
+
+    @property
+    def scopes(self) -> frozenset[str]:
+        return self._scopes
+
+    @property
+    def claims(self) -> Mapping[str, Any]:
+        return self._claims
+
+    @property
+    def expires_at(self) -> float | None:
+        return self._expires_at
 
     @property
     def name(self) -> str:
         """What names the caller in records and keys: the subject, else the client."""
-        return self.subject or (f"client:{self.client_id}" if self.client_id else "anonymous")
+        return self._subject or (f"client:{self._client_id}" if self._client_id else "anonymous")
 
     def allows(self, required: Iterable[str]) -> bool:
         """Whether every scope in ``required`` was granted."""
-        return self.scopes.issuperset(required)
+        return self._scopes.issuperset(required)
 
     def missing(self, required: Iterable[str]) -> list[str]:
         """The scopes of ``required`` not granted, in the order given."""
-        return [scope for scope in required if scope not in self.scopes]
+        return [scope for scope in required if scope not in self._scopes]
+
+    def with_scopes(self, scopes: frozenset[str]) -> Identity:
+        """The same caller with other scopes."""
+        return Identity(self._subject, self._client_id, scopes, self._claims, self._expires_at)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Identity):
+            return NotImplemented
+        return (self._subject, self._client_id, self._scopes, self._expires_at) == (
+            other._subject,
+            other._client_id,
+            other._scopes,
+            other._expires_at,
+        ) and self._claims == other._claims
+
+    def __hash__(self) -> int:
+        return hash((self._subject, self._client_id, self._scopes))
+
+    def __repr__(self) -> str:
+        return f"Identity(subject={self._subject!r}, client_id={self._client_id!r}, scopes={sorted(self._scopes)!r})"
 
 
 def parse_scopes(value: Any) -> frozenset[str]:

@@ -33,6 +33,21 @@ class JWKS:
         self._looked_for = float("-inf")  # the last fetch for an unknown key id
         self._fetching: asyncio.Future[None] | None = None
 
+    @classmethod
+    def static(cls, document: dict[str, Any]) -> JWKS:
+        """Keys given as a JWKS document (``{"keys": [...]}``), never fetched."""
+        keys = cls("", max_age=float("inf"), min_refresh=float("inf"))
+        keys._keys = _parse(document)
+        keys._fetched = time.monotonic()
+        return keys
+
+    def known(self, kid: str | None, algorithm: str) -> Any:
+        """:meth:`key` without waiting, when the key is known and fresh (else ``None``)."""
+        found = self._keys.get(kid)
+        if found is None or found[1] not in (algorithm, None) or time.monotonic() - self._fetched > self.max_age:
+            return None
+        return found[0]
+
     async def key(self, kid: str | None, algorithm: str) -> Any:
         """The verification key (a ``cryptography`` key) for a token's ``kid`` and ``alg``."""
         now = time.monotonic()
@@ -67,19 +82,25 @@ class JWKS:
             self._fetching = None
 
     async def _fetch(self) -> dict[str | None, tuple[Any, str | None]]:
-        import jwt
-
         async with httpx.AsyncClient(timeout=self.timeout) as http:
             response = await http.get(self.url, headers={"accept": "application/json"})
         response.raise_for_status()
-        keys: dict[str | None, tuple[Any, str | None]] = {}
-        for data in response.json().get("keys", []):
-            if not isinstance(data, dict) or data.get("use", "sig") != "sig":
-                continue
-            try:
-                key = jwt.PyJWK(data).key
-            except jwt.PyJWTError:
-                continue  # a key type or curve this server cannot use
-            algorithm = data.get("alg")
-            keys[data.get("kid")] = (key, algorithm if isinstance(algorithm, str) else None)
-        return keys
+        return _parse(response.json())
+
+
+def _parse(document: Any) -> dict[str | None, tuple[Any, str | None]]:
+    """The signing keys of a JWKS document by key id, with the algorithm each is for (if it
+    says); keys of other uses, types or curves that cannot verify are left out."""
+    import jwt
+
+    keys: dict[str | None, tuple[Any, str | None]] = {}
+    for data in document.get("keys", []) if isinstance(document, dict) else []:
+        if not isinstance(data, dict) or data.get("use", "sig") != "sig":
+            continue
+        try:
+            key = jwt.PyJWK(data).key
+        except jwt.PyJWTError:
+            continue  # a key type or curve this server cannot use
+        algorithm = data.get("alg")
+        keys[data.get("kid")] = (key, algorithm if isinstance(algorithm, str) else None)
+    return keys

@@ -18,7 +18,6 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -87,9 +86,11 @@ class ProtectedResource:
     @classmethod
     def for_issuer(cls, issuer: str, resource: str, **options: Any) -> ProtectedResource:
         """The common case: JWT access tokens from ``issuer`` (keys from its metadata), for
-        ``resource``. Other keywords as for the class; ``algorithms`` and ``jwks_url`` go to
-        the :class:`~.verifiers.JWTVerifier`."""
-        verifier_options = {key: options.pop(key) for key in ("algorithms", "jwks_url", "leeway") if key in options}
+        ``resource``. Other keywords as for the class; ``algorithms``, ``jwks_url``, ``jwks``
+        and ``leeway`` go to the :class:`~.verifiers.JWTVerifier`."""
+        verifier_options = {
+            key: options.pop(key) for key in ("algorithms", "jwks_url", "jwks", "leeway") if key in options
+        }
         return cls(resource, [issuer], JWTVerifier(issuer, resource, **verifier_options), **options)
 
     # -- metadata ----------------------------------------------------------------------------
@@ -140,15 +141,17 @@ class ProtectedResource:
             identity = await self._verify(token)
         except InvalidToken as exc:
             raise self._invalid(str(exc)) from None
-        identity = replace(identity, scopes=expand_scopes(identity.scopes, self.scope_hierarchy))
+        if self.scope_hierarchy:
+            identity = identity.with_scopes(expand_scopes(identity.scopes, self.scope_hierarchy))
         if identity.expires_at is not None and identity.expires_at <= now:
             raise self._invalid("the token has expired")
-        until = now + self.cache_seconds
-        if identity.expires_at is not None:
-            until = min(until, identity.expires_at)
-        self._verified[token] = (identity, until)
-        if len(self._verified) > self.cache_size:
-            self._verified.popitem(last=False)
+        if self.cache_seconds > 0:
+            until = now + self.cache_seconds
+            if identity.expires_at is not None:
+                until = min(until, identity.expires_at)
+            self._verified[token] = (identity, until)
+            if len(self._verified) > self.cache_size:
+                self._verified.popitem(last=False)
         return identity
 
     def require(self, identity: Identity, required: Iterable[str], what: str) -> None:

@@ -9,12 +9,15 @@ A verifier is any object with ``async verify(token) -> Identity`` that raises
 
 from __future__ import annotations
 
+import binascii
+import functools
 import time
 from collections.abc import Sequence
 from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+import orjson
 
 from .identity import Identity, parse_scopes
 from .jwks import JWKS, KeyNotFound
@@ -51,6 +54,8 @@ def _audiences(value: str | Sequence[str]) -> frozenset[str]:
 
 def _bound_to(claimed: Any, audiences: frozenset[str]) -> bool:
     """Whether a token's ``aud`` claim names one of ``audiences`` (compared canonically)."""
+    if isinstance(claimed, str) and claimed in audiences:
+        return True
     for item in [claimed] if isinstance(claimed, str) else claimed if isinstance(claimed, list) else []:
         try:
             if isinstance(item, str) and canonical_uri(item) in audiences:
@@ -76,11 +81,13 @@ def identity_from_claims(claims: dict[str, Any]) -> Identity:
 
 
 class JWTVerifier:
-    """Verifies JWT access tokens (RFC 9068) signed by ``issuer``'s keys.
+    """Verifies JWT access tokens (RFC 9068) signed by ``issuer``'s keys (the signature with
+    PyJWT's algorithms, on ``cryptography``).
 
     ``audience``: this server's canonical resource URI (or several); a token must name one in
     ``aud`` (RFC 8707). ``jwks_url``: where the keys are; by default read from the issuer's
-    metadata (RFC 8414, then OpenID discovery) on first use. ``algorithms``: the allow-list
+    metadata (RFC 8414, then OpenID discovery) on first use. ``jwks``: the keys themselves, as
+    a JWKS document (then nothing is fetched). ``algorithms``: the allow-list
     (asymmetric ones by default; a token in any other is refused before its key is looked
     up). ``exp`` is required; ``exp``, ``nbf`` and ``iat`` are checked with ``leeway``
     seconds of clock skew.
@@ -92,6 +99,7 @@ class JWTVerifier:
         audience: str | Sequence[str],
         *,
         jwks_url: str | None = None,
+        jwks: dict[str, Any] | None = None,
         algorithms: Sequence[str] = DEFAULT_ALGORITHMS,
         leeway: float = 30.0,
     ) -> None:
@@ -102,51 +110,89 @@ class JWTVerifier:
         self.audiences = _audiences(audience)
         self.algorithms = tuple(algorithms)
         self.leeway = leeway
-        self.jwks = JWKS(jwks_url) if jwks_url is not None else None
+        self.jwks = JWKS.static(jwks) if jwks is not None else JWKS(jwks_url) if jwks_url is not None else None
 
     async def verify(self, token: str) -> Identity:
-        import jwt
-
-        try:
-            header = jwt.get_unverified_header(token)
-        except jwt.PyJWTError:
-            raise InvalidToken("the token is malformed: not a signed JWT") from None
+        header, claims, signing_input, signature = _parse_jwt(token)
         algorithm = header.get("alg")
         if algorithm not in self.algorithms:
             raise InvalidToken(f"the token's signing algorithm {algorithm!r} is not accepted")
+        if "crit" in header:
+            raise InvalidToken("the token has critical header parameters this server does not understand")
         kid = header.get("kid")
         if kid is not None and not isinstance(kid, str):
             raise InvalidToken("the token's key id is not a string")
         if self.jwks is None:
             self.jwks = JWKS(await jwks_url_of(self.issuer))
+        key = self.jwks.known(kid, algorithm)
+        if key is None:
+            try:
+                key = await self.jwks.key(kid, algorithm)
+            except KeyNotFound as exc:
+                raise InvalidToken(str(exc)) from None
         try:
-            key = await self.jwks.key(kid, algorithm)
-        except KeyNotFound as exc:
-            raise InvalidToken(str(exc)) from None
-        try:
-            claims = jwt.decode(
-                token,
-                key,
-                algorithms=[algorithm],
-                issuer=self.issuer,
-                leeway=self.leeway,
-                options={"require": ["exp", "iss"], "verify_aud": False},
-            )
-        except jwt.ExpiredSignatureError:
-            raise InvalidToken("the token has expired") from None
-        except jwt.ImmatureSignatureError:
-            raise InvalidToken("the token is not valid yet") from None
-        except jwt.InvalidIssuerError:
-            raise InvalidToken(f"the token was not issued by {self.issuer}") from None
-        except jwt.InvalidSignatureError:
-            raise InvalidToken("the token's signature does not verify") from None
-        except jwt.MissingRequiredClaimError as exc:
-            raise InvalidToken(f"the token has no {exc.claim!r} claim") from None
-        except (jwt.PyJWTError, ValueError, TypeError):
-            raise InvalidToken("the token is malformed or its signature does not verify") from None
+            verified = _signature_algorithm(algorithm).verify(signing_input, key, signature)
+        except Exception:  # a key of another type than the algorithm's, a mangled signature
+            verified = False
+        if not verified:
+            raise InvalidToken("the token's signature does not verify")
+        self._check_claims(claims)
+        return identity_from_claims(claims)
+
+    def _check_claims(self, claims: dict[str, Any]) -> None:
+        now = time.time()
+        expires = claims.get("exp")
+        if expires is None:
+            raise InvalidToken("the token has no 'exp' claim")
+        if not _is_number(expires):
+            raise InvalidToken("the token's 'exp' claim is not a number")
+        if expires <= now - self.leeway:
+            raise InvalidToken("the token has expired")
+        for name in ("nbf", "iat"):
+            value = claims.get(name)
+            if value is not None and (not _is_number(value) or value > now + self.leeway):
+                raise InvalidToken("the token is not valid yet")
+        if claims.get("iss") != self.issuer:
+            raise InvalidToken(f"the token was not issued by {self.issuer}")
         if not _bound_to(claims.get("aud"), self.audiences):
             raise InvalidToken(f"the token is not for this server (its audience must be {min(self.audiences)})")
-        return identity_from_claims(claims)
+
+
+def _parse_jwt(token: str) -> tuple[dict[str, Any], dict[str, Any], bytes, bytes]:
+    """A compact JWS's header, claims, signing input and signature; :class:`InvalidToken`
+    if it is not one (with JSON objects for header and claims)."""
+    parts = token.split(".")
+    if len(parts) != 3 or not token.isascii():
+        raise InvalidToken("the token is malformed: not a signed JWT")
+    try:
+        header = orjson.loads(_b64decode(parts[0]))
+        claims = orjson.loads(_b64decode(parts[1]))
+        signature = _b64decode(parts[2])
+    except (ValueError, binascii.Error):
+        raise InvalidToken("the token is malformed: not a signed JWT") from None
+    if not isinstance(header, dict) or not isinstance(claims, dict):
+        raise InvalidToken("the token is malformed: not a signed JWT")
+    return header, claims, token[: len(parts[0]) + 1 + len(parts[1])].encode(), signature
+
+
+_URL_ALPHABET = bytes.maketrans(b"-_", b"+/")
+
+
+def _b64decode(text: str) -> bytes:
+    """base64url without padding (``binascii.Error`` for what is not; ``text`` is ASCII)."""
+    return binascii.a2b_base64(text.encode().translate(_URL_ALPHABET) + b"=" * (-len(text) % 4), strict_mode=True)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+@functools.cache
+def _signature_algorithm(name: str) -> Any:
+    """PyJWT's implementation of a JWS algorithm (it verifies with ``cryptography``)."""
+    from jwt.algorithms import get_default_algorithms
+
+    return get_default_algorithms()[name]
 
 
 async def jwks_url_of(issuer: str) -> str:

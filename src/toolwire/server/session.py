@@ -47,9 +47,7 @@ EAGER_TASKS = sys.version_info >= (3, 12)
 class ServerSession:
     """Serves ``connection`` for ``server``; ``write`` sends bytes to the peer.
 
-    Must be created on the event loop it will run on. ``identity``: the caller of every request
-    when the transport knows one for the whole connection (HTTP sets each request's own,
-    see :meth:`caller`). A transport
+    Must be created on the event loop it will run on. A transport
     with a channel per request (HTTP) passes ``route(data, related)`` instead of ``write``:
     ``related`` is the id of the client request the message belongs to (its answer, its
     progress, a question asked on its behalf), or ``None`` for what belongs to none.
@@ -62,7 +60,6 @@ class ServerSession:
         server: Server,
         connection: ServerConnection,
         write: Callable[[bytes], None] | None = None,
-        identity: Identity | None = None,
         route: Callable[[bytes, RequestId | None], None] | None = None,
         listen: bool = True,
         id: str | None = None,
@@ -73,7 +70,6 @@ class ServerSession:
         self.id = id if id is not None else os.urandom(6).hex()
         self.server = server
         self.connection = connection
-        self.identity = identity
         self._write = write
         self._route = route
         #: Set by transports that can end a request's connection but keep its stream
@@ -138,8 +134,6 @@ class ServerSession:
                 elif event.method in OFFERED_BY and OFFERED_BY[event.method] not in self.server.identity.capabilities:
                     what = OFFERED_BY[event.method]
                     self.fail(event, ProtocolError(METHOD_NOT_FOUND, f"Method not found: this server offers no {what}"))
-                elif (event.auth is not None or self.identity is not None) and self._forbidden(event):
-                    pass
                 else:
                     try:
                         handler(self, event)
@@ -152,19 +146,6 @@ class ServerSession:
                 future = self._waiting.get(event.id)
                 if future is not None and not future.done():
                     future.set_result(event)
-
-    def _forbidden(self, request: Request) -> bool:
-        """Refuse ``request`` if it names a tool, resource or prompt whose scopes its caller
-        lacks (over HTTP the transport refused it already, with 403)."""
-        required, what = self.server.scopes_for(request.method, request.params)
-        caller = self.caller(request)
-        if not required or caller is None or caller.allows(required):
-            return False
-        missing = " ".join(sorted(caller.missing(required)))
-        self.fail(
-            request, ProtocolError(INVALID_PARAMS, f"Forbidden: {what} needs the scopes {missing} (insufficient_scope)")
-        )
-        return True
 
     # -- output ----------------------------------------------------------------------------
 
@@ -287,9 +268,10 @@ class ServerSession:
             self._tasks[request.id] = self._loop.create_task(finishing)
 
     def caller(self, request: Request) -> Identity | None:
-        """Who sent ``request``: its own verified identity (HTTP), else the connection's."""
+        """Who sent ``request``, when the transport verified it (HTTP with ``auth=``), which
+        then also refused what the caller's scopes do not allow."""
         identity: Identity | None = request.auth
-        return identity if identity is not None else self.identity
+        return identity
 
     def _caller_name(self, request: Request) -> str | None:
         caller = self.caller(request)

@@ -274,7 +274,8 @@ class StreamableHTTP:
         assert self.auth is not None
         try:
             caller = await self.auth.authenticate(headers.get("authorization"))
-            self.auth.require(caller, (), "this server")
+            if self.auth.required_scopes:
+                self.auth.require(caller, (), "this server")
         except AuthError as exc:
             raise _refused(exc) from None
         return caller
@@ -282,7 +283,7 @@ class StreamableHTTP:
     def _authorize(self, message: Any, caller: Identity | None) -> None:
         """403 if ``message`` (or one of a batch) names a tool, resource or prompt whose
         scopes ``caller`` lacks."""
-        if caller is None or self.auth is None:
+        if caller is None or self.auth is None or not _gated(self.server):
             return
         from ...auth.resource import AuthError
 
