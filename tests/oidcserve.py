@@ -56,3 +56,30 @@ def client_credentials(issuer: str, resource: str, scope: str) -> str:
     )
     answer.raise_for_status()
     return str(answer.json()["access_token"])
+
+
+async def scripted_login(url: str, redirect_uri: str, login: str = "alice") -> str:
+    """What a person does in the browser, scripted: follow ``url`` through oidc-provider's
+    login and consent pages (any login name, any password) until it redirects to
+    ``redirect_uri``; that URL (with ``code``, ``state`` and ``iss``)."""
+    import re
+
+    async with httpx.AsyncClient(follow_redirects=False, timeout=30.0) as browser:
+        response = await browser.get(url)
+        for _ in range(20):
+            location = response.headers.get("location")
+            if location is not None:
+                target = str(httpx.URL(str(response.url)).join(location))
+                if target.startswith(redirect_uri):
+                    return target
+                response = await browser.get(target)
+                continue
+            page = response.text
+            action = re.search(r'action="([^"]+)"', page)
+            prompt = re.search(r'name="prompt" value="([^"]+)"', page)
+            assert response.status_code == 200 and action and prompt, f"unexpected page: {page[:500]}"
+            form = {"prompt": prompt.group(1)}
+            if prompt.group(1) == "login":
+                form.update(login=login, password="anything")
+            response = await browser.post(str(httpx.URL(str(response.url)).join(action.group(1))), data=form)
+    raise AssertionError("the login did not end in a redirect to the client")

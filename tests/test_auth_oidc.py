@@ -92,3 +92,69 @@ async def test_the_official_sdk_client_with_a_provider_token(deployment: tuple[s
         async with SdkClient(transport, mode=mode, read_timeout_seconds=10) as client:  # type: ignore[arg-type]
             result = await client.call_tool("reset", {})
             assert result.content[0].text == "reset done"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_the_client_gets_its_own_tokens_with_client_credentials_and_steps_up(
+    deployment: tuple[str, str], era: str
+) -> None:
+    from toolwire.auth import OAuth
+
+    _issuer, url = deployment
+    auth = OAuth(client_id="service", client_secret="service-secret", grant="client_credentials")
+    async with Client(url, protocol=era, auth=auth) as client:
+        assert (await client.call_tool("whoami", {})).content[0].text == "service via service with "
+        assert (await client.call_tool("reset", {})).content[0].text == "reset done"  # after a step-up to admin
+        assert (await client.call_tool("whoami", {})).content[0].text == "service via service with admin"
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_person_logs_in_with_code_and_pkce_and_the_client_steps_up(
+    deployment: tuple[str, str], era: str
+) -> None:
+    from oidcserve import scripted_login
+    from toolwire.auth import OAuth
+
+    _issuer, url = deployment
+    redirect = "http://127.0.0.1/callback"
+    logins: list[str] = []
+
+    async def authorize(address: str) -> str:
+        logins.append(address)
+        return await scripted_login(address, redirect)
+
+    auth = OAuth(client_id="app", redirect_uri=redirect, authorize=authorize, scopes=["openid", "tools"])
+    async with Client(url, protocol=era, auth=auth) as client:
+        assert (await client.call_tool("whoami", {})).content[0].text.startswith("alice via app with")
+        assert (await client.call_tool("reset", {})).content[0].text == "reset done"
+    assert len(logins) == 2  # the first login, and the step-up to admin
+    assert "code_challenge_method=S256" in logins[0] and "resource=" in logins[0]
+
+
+async def test_a_client_registers_itself_and_refreshes_its_token_without_a_new_login(
+    deployment: tuple[str, str],
+) -> None:
+    from oidcserve import scripted_login
+    from toolwire.auth import MemoryTokenStore, OAuth
+
+    _issuer, url = deployment
+    redirect = "http://127.0.0.1:8765/callback"
+    logins: list[str] = []
+
+    async def authorize(address: str) -> str:
+        logins.append(address)
+        return await scripted_login(address, redirect)
+
+    store = MemoryTokenStore()
+    auth = OAuth(redirect_uri=redirect, authorize=authorize, scopes=["openid", "tools"], store=store)
+    async with Client(url, auth=auth) as client:
+        assert (await client.call_tool("whoami", {})).content[0].text.startswith("alice via ")
+        [key] = [key for key in store.names() if key.startswith("tokens ")]
+        first = store.load(key)
+        assert first is not None and first["refresh_token"]  # the client may refresh
+        store.save(key, {**first, "expires_at": 0})  # as if it had expired
+        assert (await client.call_tool("whoami", {})).content[0].text.startswith("alice via ")
+        second = store.load(key)
+        assert second is not None and second["access_token"] != first["access_token"]
+    assert len(logins) == 1
+    assert any(key.startswith("client ") for key in store.names())  # registered dynamically, and kept

@@ -200,7 +200,9 @@ def bad_token(kind: str, issuer: TokenIssuer, audience: str) -> str:
         return issuer.token(audience, exp="tomorrow")
     if kind == "with a critical header":
         claims = {"aud": audience, "iss": issuer.url, "exp": forever}
-        return jwt.encode(claims, issuer.keys["rsa-1"], algorithm="RS256", headers={"kid": "rsa-1", "crit": ["x"], "x": 1})
+        return jwt.encode(
+            claims, issuer.keys["rsa-1"], algorithm="RS256", headers={"kid": "rsa-1", "crit": ["x"], "x": 1}
+        )
     assert kind == "without an expiry"
     return issuer.token(audience, drop=("exp",))
 

@@ -2,7 +2,8 @@
 
 See docs/authorization.md. Server side: :class:`ProtectedResource` (metadata, token checks,
 challenges) with a :class:`JWTVerifier`, an :class:`IntrospectionVerifier` or a verifier of
-your own; tools read the caller's :class:`Identity` from ``ctx.identity``. Importing this
+your own; tools read the caller's :class:`Identity` from ``ctx.identity``. Client side:
+:class:`OAuth` (``Client(url, auth=OAuth())``) with a token store. Importing this
 package costs nothing until one of these is used.
 """
 
@@ -14,10 +15,16 @@ from typing import TYPE_CHECKING, Any
 from .identity import Identity
 
 if TYPE_CHECKING:
+    from .oauth import AuthorizationError, OAuth
     from .resource import AuthError, ProtectedResource
+    from .tokenstore import FileTokenStore, MemoryTokenStore
     from .verifiers import IntrospectionVerifier, InvalidToken, JWTVerifier, TokenVerifier
 
 _LAZY = {
+    "AuthorizationError": ".oauth",
+    "FileTokenStore": ".tokenstore",
+    "MemoryTokenStore": ".tokenstore",
+    "OAuth": ".oauth",
     "AuthError": ".resource",
     "ProtectedResource": ".resource",
     "IntrospectionVerifier": ".verifiers",
@@ -28,6 +35,10 @@ _LAZY = {
 
 __all__ = [
     "AuthError",
+    "AuthorizationError",
+    "FileTokenStore",
+    "MemoryTokenStore",
+    "OAuth",
     "Identity",
     "IntrospectionVerifier",
     "InvalidToken",

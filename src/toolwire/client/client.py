@@ -92,7 +92,9 @@ class Client:
     ``http(s)://`` URL (Streamable HTTP, or the 2024-11-05 HTTP+SSE transport), a toolwire
     :class:`~toolwire.Server` (in memory), or a :class:`Transport`.
 
-    Options: ``env``/``cwd`` for the process; ``headers`` for every HTTP request;
+    Options: ``env``/``cwd`` for the process; ``headers`` for every HTTP request; ``auth``
+    for HTTP servers that ask for authorization: a :class:`~toolwire.auth.OAuth` (or any
+    ``httpx.Auth``), see docs/authorization.md;
     ``protocol`` to speak one version only (a legacy version skips the probe and asks for it
     in the handshake; the server may still answer an older one); ``timeout`` (seconds) for each request;
     ``probe_timeout`` for the era probe; ``elicitation``/``sampling`` handlers, each
@@ -116,6 +118,7 @@ class Client:
         env: dict[str, str] | None = None,
         cwd: str | None = None,
         headers: dict[str, str] | None = None,
+        auth: Any = None,
         name: str = "toolwire-client",
         version: str = "0.1.0",
         protocol: str | None = None,
@@ -137,7 +140,7 @@ class Client:
     ) -> None:
         if protocol is not None and protocol not in (*LEGACY_VERSIONS, *MODERN_VERSIONS):
             raise ClientError(f"unknown protocol version {protocol!r}")
-        self.transport = _transport(target, env, cwd, headers, max_message_bytes)
+        self.transport = _transport(target, env, cwd, headers, max_message_bytes, auth)
         self.client_info = {"name": name, "version": version}
         self.protocol = protocol
         self.timeout = timeout
@@ -729,8 +732,15 @@ def _latest(versions: list[str]) -> str:
 
 
 def _transport(
-    target: Any, env: dict[str, str] | None, cwd: str | None, headers: dict[str, str] | None, max_message_bytes: int
+    target: Any,
+    env: dict[str, str] | None,
+    cwd: str | None,
+    headers: dict[str, str] | None,
+    max_message_bytes: int,
+    auth: Any = None,
 ) -> Transport:
+    if auth is not None and not (isinstance(target, str) and target.startswith(("http://", "https://"))):
+        raise ClientError("auth= is for http(s):// servers (over stdio, give the server credentials in env=)")
     server_module = sys.modules.get("toolwire.server.server")  # not imported: target is no Server
     if server_module is not None and isinstance(target, server_module.Server):
         return InMemory(target)
@@ -738,7 +748,7 @@ def _transport(
         if target.startswith(("http://", "https://")):
             from .http import StreamableHttpTransport
 
-            return StreamableHttpTransport(target, headers)
+            return StreamableHttpTransport(target, headers, auth=auth)
         if _PYTHON_FILE.fullmatch(target):
             target = [sys.executable, "-m", "toolwire", "run", target]
         else:

@@ -35,6 +35,7 @@ from urllib.parse import urljoin
 import httpx
 import orjson
 
+from ..auth.oauth import AuthorizationError
 from ..logs import get_logger
 from ..protocol import http_headers
 from ..protocol.versions import META_PROTOCOL_VERSION
@@ -98,9 +99,12 @@ class StreamableHttpTransport:
     #: Seconds a request waits for the legacy GET stream to open.
     LISTEN_WAIT = 2.0
 
-    def __init__(self, url: str, headers: dict[str, str] | None = None, timeout: float = 30.0) -> None:
+    def __init__(
+        self, url: str, headers: dict[str, str] | None = None, timeout: float = 30.0, auth: httpx.Auth | None = None
+    ) -> None:
         self.url = url
         self.headers = dict(headers or {})
+        self.auth = auth
         self.timeout = timeout
         self.on_message: Any = lambda data: None
         self.on_close: Any = lambda reason: None
@@ -121,7 +125,9 @@ class StreamableHttpTransport:
         self._closed = False
 
     async def start(self) -> None:
-        self._http = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, read=None), follow_redirects=True)
+        self._http = httpx.AsyncClient(
+            timeout=httpx.Timeout(self.timeout, read=None), follow_redirects=True, auth=self.auth
+        )
 
     # -- sending -----------------------------------------------------------------------------
 
@@ -219,6 +225,8 @@ class StreamableHttpTransport:
                     self._answer_error(message, reply.status_code, body)
                     return
                 await self._receive(reply, message)
+        except AuthorizationError as exc:
+            self._answer_error(message, None, b"", f"authorization failed: {exc}")
         except httpx.HTTPError as exc:
             self._unreachable(exc)
         if method == "notifications/initialized" and self.session_id is not None:
@@ -280,6 +288,9 @@ class StreamableHttpTransport:
             except httpx.ConnectError as exc:
                 self._unreachable(exc)
                 return
+            except AuthorizationError as exc:
+                self._answer_error(message, None, b"", f"authorization failed: {exc}")
+                return
             except httpx.HTTPError:
                 continue
         self._answer_error(message, None, b"", "the server's stream ended before the answer and could not be resumed")
@@ -300,6 +311,9 @@ class StreamableHttpTransport:
                         if reply.status_code != 200:
                             return  # 405: the server offers no such stream
                         await self._read_stream(reply, stream, None)
+                except AuthorizationError as exc:
+                    log.warning("the server's event stream cannot be opened: %s", exc)
+                    return
                 except httpx.HTTPError:
                     pass
                 await asyncio.sleep(stream.retry_ms / 1000)

@@ -6,6 +6,7 @@
 // resource as their audience (RFC 8707) and the scopes "tools" and "admin" available.
 // Clients: "service" (client_credentials, client_secret_basic, secret "service-secret");
 // "app" (a public client: authorization code with PKCE, loopback redirects, refresh tokens).
+// Other clients may register themselves (Dynamic Client Registration).
 // Users log in through the provider's own development pages (any login name, no password).
 // Prints "ready" on stdout once it listens.
 import { generateKeyPairSync } from 'node:crypto';
@@ -41,6 +42,7 @@ const provider = new Provider(issuer, {
     clientCredentials: { enabled: true },
     introspection: { enabled: true },
     revocation: { enabled: true },
+    registration: { enabled: true },
     devInteractions: { enabled: true },
     resourceIndicators: {
       enabled: true,
@@ -53,6 +55,9 @@ const provider = new Provider(issuer, {
     },
   },
   ttl: { AccessToken: 600, ClientCredentials: 600 },
+  // Refresh tokens to every client allowed the grant (oidc-provider's default wants offline_access
+  // with prompt=consent, as OpenID Connect does; many authorization servers need neither).
+  issueRefreshToken: (ctx, client) => client.grantTypeAllowed('refresh_token'),
 });
 provider.proxy = false;
 provider.listen(Number(port), '127.0.0.1', () => console.log('ready'));

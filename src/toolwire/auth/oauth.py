@@ -1,0 +1,625 @@
+"""OAuth 2.1 for MCP clients over HTTP: what a client does when a server answers ``401``.
+
+    client = Client("https://mcp.example.com/mcp", auth=OAuth())
+
+:class:`OAuth` is an ``httpx.Auth``: it adds the bearer token to every request and, when the
+server refuses one, does what the MCP authorization specification orders:
+
+1. Discovery: the server's Protected Resource Metadata (the ``resource_metadata`` of its
+   ``WWW-Authenticate`` header, else the well-known URIs with and then without the endpoint's
+   path), whose ``resource`` must be this server; then the authorization server's metadata
+   (RFC 8414 and OpenID discovery, in the specification's order), whose ``issuer`` must be
+   the one asked for. A server without resource metadata (2025-03-26) has its own origin
+   as authorization server, with the default endpoints when it has no metadata either.
+2. Registration: pre-registered credentials (``client_id=``), else a Client ID Metadata
+   Document (``client_metadata_url=``) where the authorization server supports them, else
+   Dynamic Client Registration (RFC 7591); registrations are kept per authorization server.
+3. A token: authorization code with PKCE (S256), ``state`` and the ``resource`` parameter
+   (RFC 8707), the response's ``iss`` checked (RFC 9207); or client credentials
+   (``grant="client_credentials"``). Token endpoint authentication: ``none``,
+   ``client_secret_basic``, ``client_secret_post`` or ``private_key_jwt``.
+4. Scopes: the challenge's ``scope``, else the resource's ``scopes_supported``, else none
+   (``offline_access`` added when the authorization server offers it); on ``403
+   insufficient_scope``, authorization again with the union of the scopes asked before and
+   those the challenge names ("step-up"), at most ``max_step_ups`` times per request.
+5. Tokens are refreshed shortly before they expire and when the server says one is no longer
+   valid; a failed refresh starts over at step 1.
+
+How the user authorizes: ``authorize(url)`` is awaited with the authorization URL and must
+return the URL the authorization server redirected to (with ``code`` and ``state``). The
+default opens the system browser and waits for the redirect on a loopback port. Programs and
+tests pass their own. :class:`AuthorizationError` when it cannot be done; its message says why.
+Tokens never appear in messages or logs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hashlib
+import secrets
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
+
+import httpx
+
+from ..logs import get_logger
+from .challenge import bearer_parameters
+from .tokenstore import MemoryTokenStore, TokenStore
+from .verifiers import metadata_urls
+
+log = get_logger("toolwire.auth")
+
+Authorize = Callable[[str], Awaitable[str]]
+#: Seconds before a token's expiry at which it is refreshed.
+REFRESH_MARGIN = 30.0
+DEFAULT_REDIRECT = "http://127.0.0.1:53682/callback"
+
+
+class AuthorizationError(Exception):
+    """Authorization could not be obtained; the message says why and what to do."""
+
+
+@dataclass
+class Discovered:
+    """What discovery found for one MCP server."""
+
+    resource: str  # the ``resource`` parameter: the protected resource's identifier
+    issuer: str
+    metadata: dict[str, Any]  # the authorization server's
+    scopes_supported: list[str] | None  # the protected resource's
+
+
+@dataclass
+class Registration:
+    client_id: str
+    client_secret: str | None
+    method: str  # token endpoint authentication
+
+
+class OAuth(httpx.Auth):
+    """OAuth for the toolwire ``Client`` (and any ``httpx`` client); see the module's
+    description. ``client_id``/``client_secret``/``token_endpoint_auth_method``: a
+    pre-registered client. ``client_metadata_url``: this client's Client ID Metadata
+    Document. ``client_name``, ``redirect_uri``: what Dynamic Client Registration sends.
+    ``scopes``: ask for these instead of choosing. ``private_key`` (a ``cryptography`` private
+    key, or PEM text) with ``key_id``: authenticate with ``private_key_jwt``.
+    ``grant``: ``"authorization_code"`` (people) or ``"client_credentials"`` (a program acting
+    for itself). ``store``: where registrations and tokens are kept (in memory by default).
+    """
+
+    def __init__(
+        self,
+        *,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        token_endpoint_auth_method: str | None = None,
+        client_metadata_url: str | None = None,
+        client_name: str = "toolwire",
+        redirect_uri: str = DEFAULT_REDIRECT,
+        scopes: Sequence[str] | None = None,
+        grant: str = "authorization_code",
+        authorize: Authorize | None = None,
+        private_key: Any = None,
+        key_id: str | None = None,
+        signing_algorithm: str = "RS256",
+        store: TokenStore | None = None,
+        offline_access: bool = True,
+        max_step_ups: int = 2,
+        timeout: float = 30.0,
+    ) -> None:
+        if grant not in ("authorization_code", "client_credentials"):
+            raise ValueError('grant must be "authorization_code" or "client_credentials"')
+        if grant == "client_credentials" and client_id is None:
+            raise ValueError("client credentials need a client_id (and a client_secret or private_key)")
+        self.client_id = client_id
+        self.client_secret = client_secret
+        self.token_endpoint_auth_method = token_endpoint_auth_method
+        self.client_metadata_url = client_metadata_url
+        self.client_name = client_name
+        self.redirect_uri = redirect_uri
+        self.scopes = list(scopes) if scopes is not None else None
+        self.grant = grant
+        self.authorize = authorize if authorize is not None else browser_authorize(redirect_uri)
+        self.private_key = private_key
+        self.key_id = key_id
+        self.signing_algorithm = signing_algorithm
+        self.store: TokenStore = store if store is not None else MemoryTokenStore()
+        self.offline_access = offline_access
+        self.max_step_ups = max_step_ups
+        self.timeout = timeout
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._metadata: dict[str, dict[str, Any]] = {}  # authorization server metadata by issuer
+        self._asked: dict[str, list[str]] = {}  # the scopes last asked for, by resource
+
+    # -- the httpx hook ----------------------------------------------------------------------
+
+    async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        target = str(request.url.copy_with(query=None, fragment=None))
+        token = await self._current_token(target)
+        if token is not None:
+            request.headers["Authorization"] = f"Bearer {token}"
+        response = yield request
+        fresh = False
+        step_ups = 0
+        while True:
+            challenge = bearer_parameters(response.headers.get("www-authenticate")) or {}
+            if response.status_code == 401:
+                if fresh:
+                    reason = challenge.get("error_description") or challenge.get("error") or "no reason given"
+                    raise AuthorizationError(f"{target} refused the token it was just issued: {reason}")
+                token = await self._obtain(target, challenge, renew=token)
+            elif response.status_code == 403 and challenge.get("error") == "insufficient_scope":
+                if step_ups >= self.max_step_ups:
+                    return  # the 403 goes to the caller
+                step_ups += 1
+                token = await self._obtain(target, challenge, step_up=True)
+            else:
+                return
+            fresh = True
+            request.headers["Authorization"] = f"Bearer {token}"
+            response = yield request
+
+    # -- tokens ------------------------------------------------------------------------------
+
+    async def _current_token(self, target: str) -> str | None:
+        """The stored token for ``target``, refreshed first if it is about to expire."""
+        record = self.store.load(_tokens_key(target))
+        if record is None:
+            return None
+        expires = record.get("expires_at")
+        if isinstance(expires, int | float) and expires - REFRESH_MARGIN < time.time():
+            async with self._lock(target):
+                record = self.store.load(_tokens_key(target)) or record
+                expires = record.get("expires_at")
+                if isinstance(expires, int | float) and expires - REFRESH_MARGIN < time.time():
+                    refreshed = await self._refresh(target, record)
+                    return refreshed
+        token = record.get("access_token")
+        return token if isinstance(token, str) else None
+
+    async def _obtain(
+        self, target: str, challenge: dict[str, str], renew: str | None = None, step_up: bool = False
+    ) -> str:
+        """A new access token for ``target``, after the server refused the request."""
+        async with self._lock(target):
+            record = self.store.load(_tokens_key(target))
+            if record is not None and not step_up:
+                current = record.get("access_token")
+                if current is not None and current != renew:
+                    return str(current)  # another request got one meanwhile
+                if challenge.get("error") == "invalid_token" or renew is not None:
+                    refreshed = await self._refresh(target, record)
+                    if refreshed is not None:
+                        return refreshed
+            found = await self._discover(target, challenge)
+            scopes = self._choose_scopes(target, found, challenge, step_up)
+            tokens = await self._grant(found, scopes)
+            self._save(target, found, tokens)
+            return str(tokens["access_token"])
+
+    async def _refresh(self, target: str, record: dict[str, Any]) -> str | None:
+        """The record's token renewed with its refresh token; ``None`` when there is none or
+        the authorization server refuses (authorization then starts over)."""
+        refresh_token = record.get("refresh_token")
+        issuer = record.get("issuer")
+        if not isinstance(refresh_token, str) or not isinstance(issuer, str):
+            return None
+        try:
+            metadata = await self._server_metadata(issuer, legacy=bool(record.get("legacy")))
+            registration = await self._registration(issuer, metadata)
+            form = {"grant_type": "refresh_token", "refresh_token": refresh_token, "resource": record["resource"]}
+            tokens = await self._token_request(metadata, registration, form)
+        except AuthorizationError as exc:
+            log.info("refreshing the token for %s failed (%s): authorizing again", target, exc)
+            self.store.delete(_tokens_key(target))
+            return None
+        tokens.setdefault("refresh_token", refresh_token)
+        found = Discovered(str(record["resource"]), issuer, metadata, None)
+        self._save(target, found, tokens, legacy=bool(record.get("legacy")))
+        return str(tokens["access_token"])
+
+    def _save(self, target: str, found: Discovered, tokens: dict[str, Any], legacy: bool | None = None) -> None:
+        expires_in = tokens.get("expires_in")
+        record = {
+            "access_token": tokens["access_token"],
+            "refresh_token": tokens.get("refresh_token"),
+            "expires_at": time.time() + expires_in if isinstance(expires_in, int | float) else None,
+            "scope": tokens.get("scope"),
+            "issuer": found.issuer,
+            "resource": found.resource,
+            "legacy": legacy if legacy is not None else found.metadata.get("_fallback", False),
+        }
+        self.store.save(_tokens_key(target), record)
+
+    def _lock(self, target: str) -> asyncio.Lock:
+        lock = self._locks.get(target)
+        if lock is None:
+            lock = self._locks[target] = asyncio.Lock()
+        return lock
+
+    # -- discovery ---------------------------------------------------------------------------
+
+    async def _discover(self, target: str, challenge: dict[str, str]) -> Discovered:
+        resource_metadata = await self._resource_metadata(target, challenge.get("resource_metadata"))
+        if resource_metadata is None:  # 2025-03-26: the server's origin is its authorization server
+            parts = urlsplit(target)
+            issuer = f"{parts.scheme}://{parts.netloc}"
+            metadata = await self._server_metadata(issuer, legacy=True)
+            return Discovered(target, issuer, metadata, None)
+        resource = resource_metadata.get("resource")
+        if not isinstance(resource, str) or not _covers(resource, target):
+            raise AuthorizationError(
+                f"{target} published resource metadata for {resource!r}, not for itself: refusing to authorize"
+            )
+        servers = resource_metadata.get("authorization_servers")
+        if not isinstance(servers, list) or not servers or not isinstance(servers[0], str):
+            raise AuthorizationError(f"{target}'s resource metadata names no authorization server")
+        issuer = servers[0]
+        metadata = await self._server_metadata(issuer, legacy=False)
+        supported = resource_metadata.get("scopes_supported")
+        scopes = [s for s in supported if isinstance(s, str)] if isinstance(supported, list) else None
+        return Discovered(resource, issuer, metadata, scopes)
+
+    async def _resource_metadata(self, target: str, announced: str | None) -> dict[str, Any] | None:
+        """The Protected Resource Metadata: from the URL the challenge announced, else the
+        well-known URIs (with the endpoint's path, then at the root); ``None`` if none."""
+        parts = urlsplit(target)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        path = parts.path.rstrip("/")
+        candidates = [announced] if announced else []
+        if path:
+            candidates.append(f"{origin}/.well-known/oauth-protected-resource{path}")
+        candidates.append(f"{origin}/.well-known/oauth-protected-resource")
+        for url in candidates:
+            document = await self._get_json(url)
+            if document is not None:
+                return document
+        return None
+
+    async def _server_metadata(self, issuer: str, legacy: bool) -> dict[str, Any]:
+        """The authorization server's metadata, its ``issuer`` checked; for a 2025-03-26
+        server without any, the default endpoints at its origin."""
+        known = self._metadata.get(issuer)
+        if known is not None:
+            return known
+        mismatched = None
+        for url in metadata_urls(issuer):
+            document = await self._get_json(url)
+            if document is None:
+                continue
+            if document.get("issuer") != issuer:
+                mismatched = document.get("issuer")
+                continue  # a document for another issuer must not be used
+            self._metadata[issuer] = document
+            return document
+        if mismatched is not None:
+            raise AuthorizationError(
+                f"the authorization server metadata for {issuer} names another issuer ({mismatched!r}): not used"
+            )
+        if not legacy:
+            raise AuthorizationError(f"the authorization server {issuer} publishes no metadata")
+        fallback = {
+            "issuer": issuer,
+            "authorization_endpoint": f"{issuer}/authorize",
+            "token_endpoint": f"{issuer}/token",
+            "registration_endpoint": f"{issuer}/register",
+            "_fallback": True,
+        }
+        self._metadata[issuer] = fallback
+        return fallback
+
+    async def _get_json(self, url: str) -> dict[str, Any] | None:
+        try:
+            async with self._http() as http:
+                response = await http.get(url, headers={"Accept": "application/json"})
+            document = response.json() if response.status_code == 200 else None
+        except (httpx.HTTPError, ValueError):
+            return None
+        return document if isinstance(document, dict) else None
+
+    def _http(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(timeout=self.timeout, follow_redirects=False)
+
+    # -- scopes ------------------------------------------------------------------------------
+
+    def _choose_scopes(
+        self, target: str, found: Discovered, challenge: dict[str, str], step_up: bool
+    ) -> list[str] | None:
+        challenged = challenge.get("scope", "").split() or None
+        if step_up:
+            scopes = list(dict.fromkeys([*(self._asked.get(target) or []), *(challenged or [])]))
+        elif self.scopes is not None:
+            scopes = list(self.scopes)
+        else:
+            scopes = challenged or found.scopes_supported or []
+        offered = found.metadata.get("scopes_supported")
+        if (
+            self.offline_access
+            and self.grant == "authorization_code"
+            and isinstance(offered, list)
+            and "offline_access" in offered
+            and "offline_access" not in scopes
+        ):
+            scopes = [*scopes, "offline_access"]
+        self._asked[target] = scopes
+        return scopes or None
+
+    # -- registration ------------------------------------------------------------------------
+
+    async def _registration(self, issuer: str, metadata: dict[str, Any]) -> Registration:
+        """This client at ``issuer``: pre-registered, its metadata document, or registered
+        dynamically (and kept in the store)."""
+        if self.client_id is not None:
+            method = self.token_endpoint_auth_method or self._default_method(metadata, self.client_secret is not None)
+            return Registration(self.client_id, self.client_secret, method)
+        if self.client_metadata_url is not None and metadata.get("client_id_metadata_document_supported") is True:
+            return Registration(self.client_metadata_url, None, "private_key_jwt" if self.private_key else "none")
+        stored = self.store.load(_client_key(issuer))
+        if stored is not None and isinstance(stored.get("client_id"), str):
+            return Registration(stored["client_id"], stored.get("client_secret"), stored.get("method", "none"))
+        endpoint = metadata.get("registration_endpoint")
+        if not isinstance(endpoint, str):
+            raise AuthorizationError(
+                f"the authorization server {issuer} offers no way to register this client: "
+                "give client_id= (and client_secret=) of a client registered there"
+            )
+        method = self.token_endpoint_auth_method or self._default_method(metadata, confidential=False)
+        grant_types = ["authorization_code", "refresh_token"] if self.grant == "authorization_code" else [self.grant]
+        asked = {
+            "client_name": self.client_name,
+            "redirect_uris": [self.redirect_uri],
+            "grant_types": grant_types,
+            "response_types": ["code"] if self.grant == "authorization_code" else [],
+            "token_endpoint_auth_method": method,
+        }
+        try:
+            async with self._http() as http:
+                response = await http.post(endpoint, json=asked, headers={"Accept": "application/json"})
+            answer = response.json()
+        except (httpx.HTTPError, ValueError) as exc:
+            raise AuthorizationError(f"registering with {issuer} failed: {type(exc).__name__}: {exc}") from None
+        if response.status_code not in (200, 201) or not isinstance(answer, dict) or "client_id" not in answer:
+            raise AuthorizationError(f"{issuer} refused to register this client: {_oauth_error(response, answer)}")
+        registration = Registration(
+            str(answer["client_id"]),
+            answer.get("client_secret") if isinstance(answer.get("client_secret"), str) else None,
+            str(answer.get("token_endpoint_auth_method") or method),
+        )
+        self.store.save(
+            _client_key(issuer),
+            {
+                "client_id": registration.client_id,
+                "client_secret": registration.client_secret,
+                "method": registration.method,
+            },
+        )
+        return registration
+
+    def _default_method(self, metadata: dict[str, Any], confidential: bool) -> str:
+        """The token endpoint authentication to use: a key's ``private_key_jwt``; for a
+        secret, Basic unless the server supports only the POST form; else ``none`` (a public
+        client), or what the server supports when it does not support that."""
+        supported = metadata.get("token_endpoint_auth_methods_supported")
+        supported = supported if isinstance(supported, list) else ["client_secret_basic"]
+        if self.private_key is not None:
+            return "private_key_jwt"
+        if confidential:
+            return (
+                "client_secret_post"
+                if "client_secret_basic" not in supported and "client_secret_post" in supported
+                else "client_secret_basic"
+            )
+        if "none" in supported or not supported:
+            return "none"
+        return "client_secret_basic" if "client_secret_basic" in supported else str(supported[0])
+
+    # -- grants ------------------------------------------------------------------------------
+
+    async def _grant(self, found: Discovered, scopes: list[str] | None) -> dict[str, Any]:
+        registration = await self._registration(found.issuer, found.metadata)
+        if self.grant == "client_credentials":
+            form = {"grant_type": "client_credentials", "resource": found.resource}
+            if scopes:
+                form["scope"] = " ".join(scopes)
+            return await self._token_request(found.metadata, registration, form)
+        return await self._authorization_code(found, registration, scopes)
+
+    async def _authorization_code(
+        self, found: Discovered, registration: Registration, scopes: list[str] | None
+    ) -> dict[str, Any]:
+        endpoint = found.metadata.get("authorization_endpoint")
+        if not isinstance(endpoint, str):
+            raise AuthorizationError(f"the authorization server {found.issuer} has no authorization endpoint")
+        verifier = secrets.token_urlsafe(48)
+        state = secrets.token_urlsafe(24)
+        parameters = {
+            "response_type": "code",
+            "client_id": registration.client_id,
+            "redirect_uri": self.redirect_uri,
+            "code_challenge": _s256(verifier),
+            "code_challenge_method": "S256",
+            "state": state,
+            "resource": found.resource,
+        }
+        if scopes:
+            parameters["scope"] = " ".join(scopes)
+        url = f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode(parameters, quote_via=quote)}"
+        redirected = await self.authorize(url)
+        answer = {key: values[0] for key, values in parse_qs(urlsplit(redirected).query).items()}
+        self._check_issuer(found.metadata, answer)
+        if "error" in answer:
+            description = answer.get("error_description")
+            raise AuthorizationError(
+                f"the authorization was refused: {answer['error']}" + (f" ({description})" if description else "")
+            )
+        if answer.get("state") != state:
+            raise AuthorizationError("the authorization response does not carry this request's state: ignored")
+        if "code" not in answer:
+            raise AuthorizationError("the authorization response carries no code")
+        form = {
+            "grant_type": "authorization_code",
+            "code": answer["code"],
+            "redirect_uri": self.redirect_uri,
+            "code_verifier": verifier,
+            "resource": found.resource,
+        }
+        return await self._token_request(found.metadata, registration, form)
+
+    @staticmethod
+    def _check_issuer(metadata: dict[str, Any], answer: dict[str, str]) -> None:
+        """RFC 9207: a present ``iss`` must be the issuer (compared as strings, nothing
+        normalized); an absent one only when the server does not say it sends one."""
+        issuer = answer.get("iss")
+        if issuer is not None and issuer != metadata.get("issuer"):
+            raise AuthorizationError(
+                f"the authorization response names issuer {issuer!r}, not {metadata.get('issuer')!r}: ignored (mix-up)"
+            )
+        if issuer is None and metadata.get("authorization_response_iss_parameter_supported") is True:
+            raise AuthorizationError("the authorization response lacks the iss its server promises: ignored")
+
+    async def _token_request(
+        self, metadata: dict[str, Any], registration: Registration, form: dict[str, str]
+    ) -> dict[str, Any]:
+        endpoint = metadata.get("token_endpoint")
+        if not isinstance(endpoint, str):
+            raise AuthorizationError(f"the authorization server {metadata.get('issuer')} has no token endpoint")
+        form = dict(form)
+        headers = {"Accept": "application/json"}
+        method = registration.method
+        if method == "client_secret_basic" and registration.client_secret is not None:
+            pair = f"{quote(registration.client_id, safe='')}:{quote(registration.client_secret, safe='')}"
+            headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
+        elif method == "client_secret_post" and registration.client_secret is not None:
+            form.update(client_id=registration.client_id, client_secret=registration.client_secret)
+        elif method == "private_key_jwt":
+            form.update(
+                client_id=registration.client_id,
+                client_assertion_type="urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+                client_assertion=self._assertion(registration.client_id, metadata),
+            )
+        else:
+            form["client_id"] = registration.client_id
+        try:
+            async with self._http() as http:
+                response = await http.post(endpoint, data=form, headers=headers)
+            answer = response.json()
+        except (httpx.HTTPError, ValueError) as exc:
+            raise AuthorizationError(f"the token request to {endpoint} failed: {type(exc).__name__}") from None
+        if (
+            response.status_code != 200
+            or not isinstance(answer, dict)
+            or not isinstance(answer.get("access_token"), str)
+        ):
+            raise AuthorizationError(f"the token endpoint refused: {_oauth_error(response, answer)}")
+        kind = str(answer.get("token_type", "Bearer"))
+        if kind.lower() != "bearer":
+            raise AuthorizationError(f"the token endpoint issued a {kind!r} token; this client uses Bearer tokens")
+        return answer
+
+    def _assertion(self, client_id: str, metadata: dict[str, Any]) -> str:
+        """A ``private_key_jwt`` client assertion (RFC 7523) for this token request."""
+        import jwt
+
+        now = int(time.time())
+        claims = {
+            "iss": client_id,
+            "sub": client_id,
+            "aud": metadata.get("issuer") or metadata.get("token_endpoint"),
+            "iat": now,
+            "exp": now + 300,
+            "jti": secrets.token_urlsafe(16),
+        }
+        headers = {"kid": self.key_id} if self.key_id else None
+        return jwt.encode(claims, self.private_key, algorithm=self.signing_algorithm, headers=headers)
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _tokens_key(target: str) -> str:
+    return f"tokens {target}"
+
+
+def _client_key(issuer: str) -> str:
+    return f"client {issuer}"
+
+
+def _s256(verifier: str) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+
+
+def _covers(resource: str, target: str) -> bool:
+    """Whether the protected resource ``resource`` is ``target`` or a parent of it (same
+    origin, its path a whole-segment prefix of the target's)."""
+    have, want = urlsplit(resource), urlsplit(target)
+    if (have.scheme.lower(), have.netloc.lower()) != (want.scheme.lower(), want.netloc.lower()):
+        return False
+    prefix = have.path.rstrip("/")
+    return want.path.rstrip("/") == prefix or want.path.startswith(prefix + "/")
+
+
+def _oauth_error(response: httpx.Response, answer: Any) -> str:
+    """An OAuth error answer in words: ``error`` (``error_description``), else the status."""
+    if isinstance(answer, dict) and isinstance(answer.get("error"), str):
+        description = answer.get("error_description")
+        return str(answer["error"]) + (f" ({description})" if isinstance(description, str) else "")
+    return f"HTTP {response.status_code}"
+
+
+def browser_authorize(redirect_uri: str, timeout: float = 300.0) -> Authorize:
+    """Authorization for people: open ``url`` in the system browser (and print it, for when
+    none opens) and wait, on the loopback address of ``redirect_uri``, for the redirect."""
+
+    async def authorize(url: str) -> str:
+        import sys
+        import webbrowser
+
+        parts = urlsplit(redirect_uri)
+        if parts.hostname not in ("127.0.0.1", "localhost", "::1") or parts.port is None:
+            raise AuthorizationError(
+                f"cannot wait for {redirect_uri}: give authorize= for a redirect that is not local"
+            )
+        arrived: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+        async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(Exception):
+                line = (await reader.readline()).decode("latin-1").split()
+                path = line[1] if len(line) > 1 else "/"
+                done = urlsplit(path).path == (parts.path or "/") and not arrived.done()
+                page = b"<p>Authorized. You can close this window.</p>" if done else b"<p>Not found.</p>"
+                status = b"200 OK" if done else b"404 Not Found"
+                head = b"HTTP/1.1 %s\r\ncontent-type: text/html\r\ncontent-length: %d\r\n\r\n" % (status, len(page))
+                writer.write(head + page)
+                await writer.drain()
+                if done:
+                    arrived.set_result(f"{parts.scheme}://{parts.netloc}{path}")
+            writer.close()
+
+        server = await asyncio.start_server(answer, parts.hostname, parts.port)
+        try:
+            sys.stderr.write(f"toolwire: authorize in your browser; if none opens, visit:\n  {url}\n")
+            with contextlib.suppress(Exception):
+                webbrowser.open(url)
+            return await asyncio.wait_for(arrived, timeout)
+        except TimeoutError:
+            raise AuthorizationError(f"no authorization arrived within {timeout:g} s") from None
+        finally:
+            server.close()
+
+    return authorize
+
+
+async def follow_redirect(url: str) -> str:
+    """An ``authorize`` for authorization servers that redirect at once, without a person
+    (test servers, pre-approved clients): where the authorization URL redirects to."""
+    async with httpx.AsyncClient(follow_redirects=False, timeout=30.0) as http:
+        response = await http.get(url)
+    location = response.headers.get("location")
+    if response.status_code not in (301, 302, 303, 307, 308) or location is None:
+        raise AuthorizationError(f"the authorization endpoint answered HTTP {response.status_code}, not a redirect")
+    return str(httpx.URL(url).join(location))
