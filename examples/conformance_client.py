@@ -18,7 +18,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from toolwire.auth.oauth import OAuth, follow_redirect
+from toolwire.auth.oauth import IdJagExchange, OAuth, follow_redirect
 from toolwire.client import Client
 
 
@@ -113,6 +113,11 @@ def authorization(scenario: str) -> OAuth | None:
         )
     if scenario.startswith("auth/client-credentials"):
         options["grant"] = "client_credentials"
+    if "valid_jwt" in context:  # workload identity federation
+        options.update(grant="jwt_bearer", assertion=context["valid_jwt"])
+    if "idp_id_token" in context:  # enterprise-managed authorization
+        exchange = IdJagExchange(context["idp_token_endpoint"], context["idp_id_token"], context["idp_client_id"])
+        options.update(grant="jwt_bearer", assertion=exchange)
     return OAuth(client_metadata_url=CLIENT_METADATA_URL, **options)
 
 

@@ -133,6 +133,8 @@ OLDER_AUTH = ("auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oaut
 AUTH_EXTENSIONS = (
     "auth/client-credentials-basic",
     "auth/client-credentials-jwt",
+    "auth/wif-jwt-bearer",
+    "auth/enterprise-managed-authorization",
 )
 
 

@@ -16,7 +16,9 @@ server refuses one, does what the MCP authorization specification orders:
    Dynamic Client Registration (RFC 7591); registrations are kept per authorization server.
 3. A token: authorization code with PKCE (S256), ``state`` and the ``resource`` parameter
    (RFC 8707), the response's ``iss`` checked (RFC 9207); or client credentials
-   (``grant="client_credentials"``). Token endpoint authentication: ``none``,
+   (``grant="client_credentials"``); or a JWT assertion (``grant="jwt_bearer"``, RFC 7523:
+   a workload identity token, or an enterprise identity provider's ID-JAG obtained with
+   :class:`IdJagExchange`). Token endpoint authentication: ``none``,
    ``client_secret_basic``, ``client_secret_post`` or ``private_key_jwt``.
 4. Scopes: the challenge's ``scope``, else the resource's ``scopes_supported``, else none
    (``offline_access`` added when the authorization server offers it); on ``403
@@ -55,6 +57,10 @@ from .verifiers import metadata_urls
 log = get_logger("toolwire.auth")
 
 Authorize = Callable[[str], Awaitable[str]]
+#: Makes the assertion of a JWT-bearer grant: ``(issuer, resource, scopes) -> JWT``.
+AssertionSource = Callable[[str, str, "list[str] | None"], Awaitable[str]]
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 #: Seconds before a token's expiry at which it is refreshed.
 REFRESH_MARGIN = 30.0
 DEFAULT_REDIRECT = "http://127.0.0.1:53682/callback"
@@ -88,8 +94,10 @@ class OAuth(httpx.Auth):
     Document. ``client_name``, ``redirect_uri``: what Dynamic Client Registration sends.
     ``scopes``: ask for these instead of choosing. ``private_key`` (a ``cryptography`` private
     key, or PEM text) with ``key_id``: authenticate with ``private_key_jwt``.
-    ``grant``: ``"authorization_code"`` (people) or ``"client_credentials"`` (a program acting
-    for itself). ``store``: where registrations and tokens are kept (in memory by default).
+    ``grant``: ``"authorization_code"`` (people), ``"client_credentials"`` (a program acting
+    for itself) or ``"jwt_bearer"`` with ``assertion``: a JWT, or an async
+    ``(issuer, resource, scopes) -> JWT`` such as :class:`IdJagExchange`. ``store``: where
+    registrations and tokens are kept (in memory by default).
     """
 
     def __init__(
@@ -103,6 +111,7 @@ class OAuth(httpx.Auth):
         redirect_uri: str = DEFAULT_REDIRECT,
         scopes: Sequence[str] | None = None,
         grant: str = "authorization_code",
+        assertion: str | AssertionSource | None = None,
         authorize: Authorize | None = None,
         private_key: Any = None,
         key_id: str | None = None,
@@ -112,10 +121,12 @@ class OAuth(httpx.Auth):
         max_step_ups: int = 2,
         timeout: float = 30.0,
     ) -> None:
-        if grant not in ("authorization_code", "client_credentials"):
-            raise ValueError('grant must be "authorization_code" or "client_credentials"')
-        if grant == "client_credentials" and client_id is None:
-            raise ValueError("client credentials need a client_id (and a client_secret or private_key)")
+        if grant not in ("authorization_code", "client_credentials", "jwt_bearer"):
+            raise ValueError('grant must be "authorization_code", "client_credentials" or "jwt_bearer"')
+        if grant != "authorization_code" and client_id is None:
+            raise ValueError(f"the {grant} grant needs a client_id (registered with the authorization server)")
+        if (grant == "jwt_bearer") != (assertion is not None):
+            raise ValueError('assertion= goes with grant="jwt_bearer", which needs one')
         self.client_id = client_id
         self.client_secret = client_secret
         self.token_endpoint_auth_method = token_endpoint_auth_method
@@ -124,6 +135,7 @@ class OAuth(httpx.Auth):
         self.redirect_uri = redirect_uri
         self.scopes = list(scopes) if scopes is not None else None
         self.grant = grant
+        self.assertion = assertion
         self.authorize = authorize if authorize is not None else browser_authorize(redirect_uri)
         self.private_key = private_key
         self.key_id = key_id
@@ -423,12 +435,16 @@ class OAuth(httpx.Auth):
 
     async def _grant(self, found: Discovered, scopes: list[str] | None) -> dict[str, Any]:
         registration = await self._registration(found.issuer, found.metadata)
-        if self.grant == "client_credentials":
-            form = {"grant_type": "client_credentials", "resource": found.resource}
-            if scopes:
-                form["scope"] = " ".join(scopes)
-            return await self._token_request(found.metadata, registration, form)
-        return await self._authorization_code(found, registration, scopes)
+        if self.grant == "authorization_code":
+            return await self._authorization_code(found, registration, scopes)
+        form = {"grant_type": "client_credentials", "resource": found.resource}
+        if self.grant == "jwt_bearer":
+            made = self.assertion
+            assertion = made if isinstance(made, str) else await made(found.issuer, found.resource, scopes)  # type: ignore[misc]
+            form = {"grant_type": JWT_BEARER, "assertion": assertion, "resource": found.resource}
+        if scopes:
+            form["scope"] = " ".join(scopes)
+        return await self._token_request(found.metadata, registration, form)
 
     async def _authorization_code(
         self, found: Discovered, registration: Registration, scopes: list[str] | None
@@ -575,6 +591,48 @@ def _oauth_error(response: httpx.Response, answer: Any) -> str:
         description = answer.get("error_description")
         return str(answer["error"]) + (f" ({description})" if isinstance(description, str) else "")
     return f"HTTP {response.status_code}"
+
+
+class IdJagExchange:
+    """Enterprise-managed authorization: the assertion of a ``jwt_bearer`` grant obtained
+    from the enterprise's identity provider, which trades the user's ID token for an
+    Identity Assertion JWT Authorization Grant (ID-JAG) for the authorization server and the
+    MCP server (RFC 8693 token exchange). ``client_id``/``client_secret``: this client at
+    the identity provider. :class:`AuthorizationError` if it refuses."""
+
+    def __init__(self, token_endpoint: str, id_token: str, client_id: str, client_secret: str | None = None) -> None:
+        self.token_endpoint = token_endpoint
+        self.id_token = id_token
+        self.client_id = client_id
+        self.client_secret = client_secret
+
+    async def __call__(self, issuer: str, resource: str, scopes: list[str] | None) -> str:
+        form = {
+            "grant_type": TOKEN_EXCHANGE,
+            "subject_token": self.id_token,
+            "subject_token_type": "urn:ietf:params:oauth:token-type:id_token",
+            "requested_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+            "audience": issuer,
+            "resource": resource,
+            "client_id": self.client_id,
+        }
+        if self.client_secret is not None:
+            form["client_secret"] = self.client_secret
+        if scopes:
+            form["scope"] = " ".join(scopes)
+        try:
+            async with httpx.AsyncClient(timeout=30.0) as http:
+                response = await http.post(self.token_endpoint, data=form, headers={"Accept": "application/json"})
+            answer = response.json()
+        except (httpx.HTTPError, ValueError) as exc:
+            raise AuthorizationError(f"the identity provider did not answer: {type(exc).__name__}") from None
+        if (
+            response.status_code != 200
+            or not isinstance(answer, dict)
+            or not isinstance(answer.get("access_token"), str)
+        ):
+            raise AuthorizationError(f"the identity provider refused the exchange: {_oauth_error(response, answer)}")
+        return str(answer["access_token"])
 
 
 def browser_authorize(redirect_uri: str, timeout: float = 300.0) -> Authorize:
