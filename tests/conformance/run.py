@@ -135,6 +135,8 @@ AUTH_EXTENSIONS = (
     "auth/client-credentials-jwt",
     "auth/wif-jwt-bearer",
     "auth/enterprise-managed-authorization",
+    "auth/dpop",
+    "auth/dpop-nonce",
 )
 
 

@@ -1,5 +1,5 @@
 """``WWW-Authenticate`` challenges (RFC 9110 §11.6.1): read the parameters of the ``Bearer``
-one, as clients need them (``resource_metadata``, ``scope``, ``error``)."""
+(or ``DPoP``) one, as clients need them (``resource_metadata``, ``scope``, ``error``)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,17 @@ _PARAMETER = re.compile(rf'\s*({_TOKEN})\s*=\s*(?:"((?:[^"\\]|\\.)*)"|({_TOKEN})
 _SCHEME = re.compile(rf"\s*({_TOKEN})(?:\s+|$)")
 
 
-def bearer_parameters(header: str | None) -> dict[str, str] | None:
-    """The parameters of the ``Bearer`` challenge in ``header`` (names in lower case, quoted
-    values unescaped), or ``None`` when it has none. Other schemes' challenges in the same
-    header are skipped; what cannot be read ends the reading (what was read is kept)."""
+def read_challenge(
+    header: str | None, schemes: tuple[str, ...] = ("bearer", "dpop")
+) -> tuple[str, dict[str, str]] | None:
+    """The scheme (in lower case) and parameters of the first challenge in ``header`` of one
+    of ``schemes`` (names in lower case, quoted values unescaped), or ``None`` when it has
+    none. Other schemes' challenges are skipped; what cannot be read ends the reading (what
+    was read is kept)."""
     if not header:
         return None
     found: dict[str, str] | None = None
+    scheme_found = ""
     current: dict[str, str] | None = None  # the parameters of the challenge being read
     position = 0
     while position < len(header):
@@ -32,9 +36,9 @@ def bearer_parameters(header: str | None) -> dict[str, str] | None:
             continue
         scheme = _SCHEME.match(header, position)
         if scheme is None or found is not None:
-            break  # unreadable, or the Bearer challenge ended where the next one begins
+            break  # unreadable, or the challenge ended where the next one begins
         current = {}
-        if scheme.group(1).lower() == "bearer":
-            found = current
+        if scheme.group(1).lower() in schemes:
+            found, scheme_found = current, scheme.group(1).lower()
         position = scheme.end()
-    return found
+    return (scheme_found, found) if found is not None else None

@@ -25,7 +25,8 @@ server refuses one, does what the MCP authorization specification orders:
    insufficient_scope``, authorization again with the union of the scopes asked before and
    those the challenge names ("step-up"), at most ``max_step_ups`` times per request.
 5. Tokens are refreshed shortly before they expire and when the server says one is no longer
-   valid; a failed refresh starts over at step 1.
+   valid; a failed refresh starts over at step 1. Where both servers take DPoP (RFC 9449),
+   tokens are bound to a key of the client's and every request carries a proof.
 
 How the user authorizes: ``authorize(url)`` is awaited with the authorization URL and must
 return the URL the authorization server redirected to (with ``code`` and ``state``). The
@@ -50,7 +51,8 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit
 import httpx
 
 from ..logs import get_logger
-from .challenge import bearer_parameters
+from .challenge import read_challenge
+from .dpop import DPoPKey
 from .tokenstore import MemoryTokenStore, TokenStore
 from .verifiers import metadata_urls
 
@@ -78,6 +80,7 @@ class Discovered:
     issuer: str
     metadata: dict[str, Any]  # the authorization server's
     scopes_supported: list[str] | None  # the protected resource's
+    takes_dpop: bool = False  # whether the protected resource accepts DPoP-bound tokens
 
 
 @dataclass
@@ -97,7 +100,10 @@ class OAuth(httpx.Auth):
     ``grant``: ``"authorization_code"`` (people), ``"client_credentials"`` (a program acting
     for itself) or ``"jwt_bearer"`` with ``assertion``: a JWT, or an async
     ``(issuer, resource, scopes) -> JWT`` such as :class:`IdJagExchange`. ``store``: where
-    registrations and tokens are kept (in memory by default).
+    registrations and tokens are kept (in memory by default). ``dpop``: bind tokens to a key
+    of this client's (RFC 9449; by default when both servers take such tokens), then
+    sent as ``Authorization: DPoP`` with a fresh proof on every request, the servers' nonces
+    honoured.
     """
 
     def __init__(
@@ -118,6 +124,7 @@ class OAuth(httpx.Auth):
         signing_algorithm: str = "RS256",
         store: TokenStore | None = None,
         offline_access: bool = True,
+        dpop: bool | None = None,
         max_step_ups: int = 2,
         timeout: float = 30.0,
     ) -> None:
@@ -142,100 +149,131 @@ class OAuth(httpx.Auth):
         self.signing_algorithm = signing_algorithm
         self.store: TokenStore = store if store is not None else MemoryTokenStore()
         self.offline_access = offline_access
+        self.dpop = dpop
         self.max_step_ups = max_step_ups
         self.timeout = timeout
         self._locks: dict[str, asyncio.Lock] = {}
         self._metadata: dict[str, dict[str, Any]] = {}  # authorization server metadata by issuer
         self._asked: dict[str, list[str]] = {}  # the scopes last asked for, by resource
+        self._nonces: dict[str, str] = {}  # the last DPoP nonce of each origin
+        self._keys: dict[str, DPoPKey] = {}  # DPoP keys of stored tokens, by their PEM
 
     # -- the httpx hook ----------------------------------------------------------------------
 
     async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
         target = str(request.url.copy_with(query=None, fragment=None))
-        token = await self._current_token(target)
-        if token is not None:
-            request.headers["Authorization"] = f"Bearer {token}"
+        record = await self._current_record(target)
+        self._present(request, record)
         response = yield request
         fresh = False
         step_ups = 0
+        nonce_retries = 0
         while True:
-            challenge = bearer_parameters(response.headers.get("www-authenticate")) or {}
-            if response.status_code == 401:
+            self._note_nonce(response)
+            scheme, challenge = read_challenge(response.headers.get("www-authenticate")) or ("", {})
+            if scheme == "dpop":
+                challenge = {**challenge, "dpop": "offered"}  # the server takes DPoP-bound tokens
+            if response.status_code == 401 and challenge.get("error") == "use_dpop_nonce" and nonce_retries < 2:
+                nonce_retries += 1  # the same token again, with the server's nonce in the proof
+            elif response.status_code == 401:
                 if fresh:
                     reason = challenge.get("error_description") or challenge.get("error") or "no reason given"
                     raise AuthorizationError(f"{target} refused the token it was just issued: {reason}")
-                token = await self._obtain(target, challenge, renew=token)
+                record = await self._obtain(target, challenge, refused=record)
+                fresh = True
             elif response.status_code == 403 and challenge.get("error") == "insufficient_scope":
                 if step_ups >= self.max_step_ups:
                     return  # the 403 goes to the caller
                 step_ups += 1
-                token = await self._obtain(target, challenge, step_up=True)
+                record = await self._obtain(target, challenge, step_up=True)
+                fresh = True
             else:
                 return
-            fresh = True
-            request.headers["Authorization"] = f"Bearer {token}"
+            self._present(request, record)
             response = yield request
+
+    def _present(self, request: httpx.Request, record: dict[str, Any] | None) -> None:
+        """Put the record's token on ``request`` (``Bearer``, or ``DPoP`` with a fresh proof)."""
+        if record is None:
+            return
+        token = str(record["access_token"])
+        if record.get("dpop_key"):
+            url = str(request.url)
+            key = self._dpop_key(record)
+            request.headers["Authorization"] = f"DPoP {token}"
+            request.headers["DPoP"] = key.proof(request.method, url, token, self._nonces.get(_origin(url)))
+        else:
+            request.headers["Authorization"] = f"Bearer {token}"
+
+    def _note_nonce(self, response: httpx.Response) -> None:
+        nonce = response.headers.get("dpop-nonce")
+        if nonce:
+            self._nonces[_origin(str(response.request.url))] = nonce
+
+    def _dpop_key(self, record: dict[str, Any]) -> DPoPKey:
+        pem = str(record["dpop_key"])
+        key = self._keys.get(pem)
+        if key is None:
+            key = self._keys[pem] = DPoPKey(pem)
+        return key
 
     # -- tokens ------------------------------------------------------------------------------
 
-    async def _current_token(self, target: str) -> str | None:
-        """The stored token for ``target``, refreshed first if it is about to expire."""
+    async def _current_record(self, target: str) -> dict[str, Any] | None:
+        """The stored token record for ``target``, refreshed first if about to expire."""
         record = self.store.load(_tokens_key(target))
-        if record is None:
-            return None
-        expires = record.get("expires_at")
-        if isinstance(expires, int | float) and expires - REFRESH_MARGIN < time.time():
-            async with self._lock(target):
-                record = self.store.load(_tokens_key(target)) or record
-                expires = record.get("expires_at")
-                if isinstance(expires, int | float) and expires - REFRESH_MARGIN < time.time():
-                    refreshed = await self._refresh(target, record)
-                    return refreshed
-        token = record.get("access_token")
-        return token if isinstance(token, str) else None
+        if record is None or not _expiring(record):
+            return record
+        async with self._lock(target):
+            record = self.store.load(_tokens_key(target))
+            if record is not None and _expiring(record):
+                record = await self._refresh(target, record)
+        return record
 
     async def _obtain(
-        self, target: str, challenge: dict[str, str], renew: str | None = None, step_up: bool = False
-    ) -> str:
-        """A new access token for ``target``, after the server refused the request."""
+        self,
+        target: str,
+        challenge: dict[str, str],
+        refused: dict[str, Any] | None = None,
+        step_up: bool = False,
+    ) -> dict[str, Any]:
+        """A new token record for ``target``, after the server refused the request."""
         async with self._lock(target):
             record = self.store.load(_tokens_key(target))
             if record is not None and not step_up:
-                current = record.get("access_token")
-                if current is not None and current != renew:
-                    return str(current)  # another request got one meanwhile
-                if challenge.get("error") == "invalid_token" or renew is not None:
-                    refreshed = await self._refresh(target, record)
-                    if refreshed is not None:
-                        return refreshed
+                if refused is None or record.get("access_token") != refused.get("access_token"):
+                    return record  # another request got a token meanwhile
+                refreshed = await self._refresh(target, record)
+                if refreshed is not None:
+                    return refreshed
             found = await self._discover(target, challenge)
             scopes = self._choose_scopes(target, found, challenge, step_up)
-            tokens = await self._grant(found, scopes)
-            self._save(target, found, tokens)
-            return str(tokens["access_token"])
+            key = DPoPKey() if self._wants_dpop(found) else None
+            tokens = await self._grant(found, scopes, key)
+            return self._save(target, found, tokens, key)
 
-    async def _refresh(self, target: str, record: dict[str, Any]) -> str | None:
-        """The record's token renewed with its refresh token; ``None`` when there is none or
-        the authorization server refuses (authorization then starts over)."""
+    async def _refresh(self, target: str, record: dict[str, Any]) -> dict[str, Any] | None:
+        """The record renewed with its refresh token; ``None`` when there is none or the
+        authorization server refuses (authorization then starts over)."""
         refresh_token = record.get("refresh_token")
         issuer = record.get("issuer")
         if not isinstance(refresh_token, str) or not isinstance(issuer, str):
             return None
+        key = self._dpop_key(record) if record.get("dpop_key") else None
         try:
             metadata = await self._server_metadata(issuer, legacy=bool(record.get("legacy")))
             registration = await self._registration(issuer, metadata)
             form = {"grant_type": "refresh_token", "refresh_token": refresh_token, "resource": record["resource"]}
-            tokens = await self._token_request(metadata, registration, form)
+            tokens = await self._token_request(metadata, registration, form, key)
         except AuthorizationError as exc:
             log.info("refreshing the token for %s failed (%s): authorizing again", target, exc)
             self.store.delete(_tokens_key(target))
             return None
         tokens.setdefault("refresh_token", refresh_token)
         found = Discovered(str(record["resource"]), issuer, metadata, None)
-        self._save(target, found, tokens, legacy=bool(record.get("legacy")))
-        return str(tokens["access_token"])
+        return self._save(target, found, tokens, key)
 
-    def _save(self, target: str, found: Discovered, tokens: dict[str, Any], legacy: bool | None = None) -> None:
+    def _save(self, target: str, found: Discovered, tokens: dict[str, Any], key: DPoPKey | None) -> dict[str, Any]:
         expires_in = tokens.get("expires_in")
         record = {
             "access_token": tokens["access_token"],
@@ -244,9 +282,20 @@ class OAuth(httpx.Auth):
             "scope": tokens.get("scope"),
             "issuer": found.issuer,
             "resource": found.resource,
-            "legacy": legacy if legacy is not None else found.metadata.get("_fallback", False),
+            "legacy": bool(found.metadata.get("_fallback")),
+            "dpop_key": key.pem if key is not None and str(tokens.get("token_type")).lower() == "dpop" else None,
         }
         self.store.save(_tokens_key(target), record)
+        return record
+
+    def _wants_dpop(self, found: Discovered) -> bool:
+        """Whether to ask for DPoP-bound tokens: as told, else when both servers take them
+        (the authorization server offers ES256 proofs; the MCP server challenges with
+        ``DPoP`` or its metadata names DPoP)."""
+        if self.dpop is not None:
+            return self.dpop
+        offered = found.metadata.get("dpop_signing_alg_values_supported")
+        return found.takes_dpop and isinstance(offered, list) and "ES256" in offered
 
     def _lock(self, target: str) -> asyncio.Lock:
         lock = self._locks.get(target)
@@ -275,7 +324,12 @@ class OAuth(httpx.Auth):
         metadata = await self._server_metadata(issuer, legacy=False)
         supported = resource_metadata.get("scopes_supported")
         scopes = [s for s in supported if isinstance(s, str)] if isinstance(supported, list) else None
-        return Discovered(resource, issuer, metadata, scopes)
+        takes_dpop = (
+            "dpop" in challenge
+            or resource_metadata.get("dpop_bound_access_tokens_required") is True
+            or isinstance(resource_metadata.get("dpop_signing_alg_values_supported"), list)
+        )
+        return Discovered(resource, issuer, metadata, scopes, takes_dpop)
 
     async def _resource_metadata(self, target: str, announced: str | None) -> dict[str, Any] | None:
         """The Protected Resource Metadata: from the URL the challenge announced, else the
@@ -433,10 +487,10 @@ class OAuth(httpx.Auth):
 
     # -- grants ------------------------------------------------------------------------------
 
-    async def _grant(self, found: Discovered, scopes: list[str] | None) -> dict[str, Any]:
+    async def _grant(self, found: Discovered, scopes: list[str] | None, key: DPoPKey | None) -> dict[str, Any]:
         registration = await self._registration(found.issuer, found.metadata)
         if self.grant == "authorization_code":
-            return await self._authorization_code(found, registration, scopes)
+            return await self._authorization_code(found, registration, scopes, key)
         form = {"grant_type": "client_credentials", "resource": found.resource}
         if self.grant == "jwt_bearer":
             made = self.assertion
@@ -444,10 +498,10 @@ class OAuth(httpx.Auth):
             form = {"grant_type": JWT_BEARER, "assertion": assertion, "resource": found.resource}
         if scopes:
             form["scope"] = " ".join(scopes)
-        return await self._token_request(found.metadata, registration, form)
+        return await self._token_request(found.metadata, registration, form, key)
 
     async def _authorization_code(
-        self, found: Discovered, registration: Registration, scopes: list[str] | None
+        self, found: Discovered, registration: Registration, scopes: list[str] | None, key: DPoPKey | None
     ) -> dict[str, Any]:
         endpoint = found.metadata.get("authorization_endpoint")
         if not isinstance(endpoint, str):
@@ -485,7 +539,7 @@ class OAuth(httpx.Auth):
             "code_verifier": verifier,
             "resource": found.resource,
         }
-        return await self._token_request(found.metadata, registration, form)
+        return await self._token_request(found.metadata, registration, form, key)
 
     @staticmethod
     def _check_issuer(metadata: dict[str, Any], answer: dict[str, str]) -> None:
@@ -500,7 +554,7 @@ class OAuth(httpx.Auth):
             raise AuthorizationError("the authorization response lacks the iss its server promises: ignored")
 
     async def _token_request(
-        self, metadata: dict[str, Any], registration: Registration, form: dict[str, str]
+        self, metadata: dict[str, Any], registration: Registration, form: dict[str, str], key: DPoPKey | None = None
     ) -> dict[str, Any]:
         endpoint = metadata.get("token_endpoint")
         if not isinstance(endpoint, str):
@@ -523,8 +577,14 @@ class OAuth(httpx.Auth):
             form["client_id"] = registration.client_id
         try:
             async with self._http() as http:
-                response = await http.post(endpoint, data=form, headers=headers)
-            answer = response.json()
+                for _attempt in range(2):  # again once, with the nonce a DPoP server asks for
+                    if key is not None:
+                        headers["DPoP"] = key.proof("POST", endpoint, nonce=self._nonces.get(_origin(endpoint)))
+                    response = await http.post(endpoint, data=form, headers=headers)
+                    self._note_nonce(response)
+                    answer = response.json()
+                    if not (key is not None and isinstance(answer, dict) and answer.get("error") == "use_dpop_nonce"):
+                        break
         except (httpx.HTTPError, ValueError) as exc:
             raise AuthorizationError(f"the token request to {endpoint} failed: {type(exc).__name__}") from None
         if (
@@ -533,9 +593,11 @@ class OAuth(httpx.Auth):
             or not isinstance(answer.get("access_token"), str)
         ):
             raise AuthorizationError(f"the token endpoint refused: {_oauth_error(response, answer)}")
-        kind = str(answer.get("token_type", "Bearer"))
-        if kind.lower() != "bearer":
-            raise AuthorizationError(f"the token endpoint issued a {kind!r} token; this client uses Bearer tokens")
+        kind = str(answer.get("token_type", "Bearer")).lower()
+        if kind not in ("bearer", "dpop") or (kind == "dpop" and key is None):
+            raise AuthorizationError(
+                f"the token endpoint issued a {answer.get('token_type')!r} token, which this client cannot use"
+            )
         return answer
 
     def _assertion(self, client_id: str, metadata: dict[str, Any]) -> str:
@@ -556,6 +618,16 @@ class OAuth(httpx.Auth):
 
 
 # -- helpers -----------------------------------------------------------------------------------
+
+
+def _expiring(record: dict[str, Any]) -> bool:
+    expires = record.get("expires_at")
+    return isinstance(expires, int | float) and expires - REFRESH_MARGIN < time.time()
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def _tokens_key(target: str) -> str:
