@@ -6,6 +6,8 @@ keys through its OpenID discovery document."""
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,7 @@ def deployment() -> Iterator[tuple[str, str]]:
     port = free_port()
     resource = f"http://127.0.0.1:{port}/mcp"
     with oidc_provider(resource, "http://127.0.0.1:1/other") as issuer:
-        command = [VAULT, "--issuer", issuer, "--audience", resource]
+        command = [VAULT, "--issuer", issuer, "--audience", resource, "--scope", "tools"]
         with toolwire_http(*command, port=port) as (url, _process):
             assert url == resource
             yield issuer, url
@@ -103,9 +105,9 @@ async def test_the_client_gets_its_own_tokens_with_client_credentials_and_steps_
     _issuer, url = deployment
     auth = OAuth(client_id="service", client_secret="service-secret", grant="client_credentials")
     async with Client(url, protocol=era, auth=auth) as client:
-        assert (await client.call_tool("whoami", {})).content[0].text == "service via service with "
+        assert (await client.call_tool("whoami", {})).content[0].text == "service via service with tools"
         assert (await client.call_tool("reset", {})).content[0].text == "reset done"  # after a step-up to admin
-        assert (await client.call_tool("whoami", {})).content[0].text == "service via service with admin"
+        assert (await client.call_tool("whoami", {})).content[0].text == "service via service with admin tools"
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -158,3 +160,30 @@ async def test_a_client_registers_itself_and_refreshes_its_token_without_a_new_l
         assert second is not None and second["access_token"] != first["access_token"]
     assert len(logins) == 1
     assert any(key.startswith("client ") for key in store.names())  # registered dynamically, and kept
+
+
+def test_the_terminal_logs_in_once_in_the_browser_then_remembers(deployment: tuple[str, str], tmp_path: Path) -> None:
+    from clirun import toolwire
+
+    _issuer, url = deployment
+    opened = tmp_path / "opened.txt"
+    opened.touch()
+    browser = tmp_path / "browser"  # $BROWSER names one program, which gets the URL
+    script = Path(__file__).resolve().parent / "scripted_browser.py"
+    browser.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$1"\n')
+    browser.chmod(0o755)
+    environment = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "BROWSER": str(browser), "BROWSER_LOG": str(opened)}
+    listed = toolwire("tools", url, **environment)
+    assert listed.returncode == 0, listed.stderr
+    assert "whoami" in listed.stdout and "authorize in your browser" in listed.stderr
+    called = toolwire("call", url, "whoami", **environment)
+    assert called.returncode == 0 and called.stdout.startswith("alice via"), called.stderr
+    assert len(opened.read_text().splitlines()) == 1  # the browser opened once
+    store = tmp_path / "config" / "toolwire" / "oauth.json"
+    assert store.stat().st_mode & 0o777 == 0o600
+    status = toolwire("auth", "status", url, **environment)
+    assert status.returncode == 0 and f"{url}: issued by" in status.stdout and "refreshable" in status.stdout
+    record = json.loads(store.read_text())[f"tokens {url}"]
+    assert record["access_token"] not in status.stdout + listed.stdout + listed.stderr + called.stderr
+    assert toolwire("auth", "logout", url, **environment).stdout == f"forgot the tokens of {url}\n"
+    assert "no tokens stored" in toolwire("auth", "status", **environment).stdout

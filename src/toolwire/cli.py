@@ -35,6 +35,7 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--http [HOST:]PORT [--allow-h
        toolwire prompt TARGET NAME [KEY=VALUE ...] [--json] [--out DIR] [options]
        toolwire chat [TARGET ...] [--config FILE] [--model M] [--provider openai|anthropic] [--base-url URL] [options]
        toolwire ask [TARGET ...] QUESTION [--yes] [--allow PATTERN] [--json] [options]
+       toolwire auth login URL | logout URL | status [URL]
 
 commands:
   run FILE[:OBJECT]    serve the Server defined in FILE over stdio (stdout carries only
@@ -55,6 +56,9 @@ commands:
   chat [TARGET ...]    talk with a language model that uses the servers' tools, asking you
                        before calls that are not read-only tools of trusted servers.
   ask [TARGET ...] Q   ask a model one question with the servers' tools; for scripts.
+  auth login URL       authorize with an OAuth-protected server now (the browser opens);
+                       `auth status` shows what is stored, `auth logout URL` forgets it.
+                       The commands above authorize the same way when a server asks.
 
 TARGET is FILE.py or FILE.py:OBJECT (served by `toolwire run` in a child process), an
 http(s) URL, or, after --, any server's command line:
@@ -129,6 +133,10 @@ def main(argv: list[str] | None = None) -> None:
         from .terminal import main as terminal_main
 
         raise SystemExit(terminal_main(args[0], args[1:]))
+    if args and args[0] == "auth":
+        from .terminal.auth import main as auth_main
+
+        raise SystemExit(auth_main(args[1:]))
     try:
         if len(args) >= 2 and args[0] == "run":
             _run(args[1], args[2:])

@@ -43,7 +43,7 @@ import contextlib
 import hashlib
 import secrets
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
@@ -157,6 +157,7 @@ class OAuth(httpx.Auth):
         self._asked: dict[str, list[str]] = {}  # the scopes last asked for, by resource
         self._nonces: dict[str, str] = {}  # the last DPoP nonce of each origin
         self._keys: dict[str, DPoPKey] = {}  # DPoP keys of stored tokens, by their PEM
+        self._obtaining: set[asyncio.Future[dict[str, Any]]] = set()
 
     # -- the httpx hook ----------------------------------------------------------------------
 
@@ -179,18 +180,27 @@ class OAuth(httpx.Auth):
                 if fresh:
                     reason = challenge.get("error_description") or challenge.get("error") or "no reason given"
                     raise AuthorizationError(f"{target} refused the token it was just issued: {reason}")
-                record = await self._obtain(target, challenge, refused=record)
+                record = await self._shielded(self._obtain(target, challenge, refused=record))
                 fresh = True
             elif response.status_code == 403 and challenge.get("error") == "insufficient_scope":
                 if step_ups >= self.max_step_ups:
                     return  # the 403 goes to the caller
                 step_ups += 1
-                record = await self._obtain(target, challenge, step_up=True)
+                record = await self._shielded(self._obtain(target, challenge, step_up=True))
                 fresh = True
             else:
                 return
             self._present(request, record)
             response = yield request
+
+    async def _shielded(self, obtaining: Coroutine[Any, Any, dict[str, Any]]) -> dict[str, Any]:
+        """Obtaining a token goes on if the request that started it is cancelled (a person
+        may be logging in): the next request finds the token."""
+        task = asyncio.ensure_future(obtaining)
+        self._obtaining.add(task)
+        task.add_done_callback(self._obtaining.discard)
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return await asyncio.shield(task)
 
     def _present(self, request: httpx.Request, record: dict[str, Any] | None) -> None:
         """Put the record's token on ``request`` (``Bearer``, or ``DPoP`` with a fresh proof)."""
@@ -739,8 +749,9 @@ def browser_authorize(redirect_uri: str, timeout: float = 300.0) -> Authorize:
         server = await asyncio.start_server(answer, parts.hostname, parts.port)
         try:
             sys.stderr.write(f"toolwire: authorize in your browser; if none opens, visit:\n  {url}\n")
-            with contextlib.suppress(Exception):
-                webbrowser.open(url)
+            # In a thread, not waited for: a browser command may only return once it is done.
+            opening = asyncio.get_running_loop().run_in_executor(None, webbrowser.open, url)
+            opening.add_done_callback(lambda done: done.exception())
             return await asyncio.wait_for(arrived, timeout)
         except TimeoutError:
             raise AuthorizationError(f"no authorization arrived within {timeout:g} s") from None

@@ -39,6 +39,7 @@ from ..protocol.versions import (
     MODERN_VERSIONS,
 )
 from .errors import (
+    AUTHORIZATION_FAILED,
     ClientError,
     ConnectionClosed,
     OutputSchemaMismatch,
@@ -97,7 +98,8 @@ class Client:
     ``httpx.Auth``), see docs/authorization.md;
     ``protocol`` to speak one version only (a legacy version skips the probe and asks for it
     in the handshake; the server may still answer an older one); ``timeout`` (seconds) for each request;
-    ``probe_timeout`` for the era probe; ``elicitation``/``sampling`` handlers, each
+    ``probe_timeout`` for the era probe (with ``auth``, ``timeout``: the probe may be what
+    the server first asks authorization for); ``elicitation``/``sampling`` handlers, each
     ``async (params) -> result`` (declared as capabilities only when given); ``roots``, the
     roots to offer (``[{"uri": "file:///...", "name": ...}]``, see :meth:`set_roots`); ``on_log`` for
     the server's log messages (``log_level`` asks for them); ``on_tools_changed``,
@@ -144,7 +146,7 @@ class Client:
         self.client_info = {"name": name, "version": version}
         self.protocol = protocol
         self.timeout = timeout
-        self.probe_timeout = probe_timeout
+        self.probe_timeout = max(probe_timeout, timeout) if auth is not None else probe_timeout
         self.elicitation = elicitation
         self.sampling = sampling
         self.roots = roots
@@ -232,6 +234,8 @@ class Client:
             self._session.forget(id)
             return False
         except ServerError as exc:
+            if exc.code == AUTHORIZATION_FAILED:
+                raise  # the handshake would need the same authorization
             if exc.code not in MODERN_ERRORS:
                 return False
             supported = (exc.data or {}).get("supported", []) if isinstance(exc.data, dict) else []

@@ -67,3 +67,8 @@ class ToolChanged(ClientError):
 
 class VersionMismatch(ClientError):
     """The server speaks no protocol version this client does."""
+
+
+#: The error code of a request that needed authorization which could not be had (an HTTP
+#: server's OAuth, see :class:`toolwire.auth.OAuth`); the message says why.
+AUTHORIZATION_FAILED = -32050

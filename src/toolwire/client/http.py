@@ -39,6 +39,7 @@ from ..auth.oauth import AuthorizationError
 from ..logs import get_logger
 from ..protocol import http_headers
 from ..protocol.versions import META_PROTOCOL_VERSION
+from .errors import AUTHORIZATION_FAILED
 
 log = get_logger("toolwire.client")
 
@@ -226,7 +227,7 @@ class StreamableHttpTransport:
                     return
                 await self._receive(reply, message)
         except AuthorizationError as exc:
-            self._answer_error(message, None, b"", f"authorization failed: {exc}")
+            self._answer_error(message, None, b"", f"authorization failed: {exc}", AUTHORIZATION_FAILED)
         except httpx.HTTPError as exc:
             self._unreachable(exc)
         if method == "notifications/initialized" and self.session_id is not None:
@@ -289,7 +290,7 @@ class StreamableHttpTransport:
                 self._unreachable(exc)
                 return
             except AuthorizationError as exc:
-                self._answer_error(message, None, b"", f"authorization failed: {exc}")
+                self._answer_error(message, None, b"", f"authorization failed: {exc}", AUTHORIZATION_FAILED)
                 return
             except httpx.HTTPError:
                 continue
@@ -442,7 +443,9 @@ class StreamableHttpTransport:
         result["tools"] = kept
         return orjson.dumps(message)
 
-    def _answer_error(self, message: dict[str, Any], status: int | None, body: bytes, reason: str = "") -> None:
+    def _answer_error(
+        self, message: dict[str, Any], status: int | None, body: bytes, reason: str = "", code: int = -32000
+    ) -> None:
         """The error answer for a request the server refused: its own JSON-RPC error when the
         body holds one, else one that names the HTTP status."""
         id = message.get("id")
@@ -457,7 +460,7 @@ class StreamableHttpTransport:
                 self.on_message(orjson.dumps(answer))
                 return
         text = reason or f"HTTP {status} from {self.url}" + (f": {body[:200].decode(errors='replace')}" if body else "")
-        self.on_message(orjson.dumps({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": text}}))
+        self.on_message(orjson.dumps({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": text}}))
 
     def _unreachable(self, exc: Exception) -> None:
         if not self._closed:

@@ -75,7 +75,13 @@ async def _run(invocation: Invocation) -> int:
 @contextlib.asynccontextmanager
 async def _connected(invocation: Invocation) -> AsyncIterator[Client]:
     """A connected client, closed after; :class:`ClientError` if the server cannot start."""
-    client = Client(invocation.target, env=invocation.env, protocol=invocation.protocol, timeout=invocation.timeout)
+    target = invocation.target
+    auth = None
+    if isinstance(target, str) and target.startswith(("http://", "https://")):
+        from .auth import terminal_oauth
+
+        auth = terminal_oauth()  # asks only when the server does
+    client = Client(target, env=invocation.env, protocol=invocation.protocol, timeout=invocation.timeout, auth=auth)
     await client.connect()
     try:
         yield client

@@ -1,0 +1,107 @@
+"""``toolwire auth login|logout|status``: the OAuth tokens the terminal commands keep.
+
+    toolwire auth login https://mcp.example.com/mcp     authorize now (the browser opens)
+    toolwire auth status [URL]                          what is stored, never the tokens
+    toolwire auth logout https://mcp.example.com/mcp    forget the server's tokens
+
+``toolwire tools|call|... https://…`` authorize the same way the first time a server asks,
+and keep the tokens in ``~/.config/toolwire/oauth.json`` (readable by the user alone;
+``$XDG_CONFIG_HOME`` moves it), so later commands do not ask again until a token can no
+longer be refreshed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import sys
+import time
+
+from ..auth.oauth import AuthorizationError, OAuth
+from ..auth.tokenstore import FileTokenStore, default_store_path
+from ..cli import UsageError
+
+USAGE = "usage: toolwire auth login URL | toolwire auth logout URL | toolwire auth status [URL]"
+
+
+def terminal_oauth() -> OAuth:
+    """OAuth for the terminal's commands: the browser, a loopback redirect, the user's file."""
+    return OAuth(client_name="toolwire", store=FileTokenStore(default_store_path()))
+
+
+def main(argv: list[str]) -> int:
+    """Run ``toolwire auth ARGV...``; the exit status (2 for a usage error, 1 for a failure)."""
+    try:
+        if not argv or argv[0] in ("-h", "--help"):
+            sys.stdout.write(USAGE + "\n")
+            return 0 if argv else 2
+        action, urls = argv[0], argv[1:]
+        if action == "status" and len(urls) <= 1:
+            return status(urls[0] if urls else None)
+        if action in ("login", "logout") and len(urls) == 1 and urls[0].startswith(("http://", "https://")):
+            return asyncio.run(login(urls[0])) if action == "login" else logout(urls[0])
+        raise UsageError(USAGE)
+    except UsageError as exc:
+        sys.stderr.write(f"toolwire: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+async def login(url: str) -> int:
+    from ..client import Client, ClientError
+
+    store = FileTokenStore(default_store_path())
+    store.delete(f"tokens {url}")  # a login asks anew
+    try:
+        async with Client(url, auth=OAuth(client_name="toolwire", store=store)) as client:
+            await client.list_tools()
+    except (ClientError, AuthorizationError) as exc:
+        sys.stderr.write(f"toolwire: {exc}\n")
+        return 1
+    record = store.load(f"tokens {url}")
+    if record is None:
+        sys.stdout.write(f"{url} did not ask for authorization: nothing stored\n")
+    else:
+        sys.stdout.write(f"authorized at {url}: {describe(record)}\n")
+    return 0
+
+
+def logout(url: str) -> int:
+    store = FileTokenStore(default_store_path())
+    if store.load(f"tokens {url}") is None:
+        sys.stdout.write(f"nothing stored for {url}\n")
+        return 0
+    store.delete(f"tokens {url}")
+    sys.stdout.write(f"forgot the tokens of {url}\n")
+    return 0
+
+
+def status(url: str | None) -> int:
+    store = FileTokenStore(default_store_path())
+    shown = 0
+    for key in store.names():
+        if not key.startswith("tokens ") or (url is not None and key != f"tokens {url}"):
+            continue
+        record = store.load(key)
+        if record is not None:
+            sys.stdout.write(f"{key[len('tokens ') :]}: {describe(record)}\n")
+            shown += 1
+    if not shown:
+        sys.stdout.write(f"no tokens stored{f' for {url}' if url else ''} (in {store.path})\n")
+    return 0
+
+
+def describe(record: dict[str, object]) -> str:
+    """A token record in words: issuer, scopes, expiry, refresh; never the tokens."""
+    parts = [f"issued by {record.get('issuer')}"]
+    if record.get("scope"):
+        parts.append(f"scopes {record['scope']}")
+    expires = record.get("expires_at")
+    if isinstance(expires, int | float):
+        when = datetime.datetime.fromtimestamp(expires).strftime("%Y-%m-%d %H:%M")
+        parts.append(f"{'expired' if expires < time.time() else 'expires'} {when}")
+    parts.append("refreshable" if record.get("refresh_token") else "not refreshable")
+    if record.get("dpop_key"):
+        parts.append("DPoP-bound")
+    return ", ".join(parts)
