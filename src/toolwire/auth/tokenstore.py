@@ -53,7 +53,7 @@ class FileTokenStore:
     directory cannot be written."""
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
+        self.path = Path(path).expanduser()
 
     def _read(self) -> dict[str, Any]:
         try:

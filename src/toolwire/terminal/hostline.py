@@ -105,6 +105,10 @@ def parse(command: str, argv: list[str], environ: dict[str, str] | None = None) 
         raise UsageError("name at least one server: a TARGET, --config FILE, or a command after --")
     for spec in specs:
         spec.trusted = spec.trusted or spec.name in options.trust
+        if isinstance(spec.target, str) and spec.target.startswith(("http://", "https://")) and not spec.headers:
+            from .auth import terminal_oauth
+
+            spec.options.setdefault("auth", terminal_oauth())  # asks only when the server does
     policy = ApprovalPolicy(allow=options.allow, ask=options.ask, deny=options.deny)
     return HostInvocation(
         command,
