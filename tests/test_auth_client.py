@@ -93,3 +93,28 @@ def test_dpop_proofs_are_fresh_bound_and_keep_no_private_key_in_the_header() -> 
     assert claims["ath"] == "PEaenWxYddN6Q_NT1PiOYfz4EsZu7jRXRlpAsNpBU-A"  # base64url(sha256("token"))
     assert claims["jti"] != jwt.decode(second, public, algorithms=["ES256"])["jti"]
     assert DPoPKey(key.pem).jwk == key.jwk
+
+
+def test_the_keyring_store_keeps_records_and_their_names(tmp_path: Path) -> None:
+    import keyring
+    from keyrings.alt.file import PlaintextKeyring
+
+    from toolwire.auth.tokenstore import KeyringTokenStore, user_store
+
+    backend = PlaintextKeyring()
+    backend.file_path = str(tmp_path / "keyring.cfg")  # a real backend, in a file of this test's
+    previous = keyring.get_keyring()
+    keyring.set_keyring(backend)
+    try:
+        store = KeyringTokenStore(service="toolwire-test")
+        assert store.load("tokens a") is None and store.names() == []
+        store.save("tokens a", {"access_token": "x"})
+        store.save("tokens b", {"access_token": "y"})
+        store.save("tokens a", {"access_token": "z"})
+        assert store.load("tokens a") == {"access_token": "z"} and store.names() == ["tokens a", "tokens b"]
+        store.delete("tokens a")
+        store.delete("tokens never")
+        assert store.load("tokens a") is None and store.names() == ["tokens b"]
+        assert isinstance(user_store(), FileTokenStore)  # plain files are no system keyring
+    finally:
+        keyring.set_keyring(previous)

@@ -17,12 +17,13 @@ from .identity import Identity
 if TYPE_CHECKING:
     from .oauth import AuthorizationError, OAuth
     from .resource import AuthError, ProtectedResource
-    from .tokenstore import FileTokenStore, MemoryTokenStore
+    from .tokenstore import FileTokenStore, KeyringTokenStore, MemoryTokenStore
     from .verifiers import IntrospectionVerifier, InvalidToken, JWTVerifier, TokenVerifier
 
 _LAZY = {
     "AuthorizationError": ".oauth",
     "FileTokenStore": ".tokenstore",
+    "KeyringTokenStore": ".tokenstore",
     "MemoryTokenStore": ".tokenstore",
     "OAuth": ".oauth",
     "AuthError": ".resource",
@@ -37,12 +38,13 @@ __all__ = [
     "AuthError",
     "AuthorizationError",
     "FileTokenStore",
-    "MemoryTokenStore",
-    "OAuth",
     "Identity",
     "IntrospectionVerifier",
     "InvalidToken",
     "JWTVerifier",
+    "KeyringTokenStore",
+    "MemoryTokenStore",
+    "OAuth",
     "ProtectedResource",
     "TokenVerifier",
 ]

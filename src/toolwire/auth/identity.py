@@ -20,7 +20,7 @@ class Identity:
     ``expires_at``: when the token ends (seconds since the epoch), if it says.
     """
 
-    __slots__ = ("_claims", "_client_id", "_expires_at", "_scopes", "_subject")
+    __slots__ = ("_claims", "_client_id", "_expires_at", "_name", "_scopes", "_subject")
 
     def __init__(
         self,
@@ -35,6 +35,7 @@ class Identity:
         self._scopes = scopes if type(scopes) is frozenset else frozenset(scopes)
         self._claims = MappingProxyType(claims if isinstance(claims, dict) else dict(claims or {}))
         self._expires_at = expires_at
+        self._name = subject or (f"client:{client_id}" if client_id else "anonymous")
 
     @property
     def subject(self) -> str | None:
@@ -59,7 +60,7 @@ class Identity:
     @property
     def name(self) -> str:
         """What names the caller in records and keys: the subject, else the client."""
-        return self._subject or (f"client:{self._client_id}" if self._client_id else "anonymous")
+        return self._name
 
     def allows(self, required: Iterable[str]) -> bool:
         """Whether every scope in ``required`` was granted."""

@@ -125,13 +125,17 @@ class ProtectedResource:
         there is no bearer token or it does not verify."""
         if authorization is None:
             raise AuthError(401, self.challenge(), "Unauthorized: this server needs an OAuth access token")
+        now = time.time()
+        if authorization.startswith("Bearer "):  # the usual spelling: straight to the cache
+            cached = self._verified.get(authorization[7:])
+            if cached is not None and cached[1] > now:
+                return cached[0]
         scheme, _, token = authorization.strip().partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             raise self._invalid("the Authorization header must be 'Bearer <access token>'")
         if len(token) > self.max_token_bytes:
             raise self._invalid(f"the token is {len(token)} bytes; at most {self.max_token_bytes} are accepted")
-        now = time.time()
         cached = self._verified.get(token)
         if cached is not None:
             if cached[1] > now:

@@ -5,9 +5,9 @@
     toolwire auth logout https://mcp.example.com/mcp    forget the server's tokens
 
 ``toolwire tools|call|... https://…`` authorize the same way the first time a server asks,
-and keep the tokens in ``~/.config/toolwire/oauth.json`` (readable by the user alone;
-``$XDG_CONFIG_HOME`` moves it), so later commands do not ask again until a token can no
-longer be refreshed.
+and keep the tokens in the system keyring when ``keyring`` is installed and finds one, else
+in ``~/.config/toolwire/oauth.json`` (readable by the user alone; ``$XDG_CONFIG_HOME`` moves
+it), so later commands do not ask again until a token can no longer be refreshed.
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ import sys
 import time
 
 from ..auth.oauth import AuthorizationError, OAuth
-from ..auth.tokenstore import FileTokenStore, default_store_path
+from ..auth.tokenstore import user_store
 from ..cli import UsageError
 
 USAGE = "usage: toolwire auth login URL | toolwire auth logout URL | toolwire auth status [URL]"
 
 
 def terminal_oauth() -> OAuth:
-    """OAuth for the terminal's commands: the browser, a loopback redirect, the user's file."""
-    return OAuth(client_name="toolwire", store=FileTokenStore(default_store_path()))
+    """OAuth for the terminal's commands: the browser, a loopback redirect, the user's store."""
+    return OAuth(client_name="toolwire", store=user_store())
 
 
 def main(argv: list[str]) -> int:
@@ -51,7 +51,7 @@ def main(argv: list[str]) -> int:
 async def login(url: str) -> int:
     from ..client import Client, ClientError
 
-    store = FileTokenStore(default_store_path())
+    store = user_store()
     store.delete(f"tokens {url}")  # a login asks anew
     try:
         async with Client(url, auth=OAuth(client_name="toolwire", store=store)) as client:
@@ -68,7 +68,7 @@ async def login(url: str) -> int:
 
 
 def logout(url: str) -> int:
-    store = FileTokenStore(default_store_path())
+    store = user_store()
     if store.load(f"tokens {url}") is None:
         sys.stdout.write(f"nothing stored for {url}\n")
         return 0
@@ -78,7 +78,7 @@ def logout(url: str) -> int:
 
 
 def status(url: str | None) -> int:
-    store = FileTokenStore(default_store_path())
+    store = user_store()
     shown = 0
     for key in store.names():
         if not key.startswith("tokens ") or (url is not None and key != f"tokens {url}"):
@@ -88,7 +88,7 @@ def status(url: str | None) -> int:
             sys.stdout.write(f"{key[len('tokens ') :]}: {describe(record)}\n")
             shown += 1
     if not shown:
-        sys.stdout.write(f"no tokens stored{f' for {url}' if url else ''} (in {store.path})\n")
+        sys.stdout.write(f"no tokens stored{f' for {url}' if url else ''} (in {store!r})\n")
     return 0
 
 
