@@ -102,7 +102,8 @@ async def test_the_metadata_is_served_at_both_well_known_paths(vault: Protected,
                 "bearer_methods_supported": ["header"],
                 "scopes_supported": ["tools", "admin"],
             }
-        assert (await http.post(origin + "/.well-known/oauth-protected-resource")).status_code == 405
+        refused = await http.post(origin + "/.well-known/oauth-protected-resource")
+        assert refused.status_code == 405 and refused.headers["allow"] == "GET, HEAD"
 
 
 @pytest.mark.parametrize("era", ERAS)

@@ -158,6 +158,7 @@ class OAuth(httpx.Auth):
         self._nonces: dict[str, str] = {}  # the last DPoP nonce of each origin
         self._keys: dict[str, DPoPKey] = {}  # DPoP keys of stored tokens, by their PEM
         self._obtaining: set[asyncio.Future[dict[str, Any]]] = set()
+        self._records: dict[str, dict[str, Any]] = {}  # token records read or written, by target
 
     # -- the httpx hook ----------------------------------------------------------------------
 
@@ -230,14 +231,23 @@ class OAuth(httpx.Auth):
     # -- tokens ------------------------------------------------------------------------------
 
     async def _current_record(self, target: str) -> dict[str, Any] | None:
-        """The stored token record for ``target``, refreshed first if about to expire."""
-        record = self.store.load(_tokens_key(target))
+        """The token record for ``target`` (from memory, else the store), refreshed first if
+        about to expire."""
+        record = self._record(target)
         if record is None or not _expiring(record):
             return record
         async with self._lock(target):
-            record = self.store.load(_tokens_key(target))
+            record = self._record(target)
             if record is not None and _expiring(record):
                 record = await self._refresh(target, record)
+        return record
+
+    def _record(self, target: str) -> dict[str, Any] | None:
+        record = self._records.get(target)
+        if record is None:
+            record = self.store.load(_tokens_key(target))
+            if record is not None:
+                self._records[target] = record
         return record
 
     async def _obtain(
@@ -249,7 +259,7 @@ class OAuth(httpx.Auth):
     ) -> dict[str, Any]:
         """A new token record for ``target``, after the server refused the request."""
         async with self._lock(target):
-            record = self.store.load(_tokens_key(target))
+            record = self._record(target)
             if record is not None and not step_up:
                 if refused is None or record.get("access_token") != refused.get("access_token"):
                     return record  # another request got a token meanwhile
@@ -277,6 +287,7 @@ class OAuth(httpx.Auth):
             tokens = await self._token_request(metadata, registration, form, key)
         except AuthorizationError as exc:
             log.info("refreshing the token for %s failed (%s): authorizing again", target, exc)
+            self._records.pop(target, None)
             self.store.delete(_tokens_key(target))
             return None
         tokens.setdefault("refresh_token", refresh_token)
@@ -295,6 +306,7 @@ class OAuth(httpx.Auth):
             "legacy": bool(found.metadata.get("_fallback")),
             "dpop_key": key.pem if key is not None and str(tokens.get("token_type")).lower() == "dpop" else None,
         }
+        self._records[target] = record
         self.store.save(_tokens_key(target), record)
         return record
 

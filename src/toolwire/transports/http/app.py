@@ -186,7 +186,8 @@ class StreamableHTTP:
         try:
             await self._http(scope, receive, send)
         except HttpError as exc:
-            allow = [(b"allow", b"POST" if self.stateless else b"GET, POST, DELETE")] if exc.status == 405 else []
+            allowed = b"POST" if self.stateless else b"GET, POST, DELETE"
+            allow = [(b"allow", allowed)] if exc.status == 405 and not exc.headers else []
             await respond(send, exc.status, exc.body(), allow + exc.headers)
 
     async def close(self) -> None:
@@ -263,7 +264,12 @@ class StreamableHTTP:
         assert self.auth is not None
         self._check_origin({"host": _headers(scope).get("host", "")})
         if scope.get("method") not in ("GET", "HEAD"):
-            raise HttpError(405, INVALID_REQUEST, "Method not allowed: the resource metadata is read with GET")
+            raise HttpError(
+                405,
+                INVALID_REQUEST,
+                "Method not allowed: the resource metadata is read with GET",
+                headers=[(b"allow", b"GET, HEAD")],
+            )
         cors = [(b"access-control-allow-origin", b"*"), (b"cache-control", b"public, max-age=3600")]
         await respond(send, 200, orjson.dumps(self.auth.metadata()), cors)
 
