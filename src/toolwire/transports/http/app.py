@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import weakref
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -171,7 +172,19 @@ class StreamableHTTP:
         self._idle: list[_Stateless] = []  # ready for the next 2026-07-28 request
         self.auth = auth
         self._metadata_paths = auth.metadata_paths(self.path) if auth is not None else set()
-        if auth is None and _gated(server):
+        catalogs = (server.registry, server.resources, server.resource_templates, server.prompts)
+        self._gated = any(catalog.gated for catalog in catalogs)  # kept current by the catalogs
+
+        app = weakref.ref(self)
+
+        def regate() -> None:
+            alive = app()
+            if alive is not None:
+                alive._gated = any(catalog.gated for catalog in catalogs)
+
+        for catalog in catalogs:
+            catalog.on_change(regate)
+        if auth is None and self._gated:
             log.warning(
                 "some tools, resources or prompts need scopes, but this HTTP server has no auth=: "
                 "nothing checks them, and anyone who can reach it may use them"
@@ -289,7 +302,7 @@ class StreamableHTTP:
     def _authorize(self, message: Any, caller: Identity | None) -> None:
         """403 if ``message`` (or one of a batch) names a tool, resource or prompt whose
         scopes ``caller`` lacks."""
-        if caller is None or self.auth is None or not _gated(self.server):
+        if caller is None or self.auth is None or not self._gated:
             return
         from ...auth.resource import AuthError
 
@@ -712,12 +725,6 @@ def _refused(exc: AuthError, id: RequestId | None = None) -> HttpError:
 def _owned_by(legacy: LegacySession, caller: Identity | None) -> bool:
     """Whether ``caller`` may use the session: the one who opened it (anyone, without auth)."""
     return legacy.owner is None or (caller is not None and caller.name == legacy.owner)
-
-
-def _gated(server: Server) -> bool:
-    return any(
-        catalog.gated for catalog in (server.registry, server.resources, server.resource_templates, server.prompts)
-    )
 
 
 def _without_notifications(identity: ServerIdentity) -> ServerIdentity:
