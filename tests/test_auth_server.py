@@ -411,3 +411,22 @@ async def test_keys_given_in_configuration_are_never_fetched(issuer: TokenIssuer
             response = await http.post(vault.url, json=INIT, headers={**BASE, **bearer(unknown)})
             assert response.status_code == 401
     assert issuer.fetches == 0
+
+
+async def test_a_verifier_that_fails_is_a_503_and_keys_that_cannot_be_fetched_say_so(
+    issuer: TokenIssuer, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def broken(token: str) -> Identity | None:
+        raise RuntimeError("the database is down")
+
+    async with Protected(issuer, verifier=broken) as vault, httpx.AsyncClient() as http:
+        response = await http.post(vault.url, json=INIT, headers={**BASE, **bearer("some-token")})
+        assert response.status_code == 503 and "could not be checked" in response.json()["error"]["message"]
+    assert "the token verifier failed" in caplog.text
+    async with Protected(issuer, jwks_url="http://127.0.0.1:1/jwks") as vault, httpx.AsyncClient() as http:
+        response = await http.post(vault.url, json=INIT, headers={**BASE, **bearer(issuer.token(vault.url))})
+        assert response.status_code == 401
+        assert (
+            "signing keys could not be fetched (ConnectError from http://127.0.0.1:1/jwks)"
+            in challenge(response)["error_description"]
+        )

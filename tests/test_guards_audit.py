@@ -197,6 +197,7 @@ def test_redaction_finds_secrets_and_leaves_prose() -> None:
             "aws": "AKIAABCDEFGHIJKLMNOP",
             "random": "aZ3kL9qP0xW2vB7nM4cR8tY1uI6oE5sD",
             "prose": "the quick brown fox jumps over the lazy dog, twice over",
+            "words": "the token verifier failed; token abc123defg expired",
             "path": "/usr/share/doc/python3/README.Debian",
         }
     )
@@ -211,6 +212,7 @@ def test_redaction_finds_secrets_and_leaves_prose() -> None:
         "aws": REDACTED,
         "random": REDACTED,
         "prose": "the quick brown fox jumps over the lazy dog, twice over",
+        "words": f"the token verifier failed; token {REDACTED} expired",
         "path": "/usr/share/doc/python3/README.Debian",
     }
 

@@ -32,6 +32,7 @@ class JWKS:
         self._fetched = float("-inf")
         self._looked_for = float("-inf")  # the last fetch for an unknown key id
         self._fetching: asyncio.Future[None] | None = None
+        self._failure: str | None = None  # why the last fetch failed, while it is so
 
     @classmethod
     def static(cls, document: dict[str, Any]) -> JWKS:
@@ -59,6 +60,8 @@ class JWKS:
         found = self._keys.get(kid)
         if found is None and kid is None and len(self._keys) == 1:
             found = next(iter(self._keys.values()))
+        if found is None and not self._keys and self._failure is not None:
+            raise KeyNotFound(f"the authorization server's signing keys could not be fetched ({self._failure})")
         if found is None:
             named = f"key {kid!r}" if kid is not None else "a key (the token names none)"
             raise KeyNotFound(f"the token is signed with {named} that the authorization server does not publish")
@@ -74,8 +77,10 @@ class JWKS:
         self._fetching = asyncio.get_running_loop().create_future()
         try:
             self._keys = await self._fetch()
+            self._failure = None
         except Exception as exc:  # a key server that fails must not fail requests with known keys
             log.warning("could not fetch the signing keys from %s: %s", self.url, exc)
+            self._failure = f"{type(exc).__name__} from {self.url}"
         finally:
             self._fetched = time.monotonic()
             self._fetching.set_result(None)

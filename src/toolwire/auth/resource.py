@@ -21,16 +21,19 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..logs import get_logger
 from .identity import Identity, expand_scopes
 from .verifiers import InvalidToken, JWTVerifier, TokenVerifier, canonical_uri
+
+log = get_logger("toolwire.auth")
 
 VerifyFunction = Callable[[str], Awaitable[Identity | None]]
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
 
 
 class AuthError(Exception):
-    """A refusal at the HTTP edge: ``status`` (401 or 403), the ``WWW-Authenticate`` value,
-    and the message for the JSON-RPC error body."""
+    """A refusal at the HTTP edge: ``status`` (401, 403, or 503 when checking failed), the
+    ``WWW-Authenticate`` value, and the message for the JSON-RPC error body."""
 
     def __init__(self, status: int, challenge: str, message: str) -> None:
         super().__init__(message)
@@ -122,7 +125,7 @@ class ProtectedResource:
 
     async def authenticate(self, authorization: str | None) -> Identity:
         """The identity of a request's ``Authorization`` header; :class:`AuthError` (401) if
-        there is no bearer token or it does not verify."""
+        there is no bearer token or it does not verify, (503) if the verifier itself fails."""
         if authorization is None:
             raise AuthError(401, self.challenge(), "Unauthorized: this server needs an OAuth access token")
         now = time.time()
@@ -145,6 +148,11 @@ class ProtectedResource:
             identity = await self._verify(token)
         except InvalidToken as exc:
             raise self._invalid(str(exc)) from None
+        except Exception:  # the verifier's own failure, not the token's: never a 401
+            log.exception("the token verifier failed")
+            raise AuthError(
+                503, self.challenge(), "Service unavailable: the token could not be checked (see the server's log)"
+            ) from None
         if self.scope_hierarchy:
             identity = identity.with_scopes(expand_scopes(identity.scopes, self.scope_hierarchy))
         if identity.expires_at is not None and identity.expires_at <= now:

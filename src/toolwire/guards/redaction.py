@@ -40,7 +40,7 @@ SECRET_WORDS = frozenset(
 )  # fmt: skip
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _PATTERNS = [
-    re.compile(r"(?i)(?P<keep>\b(?:bearer|basic|token)\s+)[A-Za-z0-9._~+/=-]{8,}"),
+    re.compile(r"(?i)(?P<keep>\b(?:bearer|basic)\s+)[A-Za-z0-9._~+/=-]{8,}"),
     re.compile(r"(?i)(?P<keep>\b(?:password|passwd|passphrase|secret|token|api[-_ ]?key)\s*[:=]\s*)[^\s,;'\"]{4,}"),
     re.compile(
         r"(?i)(?P<keep>\b(?:password|passwd|passphrase|secret|token|api[-_ ]?key)\s+(?:is\s+)?)"
