@@ -283,6 +283,21 @@ def test_help() -> None:
     assert call.returncode == 0 and "toolwire call TOOL [KEY=VALUE ...]" in call.stdout and "--out DIR" in call.stdout
 
 
+def test_help_for_each_command_the_version_and_unknown_words() -> None:
+    run, help_run, help_call, version, unknown, nothing, bare_run = toolwire_all(
+        ["run", "-h"], ["help", "run"], ["help", "call"], ["--version"], ["frobnicate"], [], ["run"]
+    )
+    for shown in (run, help_run):
+        assert shown.returncode == 0 and shown.stdout.startswith("usage: toolwire run FILE[:OBJECT]")
+        assert "--issuer" in shown.stdout and "toolwire tools" not in shown.stdout
+    assert help_call.returncode == 0 and help_call.stdout.startswith("usage: toolwire call TARGET TOOL")
+    assert (version.returncode, version.stdout) == (0, "toolwire 0.1.0\n")
+    assert failed(unknown, 2).startswith("toolwire: unknown command 'frobnicate': the commands are run, tools, call")
+    assert unknown.stderr.count("\n") == 1  # one line: no usage text after it to hide the reason
+    assert failed(nothing, 2) == "toolwire: a command is needed (toolwire -h lists them)"
+    assert failed(bare_run, 2).startswith("toolwire: run needs a FILE")
+
+
 def test_run_imports_nothing_of_the_terminal_commands() -> None:
     messages = [
         {

@@ -123,8 +123,11 @@ def main(argv: list[str] | None = None) -> None:
     """Run the command line; exits with 2 and a message on stderr for a usage error.
 
     The :data:`TERMINAL_COMMANDS` exit with their own status (see :func:`toolwire.terminal.main`).
+    ``toolwire help COMMAND`` is ``toolwire COMMAND -h``.
     """
     args = sys.argv[1:] if argv is None else argv
+    if len(args) >= 2 and args[0] == "help":
+        args = [args[1], "-h"]
     if args and args[0] in HOST_COMMANDS:
         from .terminal.chat import main as chat_main
 
@@ -138,16 +141,36 @@ def main(argv: list[str] | None = None) -> None:
 
         raise SystemExit(auth_main(args[1:]))
     try:
-        if len(args) >= 2 and args[0] == "run":
+        if args[:1] == ["run"]:
+            if len(args) < 2 or args[1] in ("-h", "--help"):
+                if len(args) < 2:
+                    raise UsageError("run needs a FILE: toolwire run FILE[:OBJECT] [options]")
+                sys.stdout.write(run_help())
+                return
             _run(args[1], args[2:])
             return
         if args and args[0] in ("-h", "--help", "help"):
             sys.stdout.write(USAGE)
             return
-        raise UsageError("unknown command line" if args else "a command is needed")
+        if args and args[0] in ("-V", "--version"):
+            from . import __version__
+
+            sys.stdout.write(f"toolwire {__version__}\n")
+            return
+        if not args:
+            raise UsageError("a command is needed (toolwire -h lists them)")
+        known = ", ".join(("run", *TERMINAL_COMMANDS, *HOST_COMMANDS, "auth"))
+        raise UsageError(f"unknown command {args[0]!r}: the commands are {known} (toolwire -h describes them)")
     except UsageError as exc:
-        sys.stderr.write(f"toolwire: {exc}\n{USAGE}")
+        sys.stderr.write(f"toolwire: {exc}\n")
         raise SystemExit(2) from None
+
+
+def run_help() -> str:
+    """``toolwire run -h``: its usage line and what its options do."""
+    first, rest = USAGE.split("\n       toolwire tools", 1)
+    described = rest.split("commands:\n", 1)[1].split("\n  tools TARGET", 1)[0]
+    return f"{first}\n\n{described}\n"
 
 
 def _run(target: str, options: list[str]) -> None:
