@@ -325,3 +325,33 @@ def test_run_imports_nothing_of_the_terminal_commands() -> None:
     assert "toolwire.server.server" in imported
     unwanted = {"rich", "argparse", "toolwire.terminal", "toolwire.client"}
     assert not {name for name in imported if name in unwanted or name.split(".")[0] == "rich"}
+
+
+def test_a_server_file_that_fails_to_import_says_why_in_one_line_and_its_own_frames(tmp_path: Path) -> None:
+    (tmp_path / "syntax.py").write_text("from toolwire import Server\nserver = Server('x')\ndef f(:\n")
+    (tmp_path / "raises.py").write_text(
+        "import toolwire\n\n\ndef boom():\n    raise RuntimeError('no database')\n\n\nboom()\n"
+    )
+    syntax, raises, listed = toolwire_all(
+        ["run", str(tmp_path / "syntax.py")],
+        ["run", str(tmp_path / "raises.py")],
+        ["tools", str(tmp_path / "raises.py")],
+    )
+    assert (
+        failed(syntax, 1)
+        == f"toolwire: could not import {tmp_path / 'syntax.py'}: SyntaxError: invalid syntax (line 3)"
+    )
+    assert "def f(:" in syntax.stderr and "toolwire/cli.py" not in syntax.stderr
+    assert failed(raises, 1) == f"toolwire: could not import {tmp_path / 'raises.py'}: RuntimeError: no database"
+    assert "in boom" in raises.stderr and "importlib" not in raises.stderr and "toolwire/cli.py" not in raises.stderr
+    assert "could not import" in listed.stderr and "Traceback" not in listed.stderr and listed.returncode == 1
+
+
+def test_print_at_import_time_goes_to_stderr_not_into_the_protocol(tmp_path: Path) -> None:
+    server = tmp_path / "chatty.py"
+    server.write_text(
+        "from toolwire import Server\nprint('hello from import')\nserver = Server('chatty')\n\n\n"
+        "@server.tool\ndef echo(text: str) -> str:\n    return text\n"
+    )
+    listed = toolwire("tools", str(server))
+    assert listed.returncode == 0 and "echo" in listed.stdout, listed.stderr

@@ -22,6 +22,7 @@ command: ``run`` never pays for them (nor for ``rich``, ``argparse`` or the clie
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from typing import Any
 
@@ -79,6 +80,32 @@ class UsageError(Exception):
     """The command line asks for something that cannot be done; the message says why."""
 
 
+class ImportFailed(Exception):
+    """A server file failed while it was imported: one line saying how, then the file's
+    own frames of the traceback (toolwire's and importlib's left out)."""
+
+    def __init__(self, path: str, error: BaseException) -> None:
+        import traceback
+
+        if isinstance(error, SyntaxError):
+            where = f"{error.msg} (line {error.lineno})"
+            detail = "".join(traceback.format_exception_only(error)).rstrip()
+        else:
+            where = f"{type(error).__name__}: {error}"
+            own = [
+                frame
+                for frame in traceback.extract_tb(error.__traceback__)
+                if "importlib" not in frame.filename
+                and not frame.filename.startswith("<frozen")
+                and f"{os.sep}toolwire{os.sep}" not in frame.filename
+            ]
+            detail = "".join(traceback.format_list(own)).rstrip()
+        super().__init__(
+            f"could not import {path}: {type(error).__name__ + ': ' if isinstance(error, SyntaxError) else ''}{where}"
+        )
+        self.detail = detail
+
+
 def load_server(target: str) -> Any:
     """The :class:`~toolwire.Server` named by ``FILE[:OBJECT]``; :class:`UsageError` if none."""
     import importlib.util
@@ -98,7 +125,10 @@ def load_server(target: str) -> Any:
         raise UsageError(f"cannot load {path} as Python")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:
+        raise ImportFailed(path, exc) from None
     if name:
         if not hasattr(module, name):
             raise UsageError(f"{path} has no object named {name!r}")
@@ -164,6 +194,9 @@ def main(argv: list[str] | None = None) -> None:
     except UsageError as exc:
         sys.stderr.write(f"toolwire: {exc}\n")
         raise SystemExit(2) from None
+    except ImportFailed as exc:
+        sys.stderr.write(f"toolwire: {exc}\n{exc.detail}\n" if exc.detail else f"toolwire: {exc}\n")
+        raise SystemExit(1) from None
 
 
 def run_help() -> str:
@@ -181,29 +214,31 @@ def _run(target: str, options: list[str]) -> None:
         logging.basicConfig(
             stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
         )
-    server = load_server(target)
-    if http is not None:
-        host, port = http
-        issuer = http_options.pop("issuer", None)
-        if issuer is not None:
-            from .auth import ProtectedResource
+    if http is None:
+        from .transports.stdio import protect_stdout, run_stdio
 
-            audience = http_options.pop("audience", None) or f"http://{host}:{port}/mcp"
-            try:
-                http_options["auth"] = ProtectedResource.for_issuer(
-                    issuer, audience, required_scopes=http_options.pop("scopes")
-                )
-            except ValueError as exc:
-                raise UsageError(f"--issuer/--audience: {exc}") from None
-        http_options.pop("scopes", None)
-        sys.stderr.write(f"toolwire: serving {target} at http://{host}:{port}/mcp\n")
+        protocol = protect_stdout()  # before the file is imported: a print() there goes to stderr
+        server = load_server(target)
         with contextlib.suppress(KeyboardInterrupt):
-            server.run_http(host, port, log_level="info" if verbose else "warning", **http_options)
+            run_stdio(server, stdout=protocol)
         return
-    from .transports.stdio import run_stdio
+    server = load_server(target)
+    host, port = http
+    issuer = http_options.pop("issuer", None)
+    if issuer is not None:
+        from .auth import ProtectedResource
 
+        audience = http_options.pop("audience", None) or f"http://{host}:{port}/mcp"
+        try:
+            http_options["auth"] = ProtectedResource.for_issuer(
+                issuer, audience, required_scopes=http_options.pop("scopes")
+            )
+        except ValueError as exc:
+            raise UsageError(f"--issuer/--audience: {exc}") from None
+    http_options.pop("scopes", None)
+    sys.stderr.write(f"toolwire: serving {target} at http://{host}:{port}/mcp\n")
     with contextlib.suppress(KeyboardInterrupt):
-        run_stdio(server)
+        server.run_http(host, port, log_level="info" if verbose else "warning", **http_options)
 
 
 def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, bool, dict[str, Any]]:

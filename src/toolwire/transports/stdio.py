@@ -26,9 +26,10 @@ if TYPE_CHECKING:
 from .pipes import READ_SIZE
 
 
-def run_stdio(server: Server, *, grace: float = 5.0) -> None:
-    """Serve ``server`` on this process's stdin and stdout until stdin closes."""
-    stdout = protect_stdout()
+def run_stdio(server: Server, *, grace: float = 5.0, stdout: int | None = None) -> None:
+    """Serve ``server`` on this process's stdin and stdout until stdin closes (``stdout``:
+    the descriptor :func:`protect_stdout` gave, when it was protected already)."""
+    stdout = protect_stdout() if stdout is None else stdout
     connection = server.connection()
     data = os.read(0, READ_SIZE)
     pending: list[Event] = []
