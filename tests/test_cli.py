@@ -355,3 +355,21 @@ def test_print_at_import_time_goes_to_stderr_not_into_the_protocol(tmp_path: Pat
     )
     listed = toolwire("tools", str(server))
     assert listed.returncode == 0 and "echo" in listed.stdout, listed.stderr
+
+
+FAILING = str(Path(__file__).resolve().parent / "servers" / "failing.py")
+
+
+def test_failures_are_said_once_with_the_servers_reason() -> None:
+    crashed, refused, huge, missing = toolwire_all(
+        ["call", FAILING, "boom"],
+        ["call", FAILING, "fail"],
+        ["call", FAILING, "ratio", "ratio=1e400"],
+        ["read", FAILING, "notes://x"],
+    )
+    assert (
+        failed(crashed, 1) == "toolwire: Tool 'boom' failed: RuntimeError: kaput"
+    )  # not "tool 'boom' failed: Tool..."
+    assert failed(refused, 1) == "toolwire: tool 'fail' failed: nope, not today"
+    assert failed(huge, 2) == "toolwire: ratio=1e400: the number is too large for JSON (at most about 1.8e308)"
+    assert failed(missing, 1) == "toolwire: resource not found: notes://x (there is no note called x)"

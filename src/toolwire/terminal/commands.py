@@ -40,7 +40,9 @@ async def call(client: Client, invocation: Invocation) -> None:
     finally:
         progress.close()
     if result.is_error:
-        raise ClientError(f"tool {tool.name!r} failed: {result.text or '(no message)'}")
+        said = result.text or "(no message)"
+        named = said.lower().startswith(f"tool {tool.name!r} failed".lower())  # toolwire servers say so
+        raise ClientError(said if named else f"tool {tool.name!r} failed: {said}")
     print_result(result, tool.name, invocation.out)
 
 
@@ -60,14 +62,18 @@ async def resources(client: Client, invocation: Invocation) -> None:
 
 async def read(client: Client, invocation: Invocation) -> None:
     """Read a resource and print its contents (or them as JSON). :class:`ClientError`
-    ``resource not found: URI`` when the server says it does not exist."""
+    ``resource not found: URI`` (with the server's reason) when the server says it does not
+    exist."""
     uri = invocation.subject
     try:
         contents = await client.read_resource(uri)
     except ServerError as exc:
         missing = exc.code == INVALID_PARAMS and isinstance(exc.data, dict) and "uri" in exc.data
         if exc.code == RESOURCE_NOT_FOUND or missing:
-            raise ClientError(f"resource not found: {uri}") from None
+            said = exc.message
+            if uri in said and said.lower().startswith("resource not found"):
+                raise ClientError(f"resource not found: {said[len('resource not found: ') :]}") from None
+            raise ClientError(f"resource not found: {uri} ({said})") from None
         raise
     if invocation.as_json:
         write_json([entry.raw for entry in contents])

@@ -8,6 +8,7 @@ Local references (``#/$defs/...``) are followed.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,6 +94,8 @@ def _value(key: str, raw: str, types: set[str] | None) -> Any:
         if types is None or "string" in types:
             return raw
         kind = " | ".join(sorted(types))
+        if _too_large(raw):
+            raise UsageError(f"{key}={raw}: the number is too large for JSON (at most about 1.8e308)") from None
         raise UsageError(
             f"{key}={raw}: {key} is of type {kind}, so its value must be JSON, and {raw!r} is not"
         ) from None
@@ -164,3 +167,11 @@ def _resolve(ref: str, root: dict[str, Any]) -> Any:
 
 def _json_text(value: Any) -> str:
     return orjson.dumps(value).decode()
+
+
+def _too_large(raw: str) -> bool:
+    """Whether ``raw`` is a number that JSON's doubles cannot hold (``1e400``)."""
+    try:
+        return math.isinf(float(raw)) and raw.strip().lower().lstrip("+-") not in ("inf", "infinity")
+    except ValueError:
+        return False

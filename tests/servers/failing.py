@@ -1,0 +1,27 @@
+"""Tools and a resource template that fail in the ways the command line must report well."""
+
+from toolwire import Server, ToolError
+
+server = Server("probs")
+
+
+@server.tool
+def boom() -> str:
+    raise RuntimeError("kaput")
+
+
+@server.tool
+def fail() -> str:
+    raise ToolError("nope, not today")
+
+
+@server.tool
+def ratio(ratio: float) -> str:
+    return str(ratio)
+
+
+@server.resource("notes://{name}")
+def note(name: str) -> str:
+    from toolwire.resources.resource import ResourceNotFound
+
+    raise ResourceNotFound(f"notes://{name}", f"there is no note called {name}")
