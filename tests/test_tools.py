@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 import pytest
 
@@ -515,3 +515,42 @@ def test_media_from_files_and_undetectable_data(tmp_path: Any) -> None:
     with pytest.raises(ValueError, match="mime_type"):
         image(b"not an image")
     assert audio(b"raw", "audio/x-custom")["mimeType"] == "audio/x-custom"
+
+
+@dataclass
+class Point:
+    x: int
+    y: int
+
+
+class Box(TypedDict):
+    w: int
+
+
+async def test_unknown_fields_of_dataclass_and_typeddict_arguments_are_refused_before_the_tool() -> None:
+    from toolwire.tools.tool import Tool
+    from toolwire.tools.validation import ArgumentsInvalid
+
+    def place(point: Point, box: Box) -> str:
+        return f"{point} in {box}"
+
+    tool = Tool.from_function(place)
+    for arguments, field in (
+        ({"point": {"x": 1, "y": 2, "z": 3}, "box": {"w": 1}}, "point"),
+        ({"point": {"x": 1, "y": 2}, "box": {"w": 1, "h": 2}}, "box"),
+    ):
+        with pytest.raises(ArgumentsInvalid, match=rf"Additional properties are not allowed .* \(at '{field}'\)"):
+            tool.validate_arguments(arguments)
+    valid = tool.validate_arguments({"point": {"x": 1, "y": 2}, "box": {"w": 1}})
+    assert (await tool.call(valid))["content"][0]["text"] == "Point(x=1, y=2) in {'w': 1}"
+
+
+async def test_objects_sent_as_json_text_are_taken_for_referenced_and_optional_types_too() -> None:
+    from toolwire.tools.tool import Tool
+
+    def show(point: Point, maybe: Point | None = None) -> str:
+        return f"{point} {maybe}"
+
+    tool = Tool.from_function(show)
+    valid = tool.validate_arguments({"point": '{"x": 1, "y": 2}', "maybe": '{"x": 3, "y": 4}'})
+    assert (await tool.call(valid))["content"][0]["text"] == "Point(x=1, y=2) Point(x=3, y=4)"

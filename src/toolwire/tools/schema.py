@@ -176,7 +176,8 @@ class SchemaBuilder:
         return TypeSpec(ref, _object_converter(cls, converters))
 
     def object_schema(self, cls: type, converters: dict[str, Converter]) -> dict[str, Any]:
-        """The object schema of a dataclass or TypedDict; fills ``converters`` per field."""
+        """The object schema of a dataclass or TypedDict (no other properties allowed); fills
+        ``converters`` per field."""
         hints = typing.get_type_hints(cls, include_extras=True)
         properties: dict[str, Any] = {}
         required: list[str] = []
@@ -195,7 +196,9 @@ class SchemaBuilder:
             properties[name] = schema
             if spec.convert is not None:
                 converters[name] = spec.convert
-        schema = {"type": "object", "properties": properties, "title": cls.__name__}
+        # Unknown fields are refused: a dataclass would fail on them, and a TypedDict does not
+        # declare them (pydantic models follow their own ``extra`` setting).
+        schema = {"type": "object", "properties": properties, "title": cls.__name__, "additionalProperties": False}
         if required:
             schema["required"] = required
         doc = _own_doc(cls)

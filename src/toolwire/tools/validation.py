@@ -258,7 +258,7 @@ def coerce_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[
     for name, value in arguments.items():
         if type(value) is not str or name not in properties:
             continue
-        for kind in _wanted_types(properties[name]):
+        for kind in _wanted_types(properties[name], schema):
             converted = _convert(value, kind)
             if converted is not _FAIL:
                 coerced[name] = converted
@@ -270,9 +270,16 @@ def coerce_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[
 _FAIL: Any = object()
 
 
-def _wanted_types(schema: Any) -> list[str]:
-    if type(schema) is not dict:
+def _wanted_types(schema: Any, root: dict[str, Any], depth: int = 0) -> list[str]:
+    """The JSON types ``schema`` admits, through ``anyOf``/``oneOf`` and local ``$ref``s
+    (``#/$defs/...`` of ``root``), a few levels deep."""
+    if type(schema) is not dict or depth > 8:
         return []
+    reference = schema.get("$ref")
+    if type(reference) is str and reference.startswith(("#/$defs/", "#/definitions/")):
+        section, _, name = reference[2:].partition("/")
+        defs = root.get(section)
+        return _wanted_types(defs.get(name) if type(defs) is dict else None, root, depth + 1)
     kinds = schema.get("type")
     if type(kinds) is str:
         return [kinds]
@@ -281,7 +288,7 @@ def _wanted_types(schema: Any) -> list[str]:
     out: list[str] = []
     for key in ("anyOf", "oneOf"):
         for option in schema.get(key, ()):
-            out += _wanted_types(option)
+            out += _wanted_types(option, root, depth + 1)
     return out
 
 
