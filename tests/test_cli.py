@@ -373,3 +373,35 @@ def test_failures_are_said_once_with_the_servers_reason() -> None:
     assert failed(refused, 1) == "toolwire: tool 'fail' failed: nope, not today"
     assert failed(huge, 2) == "toolwire: ratio=1e400: the number is too large for JSON (at most about 1.8e308)"
     assert failed(missing, 1) == "toolwire: resource not found: notes://x (there is no note called x)"
+
+
+@pytest.mark.parametrize("runner", [[], ["--granian"]])
+def test_http_serving_is_announced_once_bound_and_a_port_in_use_is_one_line(runner: list[str]) -> None:
+    import socket
+    import subprocess
+
+    from clirun import TOOLWIRE, environment
+    from httpserve import free_port
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = toolwire("run", BASIC, "--http", str(taken.getsockname()[1]), *runner)
+        assert (
+            failed(busy, 1) == f"toolwire: cannot listen on 127.0.0.1:{taken.getsockname()[1]}: Address already in use"
+        )
+        assert busy.stderr.count("\n") == 1
+    port = free_port()
+    command = [*TOOLWIRE, "run", BASIC, "--http", str(port), *runner]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=environment())
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        assert line == f"toolwire: serving {BASIC} at http://127.0.0.1:{port}/mcp (Ctrl-C stops it)\n"
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass  # announced only once it listens
+    finally:
+        process.kill()
+        process.wait(10)
+        if process.stderr is not None:
+            process.stderr.close()

@@ -80,6 +80,10 @@ class UsageError(Exception):
     """The command line asks for something that cannot be done; the message says why."""
 
 
+class ServingFailed(Exception):
+    """The server could not start serving; the message says why (exit status 1)."""
+
+
 class ImportFailed(Exception):
     """A server file failed while it was imported: one line saying how, then the file's
     own frames of the traceback (toolwire's and importlib's left out)."""
@@ -197,6 +201,9 @@ def main(argv: list[str] | None = None) -> None:
     except ImportFailed as exc:
         sys.stderr.write(f"toolwire: {exc}\n{exc.detail}\n" if exc.detail else f"toolwire: {exc}\n")
         raise SystemExit(1) from None
+    except ServingFailed as exc:
+        sys.stderr.write(f"toolwire: {exc}\n")
+        raise SystemExit(1) from None
 
 
 def run_help() -> str:
@@ -219,6 +226,11 @@ def _run(target: str, options: list[str]) -> None:
 
         protocol = protect_stdout()  # before the file is imported: a print() there goes to stderr
         server = load_server(target)
+        if os.isatty(0):  # a person started it: say what it is, since it waits in silence
+            sys.stderr.write(
+                f"toolwire: serving {target} over stdio: it reads JSON-RPC messages, one per line "
+                "(Ctrl-D or Ctrl-C stops it)\n"
+            )
         with contextlib.suppress(KeyboardInterrupt):
             run_stdio(server, stdout=protocol)
         return
@@ -236,9 +248,17 @@ def _run(target: str, options: list[str]) -> None:
         except ValueError as exc:
             raise UsageError(f"--issuer/--audience: {exc}") from None
     http_options.pop("scopes", None)
-    sys.stderr.write(f"toolwire: serving {target} at http://{host}:{port}/mcp\n")
-    with contextlib.suppress(KeyboardInterrupt):
-        server.run_http(host, port, log_level="info" if verbose else "warning", **http_options)
+
+    def ready() -> None:
+        sys.stderr.write(f"toolwire: serving {target} at http://{host}:{port}/mcp (Ctrl-C stops it)\n")
+
+    from .transports.http.serve import CannotListen
+
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run_http(host, port, log_level="info" if verbose else "warning", on_ready=ready, **http_options)
+    except CannotListen as exc:
+        raise ServingFailed(str(exc)) from None
 
 
 def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, bool, dict[str, Any]]:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .app import StreamableHTTP
@@ -19,6 +23,7 @@ def run_http(
     log_level: str = "warning",
     header_timeout: float = 10.0,
     max_connections: int = 1000,
+    on_ready: Callable[[], Any] | None = None,
     **options: Any,
 ) -> None:
     """Serve ``server`` over Streamable HTTP at ``http://host:port/mcp`` until interrupted.
@@ -33,8 +38,12 @@ def run_http(
     app's ``body_timeout``, and at most ``max_connections`` connections are open at once
     (more are answered 503 and closed; the limit is lowered to fit the process's file
     descriptors, whose soft limit is first raised to the hard one).
+
+    ``on_ready()`` is called once the port is bound. :class:`CannotListen` (one line: the
+    address and why) when it cannot be, before anything is served.
     """
     app = StreamableHTTP(server, **options)
+    listener = _bind(host, port)
     max_connections = _fit_descriptors(max_connections)
     if runner == "uvicorn":
         import uvicorn
@@ -49,7 +58,9 @@ def run_http(
             access_log=access_log,
             http=guarded_protocol(header_timeout, max_connections),
         )
-        _Uvicorn(config, app).run()
+        if on_ready is not None:
+            on_ready()  # the socket is bound and listening: connections wait for the server
+        _Uvicorn(config, app).run(sockets=[listener])
     elif runner == "granian":
         from granian.constants import Interfaces
         from granian.http import HTTP1Settings
@@ -57,6 +68,9 @@ def run_http(
 
         from ..stdio import event_loop_runner
 
+        listener.close()  # granian binds its own; this one only showed the port was free
+        if on_ready is not None:
+            _when_listening(host, port, on_ready)
         granian = Granian(
             app,
             address=host,
@@ -69,6 +83,39 @@ def run_http(
         event_loop_runner()(granian.serve())
     else:
         raise ValueError(f"unknown runner {runner!r}: use 'uvicorn' or 'granian'")
+
+
+class CannotListen(OSError):
+    """The address cannot be listened on (in use, not this machine's, not allowed)."""
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host:port``; :class:`CannotListen` saying why not."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+        listener.listen(2048)
+    except OSError as exc:
+        listener.close()
+        raise CannotListen(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return listener
+
+
+def _when_listening(host: str, port: int, then: Callable[[], Any], timeout: float = 30.0) -> None:
+    """Call ``then()`` from a thread once ``host:port`` accepts connections."""
+
+    def watch() -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+                if probe.connect_ex((host, port)) == 0:
+                    then()
+                    return
+            time.sleep(0.05)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _Uvicorn(config: Any, app: StreamableHTTP) -> Any:
