@@ -1,0 +1,79 @@
+"""Every Python code block in the README and docs/ runs as written (each in a process of its
+own), unless the line before its fence says ``<!-- fragment: why -->``: a piece of a larger
+program, or one that needs what a test cannot have (an API key, a public server)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+BLOCK = re.compile(r"(?P<before>[^\n]*)\n```python\n(?P<code>.*?)\n```", re.S)
+FRAGMENT = re.compile(r"<!-- fragment: .+ -->")
+
+
+def blocks() -> list[tuple[str, str]]:
+    found = []
+    for document in DOCUMENTS:
+        text = document.read_text(encoding="utf-8")
+        for match in BLOCK.finditer(text):
+            if not FRAGMENT.fullmatch(match.group("before").strip()):
+                line = text[: match.start("code")].count("\n") + 1
+                found.append((f"{document.relative_to(ROOT)}:{line}", match.group("code")))
+    return found
+
+
+@pytest.mark.parametrize(("where", "code"), blocks(), ids=[where for where, _ in blocks()])
+def test_the_block_runs(where: str, code: str, tmp_path: Path) -> None:
+    script = tmp_path / "block.py"
+    script.write_text(code, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("docblock.py")), str(script)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "examples")},
+    )
+    assert done.returncode == 0, f"{where} failed:\n{done.stderr[-3000:]}"
+
+
+def test_every_fragment_says_why() -> None:
+    for document in DOCUMENTS:
+        for line in document.read_text(encoding="utf-8").splitlines():
+            if "<!-- fragment" in line:
+                assert FRAGMENT.fullmatch(line.strip()), f"{document}: {line}"
+
+
+def first_block(document: str) -> dict[str, object]:
+    """The namespace the first code block of ``docs/DOCUMENT`` leaves behind."""
+    text = (ROOT / "docs" / document).read_text(encoding="utf-8")
+    match = BLOCK.search(text)
+    assert match is not None
+    namespace: dict[str, object] = {"__name__": f"docs_{document}"}
+    exec(compile(match.group("code"), document, "exec"), namespace)
+    return namespace
+
+
+async def test_the_first_examples_work_when_called(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolwire.client import Client
+
+    monkeypatch.chdir(ROOT)
+    tools = first_block("tools.md")["server"]
+    async with Client(tools) as client:
+        found = await client.call_tool("search_codebase", {"pattern": "def search_codebase", "fileType": ".md"})
+        assert "docs/tools.md" in found.content[0].text
+    context = first_block("context.md")["server"]
+    async with Client(context) as client:
+        result = await client.call_tool("process_large_file", {"path": "README.md"})
+        assert result.structured == {"bytes": (ROOT / "README.md").stat().st_size}
+    resources = first_block("resources.md")["server"]
+    async with Client(resources) as client:
+        result = await client.call_tool("recommend", {})
+        assert [type(block).__name__ for block in result.content] == ["ResourceLink"] and result.structured is None
