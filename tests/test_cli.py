@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import select
 import signal
 import socket
@@ -405,3 +406,51 @@ def test_http_serving_is_announced_once_bound_and_a_port_in_use_is_one_line(runn
         process.wait(10)
         if process.stderr is not None:
             process.stderr.close()
+
+
+def test_call_shows_the_servers_log_at_a_level_and_run_v_logs_each_request() -> None:
+    import subprocess
+
+    from clirun import TOOLWIRE, environment
+
+    shown = toolwire("call", FAILING, "chatty", "--log", "info")
+    assert shown.returncode == 0 and shown.stdout == "done\n", shown.stderr
+    assert "[info] working on it" in shown.stderr and "the details" not in shown.stderr
+    quiet = toolwire("call", FAILING, "chatty")
+    assert quiet.stderr == ""
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "chatty", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "boom", "arguments": {}}},
+    ]
+    lines = "".join(json.dumps(message) + "\n" for message in messages)
+    process = subprocess.Popen(
+        [*TOOLWIRE, "run", FAILING, "-v"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment(),
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(lines)
+    process.stdin.flush()
+    ids: list[int] = []
+    while len(ids) < 3:  # answers, among the log notifications
+        message = json.loads(process.stdout.readline())
+        if "id" in message:
+            ids.append(message["id"])
+    assert ids == [1, 2, 3]
+    _, stderr = process.communicate(timeout=30)
+    assert re.search(r"tools/call chatty: ok in \d+\.\d ms", stderr), stderr
+    assert re.search(r"tools/call boom: tool error in \d+\.\d ms", stderr), stderr

@@ -40,7 +40,8 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--http [HOST:]PORT [--allow-h
 
 commands:
   run FILE[:OBJECT]    serve the Server defined in FILE over stdio (stdout carries only
-                       protocol messages; logs go to stderr). -v logs at INFO level.
+                       protocol messages; logs go to stderr). -v logs at INFO level, and a
+                       line per request (method, tool, outcome, duration).
                        --http serves it over Streamable HTTP at http://HOST:PORT/mcp instead
                        (HOST defaults to 127.0.0.1); --allow-host accepts another Host name
                        (needed when HOST is not local), --stateless keeps no sessions,
@@ -225,7 +226,7 @@ def _run(target: str, options: list[str]) -> None:
         from .transports.stdio import protect_stdout, run_stdio
 
         protocol = protect_stdout()  # before the file is imported: a print() there goes to stderr
-        server = load_server(target)
+        server = _loaded(target, verbose)
         if os.isatty(0):  # a person started it: say what it is, since it waits in silence
             sys.stderr.write(
                 f"toolwire: serving {target} over stdio: it reads JSON-RPC messages, one per line "
@@ -234,7 +235,7 @@ def _run(target: str, options: list[str]) -> None:
         with contextlib.suppress(KeyboardInterrupt):
             run_stdio(server, stdout=protocol)
         return
-    server = load_server(target)
+    server = _loaded(target, verbose)
     host, port = http
     issuer = http_options.pop("issuer", None)
     if issuer is not None:
@@ -259,6 +260,16 @@ def _run(target: str, options: list[str]) -> None:
             server.run_http(host, port, log_level="info" if verbose else "warning", on_ready=ready, **http_options)
     except CannotListen as exc:
         raise ServingFailed(str(exc)) from None
+
+
+def _loaded(target: str, verbose: bool) -> Any:
+    """The target's Server; with ``-v``, logging a line per request it runs code for."""
+    server = load_server(target)
+    if verbose:
+        from .guards.requestlog import RequestLog
+
+        server.use(RequestLog())
+    return server
 
 
 def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, bool, dict[str, Any]]:

@@ -1,6 +1,6 @@
 """Tools and a resource template that fail in the ways the command line must report well."""
 
-from toolwire import Server, ToolError
+from toolwire import Context, Server, ToolError
 
 server = Server("probs")
 
@@ -25,3 +25,11 @@ def note(name: str) -> str:
     from toolwire.resources.resource import ResourceNotFound
 
     raise ResourceNotFound(f"notes://{name}", f"there is no note called {name}")
+
+
+@server.tool
+async def chatty(ctx: Context) -> str:
+    """Log at two levels, then answer."""
+    await ctx.info("working on it")
+    await ctx.debug("the details")
+    return "done"

@@ -7,6 +7,7 @@ and the guards built on that one seam.
 - :class:`RateLimit`: token buckets per caller and tool, in memory or in Redis (:mod:`.rate`).
 - :func:`redact`: secrets taken out of what is logged or audited (:mod:`.redaction`).
 - :class:`Telemetry`: OpenTelemetry spans and durations (:mod:`.telemetry`).
+- :class:`RequestLog`: a log line per request (``toolwire run -v``).
 
 Imported lazily: a server without guards loads none of them (nor asyncio before it serves).
 """
@@ -22,12 +23,13 @@ if TYPE_CHECKING:
     from .limits import Limits
     from .rate import RateLimit
     from .redaction import RedactingFilter, redact
+    from .requestlog import RequestLog
     from .sizes import SizeCaps
     from .telemetry import Telemetry
 
 __all__ = [
-    "Audit", "Call", "FileSink", "Guard", "Limits", "Next", "RateLimit", "RedactingFilter", "Refusal", "Result",
-    "SizeCaps", "Telemetry", "redact", "refusal",
+    "Audit", "Call", "FileSink", "Guard", "Limits", "Next", "RateLimit", "RedactingFilter", "Refusal",
+    "RequestLog", "Result", "SizeCaps", "Telemetry", "redact", "refusal",
 ]  # fmt: skip
 
 _LAZY = {
@@ -36,6 +38,7 @@ _LAZY = {
     "Limits": "limits",
     "RateLimit": "rate",
     "RedactingFilter": "redaction",
+    "RequestLog": "requestlog",
     "redact": "redaction",
     "SizeCaps": "sizes",
     "Telemetry": "telemetry",

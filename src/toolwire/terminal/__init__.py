@@ -23,6 +23,7 @@ import contextlib
 import os
 import sys
 from collections.abc import AsyncIterator
+from typing import Any
 
 from ..cli import UsageError
 from ..client import Client, ClientError
@@ -81,12 +82,30 @@ async def _connected(invocation: Invocation) -> AsyncIterator[Client]:
         from .auth import terminal_oauth
 
         auth = terminal_oauth()  # asks only when the server does
-    client = Client(target, env=invocation.env, protocol=invocation.protocol, timeout=invocation.timeout, auth=auth)
+    client = Client(
+        target,
+        env=invocation.env,
+        protocol=invocation.protocol,
+        timeout=invocation.timeout,
+        auth=auth,
+        log_level=invocation.log_level,
+        on_log=_show_log if invocation.log_level else None,
+    )
     await client.connect()
     try:
         yield client
     finally:
         await client.close()
+
+
+def _show_log(params: dict[str, Any]) -> None:
+    """A log message of the server, on stderr: ``[level] logger: data``."""
+    import orjson
+
+    data = params.get("data")
+    text = data if isinstance(data, str) else orjson.dumps(data).decode()
+    logger = f" {params['logger']}:" if params.get("logger") else ""
+    sys.stderr.write(printable(f"[{params.get('level', 'info')}]{logger} {text}") + "\n")
 
 
 def _fail(message: str) -> None:

@@ -138,6 +138,11 @@ class Invocation:
     pairs: list[tuple[str, str]] = field(default_factory=list)
     arguments: dict[str, Any] | None = None
     out: str = "."
+    log_level: str | None = None
+
+
+#: The log levels of MCP (RFC 5424's), least severe first.
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
 class Parser(argparse.ArgumentParser):
@@ -170,6 +175,7 @@ def parse(command: str, argv: list[str]) -> Invocation:
     if env is not None and isinstance(target, str):
         raise UsageError("--env applies to servers started as processes, not to URLs")
     invocation = Invocation(command, target, env, options.protocol, options.timeout)
+    invocation.log_level = options.log
     if spec.json:
         invocation.as_json = options.json
     if spec.out:
@@ -218,6 +224,12 @@ def _parser(command: str, spec: Command) -> Parser:
         type=seconds,
         default=60.0,
         help="how long to wait for each answer (default: 60)",
+    )
+    parser.add_argument(
+        "--log",
+        metavar="LEVEL",
+        choices=LOG_LEVELS,
+        help=f"show the server's log messages at LEVEL and above, on stderr ({', '.join(LOG_LEVELS)})",
     )
     parser.add_argument(
         "--env",
