@@ -454,3 +454,13 @@ def test_call_shows_the_servers_log_at_a_level_and_run_v_logs_each_request() -> 
     _, stderr = process.communicate(timeout=30)
     assert re.search(r"tools/call chatty: ok in \d+\.\d ms", stderr), stderr
     assert re.search(r"tools/call boom: tool error in \d+\.\d ms", stderr), stderr
+
+
+def test_resources_of_a_server_without_the_templates_list() -> None:
+    old = str(Path(__file__).resolve().parent / "servers" / "old_resources.py")
+    listed = toolwire("resources", "--json", "--", sys.executable, old)
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout) == {
+        "resources": [{"uri": "memo://one", "name": "one", "mimeType": "text/plain"}],
+        "resourceTemplates": [],
+    }

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..protocol.connection import DEFAULT_MAX_MESSAGE_BYTES
+from ..protocol.errors import METHOD_NOT_FOUND
 from ..protocol.versions import (
     LATEST_LEGACY,
     LEGACY_VERSIONS,
@@ -518,8 +519,14 @@ class Client:
         return [ResourceInfo.from_dict(item) for item in (await self._walk("resources/list", "resources"))[0]]
 
     async def list_resource_templates(self) -> list[ResourceTemplateInfo]:
-        """Every resource template the server lists, walking all pages."""
-        listed, _ = await self._walk("resources/templates/list", "resourceTemplates")
+        """Every resource template the server lists, walking all pages; none from a server
+        that offers resources but not this list (older servers answer it "method not found")."""
+        try:
+            listed, _ = await self._walk("resources/templates/list", "resourceTemplates")
+        except ServerError as exc:
+            if exc.code == METHOD_NOT_FOUND:
+                return []
+            raise
         return [ResourceTemplateInfo.from_dict(item) for item in listed]
 
     async def read_resource(self, uri: str) -> list[ResourceContents]:

@@ -50,8 +50,11 @@ async def resources(client: Client, invocation: Invocation) -> None:
     """List the resources and resource templates (none if the server does not offer
     resources): two tables, or ``{"resources": [...], "resourceTemplates": [...]}``."""
     offered = "resources" in client.capabilities
-    listed = await client.list_resources() if offered else []
-    templates = await client.list_resource_templates() if offered else []
+    try:
+        listed = await client.list_resources() if offered else []
+        templates = await client.list_resource_templates() if offered else []
+    except ServerError as exc:
+        raise ClientError(f"listing the resources failed: {exc}") from None
     if invocation.as_json:
         write_json({"resources": [r.raw for r in listed], "resourceTemplates": [t.raw for t in templates]})
         return
