@@ -18,6 +18,7 @@ import pytest
 
 from clirun import TOOLWIRE, environment, failed, finish, start, toolwire, toolwire_all
 from rawclient import RawClient, toolwire_command
+from toolwire import Server
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "tests" / "servers"
@@ -464,3 +465,18 @@ def test_resources_of_a_server_without_the_templates_list() -> None:
         "resources": [{"uri": "memo://one", "name": "one", "mimeType": "text/plain"}],
         "resourceTemplates": [],
     }
+
+
+def test_words_after_a_double_dash_are_the_server_files_own_command_line() -> None:
+    server = str(Path(__file__).resolve().parent / "servers" / "argv_server.py")
+    with_args, without = toolwire_all(
+        ["call", "args", "--", sys.executable, "-m", "toolwire", "run", server, "--", "--db", "x.sqlite"],
+        ["call", "args", "--", sys.executable, "-m", "toolwire", "run", server],
+    )
+    assert with_args.stdout == "--db x.sqlite\n", with_args.stderr
+    assert without.stdout == "\n", without.stderr
+
+
+def test_run_takes_the_transport_by_name() -> None:
+    with pytest.raises(ValueError, match='transport is "stdio"'):
+        Server("x").run(transport="websocket")

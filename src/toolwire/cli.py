@@ -27,7 +27,7 @@ import sys
 from typing import Any
 
 USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--http [HOST:]PORT [--allow-host HOST ...] [--stateless] [--granian]
-                                         [--issuer URL [--audience URI] [--scope SCOPE ...]]]
+                                         [--issuer URL [--audience URI] [--scope SCOPE ...]]] [-- ARG ...]
        toolwire tools TARGET [--json] [options]
        toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]
        toolwire resources TARGET [--json] [options]
@@ -49,6 +49,7 @@ commands:
                        --issuer asks every request for an OAuth access token (a JWT) from that
                        authorization server, issued for --audience (this server's public URL,
                        by default http://HOST:PORT/mcp); --scope: a scope every request needs.
+                       Words after -- are the file's own command line (its sys.argv[1:]).
   tools TARGET         list the tools of a server: a table, or their definitions as JSON.
   call TARGET TOOL     call a tool and print its result; images and audio are saved to files.
   resources TARGET     list the resources and resource templates of a server.
@@ -215,6 +216,11 @@ def run_help() -> str:
 
 
 def _run(target: str, options: list[str]) -> None:
+    own: list[str] = []  # the server file's own command line (its sys.argv[1:]): after --
+    if "--" in options:
+        split = options.index("--")
+        options, own = options[:split], options[split + 1 :]
+    sys.argv = [target.partition(":")[0], *own]
     http, verbose, http_options = _run_options(options)
     if verbose:  # otherwise warnings and errors reach stderr through logging's last resort
         import logging

@@ -512,8 +512,15 @@ class Server:
             max_depth=self.max_depth,
         )
 
-    def run(self) -> None:
-        """Serve over stdio until stdin closes (what desktop MCP clients launch)."""
+    def run(self, transport: str = "stdio", **options: Any) -> None:
+        """Serve until stopped: over stdio until stdin closes (what desktop MCP clients
+        launch), or with ``transport="http"`` over Streamable HTTP, ``options`` as for
+        :meth:`run_http` (``host``, ``port``, ``auth``...). ``ValueError`` for another transport."""
+        if transport == "http":
+            self.run_http(**options)
+            return
+        if transport != "stdio" or options:
+            raise ValueError('transport is "stdio" (which takes no options) or "http"')
         from ..transports.stdio import run_stdio
 
         run_stdio(self)
