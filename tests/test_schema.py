@@ -276,3 +276,16 @@ def test_output_schema_from_a_type() -> None:
 
     tool = Tool.from_function(f, output_schema=Point)
     assert tool.output_schema is not None and tool.output_schema["required"] == ["x"]
+
+
+def test_a_mapping_of_anything_says_so() -> None:
+
+    from toolwire.tools.tool import Tool
+
+    def keep(data: dict[str, Any]) -> str:
+        return "kept"
+
+    assert Tool.from_function(keep).input_schema["properties"]["data"] == {
+        "type": "object",
+        "additionalProperties": True,
+    }

@@ -146,7 +146,7 @@ class SchemaBuilder:
                 raise TypeError(f"JSON object keys are strings: cannot express {tp!r}")
             value = self.compile(args[1]) if len(args) == 2 else TypeSpec({})
             convert = value.convert
-            schema = {"type": "object", "additionalProperties": value.schema}
+            schema = {"type": "object", "additionalProperties": value.schema or True}  # {} reads as "any"
             if convert is None:
                 return TypeSpec(schema)
             return TypeSpec(schema, lambda obj: {key: convert(item) for key, item in obj.items()})
