@@ -162,15 +162,17 @@ def test_images_and_audio_saved_to_files(tmp_path: Path, out: str | None) -> Non
     ]
 
 
-def test_resource_links_and_embedded_resources() -> None:
-    done = toolwire("call", CLI_SERVER, "links")
+def test_resource_links_and_embedded_resources(tmp_path: Path) -> None:
+    done = toolwire("call", CLI_SERVER, "links", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         "resource link: file:///reports/q3.pdf (Q3 report)",
         "resource: memo://today (text/plain)",
         "remember the milk",
-        "resource: blob://bytes (application/octet-stream), 3 bytes of binary data",
+        "resource: blob://bytes (application/octet-stream)",
+        "saved bytes.bin (application/octet-stream, 3 bytes)",  # binary contents are saved, not dumped
     ]
+    assert (tmp_path / "bytes.bin").stat().st_size == 3
 
 
 def test_control_characters_reach_a_terminal_defused() -> None:
@@ -480,3 +482,16 @@ def test_words_after_a_double_dash_are_the_server_files_own_command_line() -> No
 def test_run_takes_the_transport_by_name() -> None:
     with pytest.raises(ValueError, match='transport is "stdio"'):
         Server("x").run(transport="websocket")
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
+def test_structured_content_is_printed_only_when_it_adds_something(version: str, tmp_path: Path) -> None:
+    numbers, framed, pictured = toolwire_all(
+        ["call", CLI_SERVER, "numbers", "--protocol", version],
+        ["call", CLI_SERVER, "framed", "--protocol", version],
+        ["call", CLI_SERVER, "pictured", "--protocol", version, "--out", str(tmp_path)],
+    )
+    assert json.loads(numbers.stdout) == [1, 2, 3], numbers.stdout  # once: the whole output is one value
+    assert framed.stdout == "just this\n", framed.stdout
+    assert pictured.stdout.splitlines()[0] == "a picture" and len(pictured.stdout.splitlines()) == 2, pictured.stdout
+    assert "iVBOR" not in pictured.stdout  # the image was saved, its base64 not dumped

@@ -57,3 +57,23 @@ async def stall(ctx: Context) -> str:
 def escape() -> str:
     """Text with terminal control sequences in it: a window title, a bell."""
     return "\x1b]0;owned\x07plain\ttext"
+
+
+@server.tool
+def numbers() -> list[int]:
+    """A value that is not an object: legacy versions send it wrapped in {"result": ...}."""
+    return [1, 2, 3]
+
+
+@server.tool
+def framed() -> Any:
+    """A text and the same text wrapped as structured content, as some frameworks send it."""
+    from toolwire import ToolResult
+
+    return ToolResult([text("just this")], structured={"result": "just this"})
+
+
+@server.tool
+def pictured() -> list[Any]:
+    """Content blocks that are also the structured content (media inside)."""
+    return [text("a picture"), image(PNG)]

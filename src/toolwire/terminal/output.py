@@ -122,22 +122,41 @@ def print_block(block: ContentBlock, saver: Saver) -> None:
             write(f"resource: {block.uri}{kind}")
             write(block.text)
         else:
-            size = len(_decode(block.blob or "", f"the resource {block.uri}"))
-            write(f"resource: {block.uri}{kind}, {size} bytes of binary data")
+            write(f"resource: {block.uri}{kind}")
+            saver.save(_decode(block.blob or "", f"the resource {block.uri}"), block.mime_type, _uri_name(block.uri))
     else:
         write(f"content of unknown type {block.type!r}: {orjson.dumps(block.raw).decode()}")
 
 
 def print_result(result: CallToolResult, tool: str, out: str) -> None:
     """Print a successful result of ``tool`` to stdout, saving its media in directory ``out``;
-    raises as :func:`print_block`."""
+    the structured content too, only when it adds something to the blocks. Raises as
+    :func:`print_block`."""
     has_structured = "structuredContent" in result.raw
     saver = Saver(out, tool)
     for block in result.content:
         if not (has_structured and isinstance(block, TextContent) and _repeats(block.text, result.structured)):
             print_block(block, saver)
-    if has_structured:
+    if has_structured and _adds(result):
         write_json(result.structured)
+
+
+def _adds(result: CallToolResult) -> bool:
+    """Whether the structured content says more than the blocks printed: not when it is the
+    blocks themselves (media that was saved, not to be dumped as base64), nor when it only
+    wraps (``{"result": ...}``) a value a printed text already is, as legacy versions wrap
+    non-object values and some frameworks wrap text. A text block that is its JSON was left
+    out, so then it is printed."""
+    structured = result.structured
+    blocks = [block.raw for block in result.content]
+    if structured in (blocks, {"result": blocks}):
+        return False
+    if isinstance(structured, dict) and set(structured) == {"result"}:
+        wrapped = structured["result"]
+        texts = [block.text for block in result.content if isinstance(block, TextContent)]
+        if any(text == wrapped or _repeats(text, wrapped) for text in texts):
+            return False
+    return True
 
 
 def print_messages(result: GetPromptResult, prompt: str, out: str) -> None:
