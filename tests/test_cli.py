@@ -495,3 +495,10 @@ def test_structured_content_is_printed_only_when_it_adds_something(version: str,
     assert framed.stdout == "just this\n", framed.stdout
     assert pictured.stdout.splitlines()[0] == "a picture" and len(pictured.stdout.splitlines()) == 2, pictured.stdout
     assert "iVBOR" not in pictured.stdout  # the image was saved, its base64 not dumped
+
+
+def test_call_raw_prints_the_result_as_sent() -> None:
+    raw, failing = toolwire_all(["call", CLI_SERVER, "numbers", "--raw"], ["call", FAILING, "fail", "--raw"])
+    assert raw.returncode == 0 and json.loads(raw.stdout)["structuredContent"] == [1, 2, 3]
+    assert failing.returncode == 1 and json.loads(failing.stdout)["isError"] is True
+    assert failing.stderr == "toolwire: tool 'fail' reported an error (isError)\n"

@@ -139,6 +139,7 @@ class Invocation:
     arguments: dict[str, Any] | None = None
     out: str = "."
     log_level: str | None = None
+    raw: bool = False
 
 
 #: The log levels of MCP (RFC 5424's), least severe first.
@@ -176,6 +177,7 @@ def parse(command: str, argv: list[str]) -> Invocation:
         raise UsageError("--env applies to servers started as processes, not to URLs")
     invocation = Invocation(command, target, env, options.protocol, options.timeout)
     invocation.log_level = options.log
+    invocation.raw = getattr(options, "raw", False)
     if spec.json:
         invocation.as_json = options.json
     if spec.out:
@@ -210,6 +212,8 @@ def _parser(command: str, spec: Command) -> Parser:
         parser.add_argument("--json", action="store_true", help=spec.json)
     else:
         parser.add_argument("--json", metavar="ARGS", help="the whole arguments object, as JSON")
+    if command == "call":
+        parser.add_argument("--raw", action="store_true", help="print the result as the server sent it, as JSON")
     if spec.out:
         parser.add_argument("--out", metavar="DIR", default=".", help=spec.out)
     parser.add_argument(

@@ -39,6 +39,11 @@ async def call(client: Client, invocation: Invocation) -> None:
         result = await client.call_tool(tool.name, invocation.arguments, progress=progress.update)
     finally:
         progress.close()
+    if invocation.raw:
+        write_json(result.raw)
+        if result.is_error:
+            raise ClientError(f"tool {tool.name!r} reported an error (isError)")
+        return
     if result.is_error:
         said = result.text or "(no message)"
         named = said.lower().startswith(f"tool {tool.name!r} failed".lower())  # toolwire servers say so
