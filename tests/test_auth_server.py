@@ -430,3 +430,20 @@ async def test_a_verifier_that_fails_is_a_503_and_keys_that_cannot_be_fetched_sa
             "signing keys could not be fetched (ConnectError from http://127.0.0.1:1/jwks)"
             in challenge(response)["error_description"]
         )
+
+
+def test_a_caller_without_scopes_never_gets_the_page_of_a_caller_who_sees_everything() -> None:
+    import orjson
+
+    from toolwire.protocol.codec import codec_for
+
+    catalog = protected_server().registry
+    codec = codec_for("2025-11-25")
+
+    def names(granted: frozenset[str] | None) -> list[str]:
+        page = orjson.loads(catalog.page(codec, None, lambda result: result, granted))
+        return [tool["name"] for tool in page["tools"]]
+
+    assert names(None) == ["whoami", "reset"]  # nothing authenticated (stdio, in memory): all
+    assert names(frozenset()) == ["whoami"]  # a token without scopes, after that page was cached
+    assert names(frozenset({"admin"})) == ["whoami", "reset"]

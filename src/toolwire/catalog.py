@@ -65,7 +65,7 @@ class Catalog(Generic[T]):
         self.page_size = page_size
         self._render_one = render
         self._items: dict[str, T] = {}
-        self._pages: dict[tuple[str, frozenset[frozenset[str]], int], bytes] = {}
+        self._pages: dict[tuple[str, frozenset[frozenset[str]] | None, int], bytes] = {}
         self._gated: frozenset[frozenset[str]] = frozenset()  # the distinct scope sets items need
         self._listeners: dict[int, Callable[[], None]] = {}
 
@@ -143,15 +143,15 @@ class Catalog(Generic[T]):
         cached by position and by which scope sets the caller has of those items need, so
         the cache holds at most one page per version, offset and such view.
         """
-        view = frozenset() if granted is None else frozenset(need for need in self._gated if need <= granted)
-        items = self.visible(granted)
-        start = 0 if cursor is None else self._decode_cursor(cursor, len(items))
+        # The scope sets of gated items this caller has; None: it sees every item.
+        view = None if granted is None or not self._gated else frozenset(n for n in self._gated if n <= granted)
+        start = 0 if cursor is None else self._decode_cursor(cursor, len(self.visible(granted)))
         key = (codec.version, view, start)
         page = self._pages.get(key)
         if page is None:
             if len(self._pages) >= MAX_CACHED_PAGES:
                 self._pages.clear()
-            page = self._pages[key] = orjson.dumps(finish(self._render(codec, items, start)))
+            page = self._pages[key] = orjson.dumps(finish(self._render(codec, self.visible(granted), start)))
         return page
 
     def _render(self, codec: Codec, items: list[T], start: int) -> dict[str, Any]:
