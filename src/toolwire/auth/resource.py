@@ -129,10 +129,6 @@ class ProtectedResource:
         if authorization is None:
             raise AuthError(401, self.challenge(), "Unauthorized: this server needs an OAuth access token")
         now = time.time()
-        if authorization.startswith("Bearer "):  # the usual spelling: straight to the cache
-            cached = self._verified.get(authorization[7:])
-            if cached is not None and cached[1] > now:
-                return cached[0]
         scheme, _, token = authorization.strip().partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
