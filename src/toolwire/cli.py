@@ -94,7 +94,7 @@ class ImportFailed(Exception):
         import traceback
 
         if isinstance(error, SyntaxError):
-            where = f"{error.msg} (line {error.lineno})"
+            where = f"SyntaxError: {error.msg} (line {error.lineno})"
             detail = "".join(traceback.format_exception_only(error)).rstrip()
         else:
             where = f"{type(error).__name__}: {error}"
@@ -106,9 +106,7 @@ class ImportFailed(Exception):
                 and f"{os.sep}toolwire{os.sep}" not in frame.filename
             ]
             detail = "".join(traceback.format_list(own)).rstrip()
-        super().__init__(
-            f"could not import {path}: {type(error).__name__ + ': ' if isinstance(error, SyntaxError) else ''}{where}"
-        )
+        super().__init__(f"could not import {path}: {where}")
         self.detail = detail
 
 

@@ -173,21 +173,19 @@ class OAuth(httpx.Auth):
         while True:
             self._note_nonce(response)
             scheme, challenge = read_challenge(response.headers.get("www-authenticate")) or ("", {})
-            if scheme == "dpop":
-                challenge = {**challenge, "dpop": "offered"}  # the server takes DPoP-bound tokens
             if response.status_code == 401 and challenge.get("error") == "use_dpop_nonce" and nonce_retries < 2:
                 nonce_retries += 1  # the same token again, with the server's nonce in the proof
             elif response.status_code == 401:
                 if fresh:
                     reason = challenge.get("error_description") or challenge.get("error") or "no reason given"
                     raise AuthorizationError(f"{target} refused the token it was just issued: {reason}")
-                record = await self._shielded(self._obtain(target, challenge, refused=record))
+                record = await self._shielded(self._obtain(target, scheme, challenge, refused=record))
                 fresh = True
             elif response.status_code == 403 and challenge.get("error") == "insufficient_scope":
                 if step_ups >= self.max_step_ups:
                     return  # the 403 goes to the caller
                 step_ups += 1
-                record = await self._shielded(self._obtain(target, challenge, step_up=True))
+                record = await self._shielded(self._obtain(target, scheme, challenge, step_up=True))
                 fresh = True
             else:
                 return
@@ -245,7 +243,7 @@ class OAuth(httpx.Auth):
     def _record(self, target: str) -> dict[str, Any] | None:
         record = self._records.get(target)
         if record is None:
-            record = self.store.load(_tokens_key(target))
+            record = self.store.load(tokens_key(target))
             if record is not None:
                 self._records[target] = record
         return record
@@ -253,6 +251,7 @@ class OAuth(httpx.Auth):
     async def _obtain(
         self,
         target: str,
+        scheme: str,
         challenge: dict[str, str],
         refused: dict[str, Any] | None = None,
         step_up: bool = False,
@@ -266,7 +265,7 @@ class OAuth(httpx.Auth):
                 refreshed = await self._refresh(target, record)
                 if refreshed is not None:
                     return refreshed
-            found = await self._discover(target, challenge)
+            found = await self._discover(target, challenge, takes_dpop=scheme == "dpop")
             scopes = self._choose_scopes(target, found, challenge, step_up)
             key = DPoPKey() if self._wants_dpop(found) else None
             tokens = await self._grant(found, scopes, key)
@@ -288,7 +287,7 @@ class OAuth(httpx.Auth):
         except AuthorizationError as exc:
             log.info("refreshing the token for %s failed (%s): authorizing again", target, exc)
             self._records.pop(target, None)
-            self.store.delete(_tokens_key(target))
+            self.store.delete(tokens_key(target))
             return None
         tokens.setdefault("refresh_token", refresh_token)
         found = Discovered(str(record["resource"]), issuer, metadata, None)
@@ -307,7 +306,7 @@ class OAuth(httpx.Auth):
             "dpop_key": key.pem if key is not None and str(tokens.get("token_type")).lower() == "dpop" else None,
         }
         self._records[target] = record
-        self.store.save(_tokens_key(target), record)
+        self.store.save(tokens_key(target), record)
         return record
 
     def _wants_dpop(self, found: Discovered) -> bool:
@@ -327,7 +326,9 @@ class OAuth(httpx.Auth):
 
     # -- discovery ---------------------------------------------------------------------------
 
-    async def _discover(self, target: str, challenge: dict[str, str]) -> Discovered:
+    async def _discover(self, target: str, challenge: dict[str, str], takes_dpop: bool) -> Discovered:
+        """What the server and its authorization server publish; ``takes_dpop``: it
+        challenged with the ``DPoP`` scheme."""
         resource_metadata = await self._resource_metadata(target, challenge.get("resource_metadata"))
         if resource_metadata is None:  # 2025-03-26: the server's origin is its authorization server
             parts = urlsplit(target)
@@ -347,7 +348,7 @@ class OAuth(httpx.Auth):
         supported = resource_metadata.get("scopes_supported")
         scopes = [s for s in supported if isinstance(s, str)] if isinstance(supported, list) else None
         takes_dpop = (
-            "dpop" in challenge
+            takes_dpop
             or resource_metadata.get("dpop_bound_access_tokens_required") is True
             or isinstance(resource_metadata.get("dpop_signing_alg_values_supported"), list)
         )
@@ -652,8 +653,12 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def _tokens_key(target: str) -> str:
-    return f"tokens {target}"
+TOKENS_PREFIX = "tokens "
+
+
+def tokens_key(target: str) -> str:
+    """The store key of the token record for the MCP server at ``target``."""
+    return TOKENS_PREFIX + target
 
 
 def _client_key(issuer: str) -> str:

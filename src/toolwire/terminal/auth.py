@@ -17,7 +17,7 @@ import datetime
 import sys
 import time
 
-from ..auth.oauth import AuthorizationError, OAuth
+from ..auth.oauth import TOKENS_PREFIX, AuthorizationError, OAuth, tokens_key
 from ..auth.tokenstore import user_store
 from ..cli import UsageError
 
@@ -52,14 +52,14 @@ async def login(url: str) -> int:
     from ..client import Client, ClientError
 
     store = user_store()
-    store.delete(f"tokens {url}")  # a login asks anew
+    store.delete(tokens_key(url))  # a login asks anew
     try:
         async with Client(url, auth=OAuth(client_name="toolwire", store=store)) as client:
             await client.list_tools()
     except (ClientError, AuthorizationError) as exc:
         sys.stderr.write(f"toolwire: {exc}\n")
         return 1
-    record = store.load(f"tokens {url}")
+    record = store.load(tokens_key(url))
     if record is None:
         sys.stdout.write(f"{url} did not ask for authorization: nothing stored\n")
     else:
@@ -69,10 +69,10 @@ async def login(url: str) -> int:
 
 def logout(url: str) -> int:
     store = user_store()
-    if store.load(f"tokens {url}") is None:
+    if store.load(tokens_key(url)) is None:
         sys.stdout.write(f"nothing stored for {url}\n")
         return 0
-    store.delete(f"tokens {url}")
+    store.delete(tokens_key(url))
     sys.stdout.write(f"forgot the tokens of {url}\n")
     return 0
 
@@ -81,11 +81,11 @@ def status(url: str | None) -> int:
     store = user_store()
     shown = 0
     for key in store.names():
-        if not key.startswith("tokens ") or (url is not None and key != f"tokens {url}"):
+        if not key.startswith(TOKENS_PREFIX) or (url is not None and key != tokens_key(url)):
             continue
         record = store.load(key)
         if record is not None:
-            sys.stdout.write(f"{key[len('tokens ') :]}: {describe(record)}\n")
+            sys.stdout.write(f"{key[len(TOKENS_PREFIX) :]}: {describe(record)}\n")
             shown += 1
     if not shown:
         sys.stdout.write(f"no tokens stored{f' for {url}' if url else ''} (in {store!r})\n")
