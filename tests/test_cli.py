@@ -302,19 +302,25 @@ def test_help_for_each_command_the_version_and_unknown_words() -> None:
     assert failed(bare_run, 2).startswith("toolwire: run needs a FILE")
 
 
+#: A legacy handshake, as the first lines a client sends a stdio server.
+HANDSHAKE = [
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+]
+
+
 def test_run_imports_nothing_of_the_terminal_commands() -> None:
     messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *HANDSHAKE,
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}},
     ]
     done = subprocess.run(
@@ -422,17 +428,7 @@ def test_call_shows_the_servers_log_at_a_level_and_run_v_logs_each_request() -> 
     quiet = toolwire("call", FAILING, "chatty")
     assert quiet.stderr == ""
     messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *HANDSHAKE,
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "chatty", "arguments": {}}},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "boom", "arguments": {}}},
     ]
