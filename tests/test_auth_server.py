@@ -19,6 +19,7 @@ from httpserve import BASE, InProcess, fresh_server, legacy_call, modern_call, m
 from tokenissuer import TokenIssuer
 from toolwire import Server
 from toolwire.auth import Identity, IntrospectionVerifier, ProtectedResource
+from toolwire.auth.challenge import read_challenge
 from toolwire.client import Client, ServerError
 
 ERAS = ["2025-11-25", "2026-07-28"]
@@ -79,14 +80,10 @@ def bearer(token: str) -> dict[str, str]:
 
 
 def challenge(response: httpx.Response) -> dict[str, str]:
-    """The ``WWW-Authenticate`` parameters (``Bearer k="v", ...``)."""
-    value = response.headers["www-authenticate"]
-    assert value.startswith("Bearer ")
-    found = {}
-    for part in value[len("Bearer ") :].split('", '):
-        key, _, quoted = part.partition("=")
-        found[key.strip()] = quoted.strip('"')
-    return found
+    """The parameters of the ``Bearer`` challenge in ``WWW-Authenticate``."""
+    found = read_challenge(response.headers["www-authenticate"])
+    assert found is not None and found[0] == "bearer", response.headers["www-authenticate"]
+    return found[1]
 
 
 async def test_the_metadata_is_served_at_both_well_known_paths(vault: Protected, issuer: TokenIssuer) -> None:
