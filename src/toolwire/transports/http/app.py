@@ -172,6 +172,11 @@ class StreamableHTTP:
         self._idle: list[_Stateless] = []  # ready for the next 2026-07-28 request
         self.auth = auth
         self._metadata_paths = auth.metadata_paths(self.path) if auth is not None else set()
+        self._auth_error: type[AuthError] | tuple[()] = ()  # what a refusal raises, once auth is there
+        if auth is not None:
+            from ...auth.resource import AuthError
+
+            self._auth_error = AuthError
         catalogs = (server.registry, server.resources, server.resource_templates, server.prompts)
         self._gated = any(catalog.gated for catalog in catalogs)  # kept current by the catalogs
 
@@ -288,14 +293,12 @@ class StreamableHTTP:
 
     async def _authenticate(self, headers: dict[str, str]) -> Identity:
         """The caller of a request to the endpoint; 401 (or 403) with the challenge otherwise."""
-        from ...auth.resource import AuthError  # loaded already: self.auth is one of its objects
-
         assert self.auth is not None
         try:
             caller = await self.auth.authenticate(headers.get("authorization"))
             if self.auth.required_scopes:
                 self.auth.require(caller, (), "this server")
-        except AuthError as exc:
+        except self._auth_error as exc:
             raise _refused(exc) from None
         return caller
 
@@ -304,15 +307,13 @@ class StreamableHTTP:
         scopes ``caller`` lacks."""
         if caller is None or self.auth is None or not self._gated:
             return
-        from ...auth.resource import AuthError
-
         for item in message if isinstance(message, list) else (message,):
             if isinstance(item, dict) and isinstance(item.get("method"), str):
                 required, what = self.server.scopes_for(item["method"], item.get("params"))
                 if required:
                     try:
                         self.auth.require(caller, required, what)
-                    except AuthError as exc:
+                    except self._auth_error as exc:
                         raise _refused(exc, _id(item)) from None
 
     # -- POST --------------------------------------------------------------------------------
