@@ -16,6 +16,7 @@ from typing import Any
 
 from toolwire import (
     Context,
+    ProtocolError,
     Server,
     ToolError,
     audio,
@@ -344,6 +345,66 @@ def test_x_mcp_header(arguments: dict[str, Any]) -> str:
 
 
 # -- resources -----------------------------------------------------------------------------------
+
+
+# -- tasks (the 2026-07-28 tasks extension; 2025-11-25 clients call them with "task") --------
+
+
+@server.tool
+def greet(name: str) -> str:
+    """Greets someone, at once (never a task)."""
+    return f"Hello, {name}!"
+
+
+@server.tool(task=True)
+async def slow_compute(seconds: float, label: str = "") -> str:
+    """Waits ``seconds``, then reports; runs as a task for clients that take one."""
+    await asyncio.sleep(seconds)
+    return f"Computed {label or 'result'} after {seconds:g} s"
+
+
+@server.tool(task="required")
+async def failing_job() -> str:
+    """A job that fails after a second (a tool error: the task still completes)."""
+    await asyncio.sleep(1)
+    raise ToolError("The job failed: the input could not be processed")
+
+
+@server.tool(task=True)
+async def protocol_error_job() -> str:
+    """A job that ends with a JSON-RPC error (the task fails)."""
+    await asyncio.sleep(0.2)
+    raise ProtocolError(-32603, "Internal error: the job's backend is unavailable")
+
+
+CONFIRM_SCHEMA = {"type": "object", "properties": {"confirm": {"type": "boolean"}}}
+
+
+@server.tool(task=True)
+async def confirm_delete(filename: str, ctx: Context) -> str:
+    """Asks before deleting ``filename`` (the task waits for the answer)."""
+    answer = await ctx.elicit(f"Delete {filename}?", CONFIRM_SCHEMA)
+    confirmed = answer.accepted and (answer.content or {}).get("confirm")
+    return f"Deleted {filename}" if confirmed else f"Kept {filename}"
+
+
+@server.tool(task=True)
+async def multi_input(ctx: Context) -> str:
+    """Asks two questions at once (both wait in the task together)."""
+    name, confirmation = await ctx.ask_all(
+        ctx.elicit("What is your name?", {"type": "object", "properties": {"name": {"type": "string"}}}),
+        ctx.elicit("Proceed?", CONFIRM_SCHEMA),
+    )
+    return f"name={(name.content or {}).get('name')} confirm={(confirmation.content or {}).get('confirm')}"
+
+
+@server.tool(task="required", defer_task=True)
+async def test_tool_with_task(ctx: Context) -> str:
+    """Asks the user's name in the request, then finishes as a task."""
+    answer = await ctx.elicit("What is your name?", NAME_SCHEMA, key="user_name")
+    await ctx.start_task()
+    await asyncio.sleep(0.2)
+    return f"Hello, {(answer.content or {}).get('name')}, from a task!"
 
 
 @server.resource("test://static-text", mime_type="text/plain", description="A static text resource")

@@ -3,7 +3,8 @@
     python tests/conformance/run.py [--server-only | --client-only]
 
 Server side: ``examples/conformance_server.py`` is started on a free port of 127.0.0.1 and
-every server scenario of the 2025-11-25 wire and of the 2026-07-28 wire is run against it.
+every server scenario of the 2025-11-25 wire and of the 2026-07-28 wire is run against it,
+then the scenarios of the tasks extension, one by one.
 Client side: every client scenario of both versions (authorization ones included), the
 2025-03-26 authorization scenarios and the authorization extensions toolwire implements are
 run, one at a time, with ``examples/conformance_client.py`` as the client. The suite's
@@ -84,6 +85,21 @@ def verdict(checks: list[dict[str, object]], strict: bool) -> tuple[bool, str]:
     return not failed, f"{passed} checks passed" + (f", failed: {detail}" if failed else "")
 
 
+#: Server scenarios of extensions toolwire implements, run by name (the suite's
+#: ``tasks-status-notifications`` only ever reports itself skipped).
+SERVER_EXTENSIONS = (
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition",
+)
+
+
 def run_server_scenarios(work: Path) -> list[tuple[str, bool, str]]:
     port = free_port()
     server = subprocess.Popen([sys.executable, str(ROOT / "examples" / "conformance_server.py"), str(port)])
@@ -108,6 +124,14 @@ def run_server_scenarios(work: Path) -> list[tuple[str, bool, str]]:
             for name, checks in scenarios.items():
                 ok, detail = verdict(checks, strict=False)
                 outcome.append((f"server {version} {name}", ok, detail))
+        for name in SERVER_EXTENSIONS:
+            output = work / f"server-extension-{name}"
+            done = suite("server", "--url", f"http://localhost:{port}/mcp", "--scenario", name, output=output)
+            checks = next(iter(results(output).values()), [])
+            ok, detail = verdict(checks, strict=True)
+            if not checks:
+                ok, detail = False, f"the suite ran no check: {done.stderr[-300:]}"
+            outcome.append((f"server extension {name}", ok, detail))
     finally:
         server.terminate()
         server.wait(10)

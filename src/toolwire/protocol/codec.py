@@ -17,20 +17,25 @@ What changes, by version:
                    resource_link, ``lastModified`` annotations, elicitation; batches removed
 2025-11-25         + icons; argument validation failures become ``isError`` results;
                    elicitation carries ``mode``; HTTP streams open with a priming event
-                   and may be resumed
+                   and may be resumed; tasks (``tasks`` capability, ``execution`` on
+                   tools, ``ttl``/``pollInterval``, ``tasks/result`` and ``tasks/list``)
 2026-07-28         no handshake; ``resultType`` on every result; ``ttlMs``/``cacheScope`` on
                    discover, list and read results; outputSchema and structuredContent of
                    any type; ``-32021`` for a missing client capability; resource not found
-                   is ``-32602``
+                   is ``-32602``; tasks are the ``io.modelcontextprotocol/tasks``
+                   extension (``ttlMs``/``pollIntervalMs``, results inlined in ``tasks/get``)
 =================  =========================================================================
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, RESOURCE_NOT_FOUND, ProtocolError
-from .versions import LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS
+from .versions import LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS, TASKS_EXTENSION
+
+if TYPE_CHECKING:
+    from ..tasks.model import TaskRecord
 
 LOG_LEVELS: tuple[str, ...] = (
     "debug",
@@ -71,6 +76,7 @@ class Codec:
         "progress_message",
         "resumable_streams",
         "structured",
+        "tasks",
         "validation_is_error",
         "version",
     )
@@ -91,6 +97,8 @@ class Codec:
         #: Streamable HTTP: SSE streams open with a priming event (id, empty data) and may be
         #: resumed with ``Last-Event-ID`` (clients of older versions expect no priming event).
         self.resumable_streams = at_least("2025-11-25")
+        #: Tasks in the core protocol (2025-11-25 only; 2026-07-28 has them as an extension).
+        self.tasks = version == "2025-11-25"
         fields = list(_TOOL_FIELDS_BASE)
         if self.annotations:
             fields.append("annotations")
@@ -98,6 +106,8 @@ class Codec:
             fields += ["title", "outputSchema", "_meta"]
         if self.icons:
             fields.append("icons")
+        if self.tasks:
+            fields.append("execution")
         self._tool_fields = tuple(fields)
         newer = (("title", "_meta") if self.structured else ()) + (("icons",) if self.icons else ())
         self._resource_fields = _RESOURCE_FIELDS_BASE + newer
@@ -178,10 +188,17 @@ class Codec:
 
     def capabilities(self, capabilities: dict[str, Any]) -> dict[str, Any]:
         """The server's capabilities as this version names them (2024-11-05 has no
-        ``completions`` capability: completion was offered without one)."""
+        ``completions`` capability: completion was offered without one). A neutral
+        ``tasks`` entry becomes the 2025-11-25 ``tasks`` capability or the 2026-07-28
+        extension, and nothing in older versions."""
         if not self.audio and "completions" in capabilities:
-            return {key: value for key, value in capabilities.items() if key != "completions"}
-        return capabilities
+            capabilities = {key: value for key, value in capabilities.items() if key != "completions"}
+        if "tasks" not in capabilities or self.tasks:
+            return capabilities
+        rendered = {key: value for key, value in capabilities.items() if key != "tasks"}
+        if self.modern:
+            rendered["extensions"] = {**rendered.get("extensions", {}), TASKS_EXTENSION: {}}
+        return rendered
 
     def resource(self, resource: dict[str, Any]) -> dict[str, Any]:
         """Render a neutral ``Resource`` (also the body of a ``resource_link``)."""
@@ -241,6 +258,34 @@ class Codec:
                 {"requiredCapabilities": {capability: {}}},
             )
         return {"content": [{"type": "text", "text": message}], "isError": True}
+
+    # -- tasks -----------------------------------------------------------------------------
+
+    def task(self, record: TaskRecord, detailed: bool = False) -> dict[str, Any]:
+        """A task as this version spells it (2025-11-25 ``ttl``/``pollInterval``, 2026-07-28
+        ``ttlMs``/``pollIntervalMs``). ``detailed`` (2026-07-28 ``tasks/get``): with the
+        questions it waits on, its result or its error."""
+        task: dict[str, Any] = {"taskId": record.id, "status": record.status}
+        if record.message is not None:
+            task["statusMessage"] = record.message
+        from ..tasks.model import timestamp  # only servers and clients with tasks need it
+
+        task["createdAt"] = timestamp(record.created)
+        task["lastUpdatedAt"] = timestamp(record.updated)
+        if self.modern:
+            task["ttlMs"] = record.ttl_ms
+            task["pollIntervalMs"] = record.poll_ms
+            if detailed:
+                if record.status == "input_required":
+                    task["inputRequests"] = record.inputs
+                elif record.status == "completed" and record.result is not None:
+                    task["result"] = record.result
+                elif record.status == "failed" and record.error is not None:
+                    task["error"] = record.error
+        else:
+            task["ttl"] = record.ttl_ms
+            task["pollInterval"] = record.poll_ms
+        return task
 
     # -- notifications and server requests -------------------------------------------------
 

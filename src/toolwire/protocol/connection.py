@@ -79,7 +79,8 @@ class Request:
     client capabilities that apply to it (from its own ``_meta`` when modern, from the
     handshake when legacy); ``log_level`` is the minimum level to send log messages at, or
     ``None`` for none at all; ``auth``: the :class:`~toolwire.auth.Identity` of its caller,
-    when the transport verified one.
+    when the transport verified one; ``task``: the task it was answered with, once it
+    became one (its work then goes on after the answer).
     """
 
     __slots__ = (
@@ -94,6 +95,7 @@ class Request:
         "method",
         "params",
         "progress_token",
+        "task",
     )
 
     def __init__(
@@ -119,6 +121,8 @@ class Request:
         self.batch: _Batch | None = None
         #: The caller's verified identity, set by a transport that authenticates (HTTP).
         self.auth: Any = None
+        #: The task this call became (a :class:`~toolwire.tasks.manager.LiveTask`), if any.
+        self.task: Any = None
 
     def __repr__(self) -> str:
         return f"Request({self.id!r}, {self.method!r}, {self.codec.version})"

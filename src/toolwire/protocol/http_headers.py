@@ -3,7 +3,8 @@ a request body into headers, and how a server checks that headers and body agree
 
 Every POST carries ``MCP-Protocol-Version`` and ``Mcp-Method``; ``tools/call`` and
 ``prompts/get`` carry ``Mcp-Name`` (``params.name``), ``resources/read`` too
-(``params.uri``). A tool parameter whose schema says ``"x-mcp-header": "Region"`` is
+(``params.uri``), and the tasks extension's ``tasks/get``, ``tasks/update`` and
+``tasks/cancel`` (``params.taskId``). A tool parameter whose schema says ``"x-mcp-header": "Region"`` is
 mirrored as ``Mcp-Param-Region``. Values that are not plain visible ASCII (or have leading
 or trailing whitespace, or look like the sentinel itself) travel as ``=?base64?...?=``.
 
@@ -27,7 +28,14 @@ NAME = "mcp-name"
 PARAM_PREFIX = "mcp-param-"
 
 #: Which ``params`` field ``Mcp-Name`` mirrors, by method.
-NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAME_FIELDS = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _PLAIN = re.compile(r"[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?")

@@ -23,6 +23,10 @@ META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+#: 2025-11-25: ``_meta`` key tying a message to the task it belongs to.
+META_RELATED_TASK = "io.modelcontextprotocol/related-task"
+#: 2026-07-28: the tasks extension's identifier.
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 
 
 def negotiate_legacy(requested: object) -> str:

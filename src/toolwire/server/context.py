@@ -10,6 +10,13 @@ with side effects happens after the questions.
 
 ``report_progress`` and ``log`` work from async and sync tools alike (sync tools run on a
 worker thread) and may be awaited or not. ``elicit`` and ``sample`` are coroutines.
+
+In a call that became a task (see docs/tasks.md) the same methods work through the task:
+progress is also kept as the task's status message; a question puts the task in
+``input_required`` until the client answers it (2025-11-25: a request tagged with the
+task; 2026-07-28: an entry of the task's ``inputRequests``, answered with
+``tasks/update``, so the tool does not run again from the start); 2026-07-28 sends no log
+messages for a task.
 """
 
 from __future__ import annotations
@@ -94,6 +101,7 @@ class Context(ToolContext):
         #: 2026-07-28: answers gathered in earlier rounds, by input-request key.
         self.answers: dict[str, Any] = answers if answers is not None else {}
         self._asked = 0
+        self._deferred: tuple[str, int | None] | None = None
 
     @property
     def request_id(self) -> str | int:
@@ -125,8 +133,31 @@ class Context(ToolContext):
 
     @property
     def is_cancelled(self) -> bool:
-        """Whether the client cancelled this call (sync tools should poll it in long loops)."""
-        return self._request.cancelled
+        """Whether the client cancelled this call or its task (sync tools should poll it in
+        long loops)."""
+        task = self._request.task
+        return self._request.cancelled or (task is not None and task.record.status == "cancelled")
+
+    @property
+    def task_id(self) -> str | None:
+        """The id of the task this call runs as, or ``None`` when it runs in its request."""
+        task = self._request.task
+        return task.id if task is not None else None
+
+    def defer_task(self, tool: str, ttl_ms: int | None) -> None:
+        """Set by the session: this call is to become a task when :meth:`start_task` is awaited."""
+        self._deferred = (tool, ttl_ms)
+
+    async def start_task(self) -> None:
+        """For a tool declared with ``defer_task=True``: answer the client with a task handle
+        now and go on in the background (what came before, such as questions to the user,
+        happened in the request). Does nothing when the call does not become a task (the
+        client cannot take one) or already is one."""
+        deferred = self._deferred
+        if deferred is None or self._request.task is not None:
+            return
+        self._deferred = None
+        await self._session.detach(self._request, *deferred)
 
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> _Done:
         """Send ``notifications/progress`` if the client asked for progress on this call.
@@ -136,21 +167,28 @@ class Context(ToolContext):
         if self._progress is not None and progress <= self._progress:
             raise ValueError(f"progress must increase with each report: got {progress} after {self._progress}")
         self._progress = progress
-        token = self._request.progress_token
-        if token is not None:
-            params = self._request.codec.progress(token, progress, total, message)
-            self._session.send_for(self._request, "notifications/progress", params)
+        request = self._request
+        token = request.progress_token
+        if request.task is not None:
+            self._session.server.tasks.progressed(request.task, token, progress, total, message)
+        elif token is not None:
+            params = request.codec.progress(token, progress, total, message)
+            self._session.send_for(request, "notifications/progress", params)
         return _DONE
 
     def log(self, level: str, data: Any, logger: str | None = None) -> _Done:
         """Send a log message to the client, if its level for this call lets it through."""
         if level not in LOG_SEVERITY:
             raise ValueError(f"unknown log level {level!r}: use one of {', '.join(LOG_SEVERITY)}")
-        if self._session.connection.wants_log(self._request, level):
+        request = self._request
+        if self._session.connection.wants_log(request, level) and not (request.task and request.codec.modern):
             params: dict[str, Any] = {"level": level, "data": data}
             if logger is not None:
                 params["logger"] = logger
-            self._session.send_for(self._request, "notifications/message", params)
+            if request.task is not None:
+                self._session.server.tasks.notify(request.task, "notifications/message", params)
+            else:
+                self._session.send_for(request, "notifications/message", params)
         return _DONE
 
     def close_stream(self) -> _Done:
@@ -251,7 +289,7 @@ class Context(ToolContext):
         ``ctx.list_roots()``), returning their answers in order: concurrently on a legacy
         connection, in one ``InputRequiredResult`` round on 2026-07-28. Whatever one of them
         raises (``CapabilityMissing``...) is raised, and the others are dropped."""
-        if not self._request.codec.modern:
+        if not self._request.codec.modern or self._request.task is not None:
             import asyncio
 
             return list(await asyncio.gather(*questions))
@@ -277,6 +315,13 @@ class Context(ToolContext):
     async def _ask(
         self, kind: str, method: str, params: dict[str, Any], check: Any, key: str | None = None
     ) -> dict[str, Any]:
+        task = self._request.task
+        if task is not None:
+            answer = await self._session.server.tasks.ask(task, kind, method, params, check)
+            problem = check(answer)
+            if problem:
+                raise ClientRequestFailed(f"the client's answer to {method} is not valid: {problem}")
+            return answer  # type: ignore[no-any-return]
         if not self._request.codec.modern:
             answer = await self._session.request_client(method, params, self._request.id)
             problem = check(answer)

@@ -22,6 +22,8 @@ from ..tools.tool import Tool, annotations_from
 if TYPE_CHECKING:
     from ..prompts.prompt import Prompt
     from ..resources.resource import Resource, ResourceTemplate
+    from ..tasks.manager import TaskManager
+    from ..tasks.store import TaskStore
     from ..tools.content import Content
     from ..transports.http.app import StreamableHTTP
 
@@ -53,6 +55,10 @@ class Server:
     - ``timeout``: seconds a tool call (or a resource read, a prompt) may run before it is
       cancelled (a tool's own ``timeout=`` wins); ``max_concurrency``: calls running at once
       in all (a tool's own ``max_concurrency=`` limits that tool). See :mod:`toolwire.guards`.
+    - ``task_store``: where tools declared with ``task=`` keep their tasks: ``None`` (memory),
+      a file path (SQLite: tasks survive restarts) or a :class:`~toolwire.tasks.TaskStore`;
+      ``task_ttl``: seconds a task and its result are kept (``None``: until deleted);
+      ``task_poll_interval``: seconds suggested between polls. See docs/tasks.md.
     """
 
     def __init__(
@@ -74,6 +80,9 @@ class Server:
         guards: Sequence[Guard] = (),
         timeout: float | None = None,
         max_concurrency: int | None = None,
+        task_store: TaskStore | str | os.PathLike[str] | None = None,
+        task_ttl: float | None = 3600.0,
+        task_poll_interval: float = 1.0,
     ) -> None:
         if cache_scope not in ("public", "private"):
             raise ValueError('cache_scope must be "public" or "private"')
@@ -110,6 +119,13 @@ class Server:
         self.raw_list_handler: _ListHandler | None = None
         self.raw_call_handler: _CallHandler | None = None
         self._raw_tools: dict[str, Tool] = {}
+        self._task_options: dict[str, Any] = {
+            "store": task_store,
+            "ttl": task_ttl,
+            "poll_interval": task_poll_interval,
+            "page_size": page_size or 50,
+        }
+        self._tasks: TaskManager | None = None
 
     # -- guards ----------------------------------------------------------------------------
 
@@ -140,6 +156,20 @@ class Server:
         self.guards = outer + inner
         self.guarded = chain(self.guards)
 
+    @property
+    def tasks(self) -> TaskManager:
+        """Runs and keeps the tasks of tools declared with ``task=`` (made at first use)."""
+        if self._tasks is None:
+            from ..tasks.manager import TaskManager
+
+            self._tasks = TaskManager(**self._task_options)
+        return self._tasks
+
+    async def close_tasks(self) -> None:
+        """Stop the tasks running here (stored as interrupted) and close the task store."""
+        if self._tasks is not None:
+            await self._tasks.close()
+
     # -- decorators ------------------------------------------------------------------------
 
     @overload
@@ -167,6 +197,8 @@ class Server:
         timeout: float | None = None,
         max_concurrency: int | None = None,
         scopes: Iterable[str] | None = None,
+        task: bool | str | None = None,
+        defer_task: bool = False,
     ) -> Callable[[F], F]: ...
 
     def tool(self, fn: Any = None, /, **options: Any) -> Any:
@@ -177,9 +209,12 @@ class Server:
         schemas; the keywords override them. ``read_only``, ``destructive``, ``idempotent``
         and ``open_world`` set the annotation hints; ``timeout`` (seconds) and
         ``max_concurrency`` limit its calls; ``scopes``: the OAuth scopes a caller needs to
-        see and call it (over HTTP with ``auth=``, see docs/authorization.md). Raises
-        ``ValueError`` for an invalid or taken name and ``TypeError`` for a type that has no
-        JSON Schema.
+        see and call it (over HTTP with ``auth=``, see docs/authorization.md). ``task``:
+        ``True`` (or ``"optional"``) lets a client that can run it as a task do so,
+        ``"required"`` lets it run only as one; ``defer_task=True`` starts the task when the
+        tool awaits ``ctx.start_task()`` rather than before it runs (see docs/tasks.md).
+        Raises ``ValueError`` for an invalid or taken name and ``TypeError`` for a type that
+        has no JSON Schema.
         """
 
         def register(function: F) -> F:
@@ -197,6 +232,8 @@ class Server:
                 options["lenient"] = self.lenient_arguments
             tool = Tool.from_function(tool, **options)
         self.registry.add(tool.name, tool)
+        if tool.task is not None:
+            self._declare("tasks", {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
         if tool.timeout is not None or tool.max_concurrency is not None:
             self._compose()
         return tool

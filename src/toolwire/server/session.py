@@ -25,8 +25,14 @@ from ..catalog import Catalog, InvalidCursor
 from ..guards.seam import Call
 from ..logs import get_logger
 from ..protocol.connection import Cancelled, Request, RequestId, Response, ServerConnection
-from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError
-from ..protocol.versions import META_SUBSCRIPTION_ID
+from ..protocol.errors import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    ProtocolError,
+)
+from ..protocol.versions import META_RELATED_TASK, META_SUBSCRIPTION_ID, TASKS_EXTENSION
 from ..tools.results import ToolError, error_result
 from ..tools.tool import OutputInvalid, Tool
 from ..tools.validation import ArgumentsInvalid
@@ -36,6 +42,7 @@ from .request_state import binding, seal, unseal
 
 if TYPE_CHECKING:
     from ..auth.identity import Identity
+    from ..tasks.manager import TaskManager
     from .server import Server
 
 log = get_logger("toolwire")
@@ -259,10 +266,10 @@ class ServerSession:
         inside its task: ``asyncio.timeout``, ``current_task()`` and libraries built on them
         work from its first line.
         """
-        finishing = self._finish(request.id, work)
+        finishing = self._finish(request, work)
         if EAGER_TASKS:
             task = asyncio.Task(finishing, loop=self._loop, eager_start=True)  # type: ignore[call-arg]
-            if not task.done():
+            if not task.done() and request.task is None:
                 self._tasks[request.id] = task
         else:
             self._tasks[request.id] = self._loop.create_task(finishing)
@@ -273,7 +280,8 @@ class ServerSession:
         identity: Identity | None = request.auth
         return identity
 
-    def _caller_name(self, request: Request) -> str | None:
+    def caller_name(self, request: Request) -> str | None:
+        """The name of who sent ``request`` (see :meth:`caller`), or ``None``."""
         caller = self.caller(request)
         return caller.name if caller is not None else None
 
@@ -281,13 +289,14 @@ class ServerSession:
         """The task running request ``id``, once its work waited (``None`` before, and after)."""
         return self._tasks.get(id)
 
-    async def _finish(self, id: RequestId, work: Awaitable[bytes | None]) -> None:
+    async def _finish(self, request: Request, work: Awaitable[bytes | None]) -> None:
         try:
-            self.send(await work, id)
+            self.send(await work, request.id)
         except asyncio.CancelledError:
             pass  # cancelled by the client or at shutdown: nothing more is sent for it
         finally:
-            self._tasks.pop(id, None)
+            if request.task is None:  # a task's id may serve a newer request by now
+                self._tasks.pop(request.id, None)
 
     async def _call(self, request: Request) -> bytes | None:
         """Answer a ``tools/call``: the hot path, kept to one coroutine around the tool's own."""
@@ -312,10 +321,17 @@ class ServerSession:
                 )
                 result = await guarded(call)
         except ProtocolError as exc:
+            if request.task is not None:
+                await self.server.tasks.fail(request.task, exc)
+                return None
             return self.connection.respond_error(request, exc)
         if tool is None:
             tool = self.server.known_raw_tool(name)
-        return self.connection.respond(request, codec.call_result(result, tool is not None and tool.wrap_structured))
+        rendered = codec.call_result(result, tool is not None and tool.wrap_structured)
+        if request.task is not None:
+            await self.server.tasks.finish(request.task, codec.finish(rendered, None))
+            return None
+        return self.connection.respond(request, rendered)
 
     async def _tool_result(
         self, request: Request, name: str, tool: Tool | None, arguments: dict[str, Any]
@@ -325,19 +341,88 @@ class ServerSession:
             tool = await self.server.find_raw_tool(name)
         if tool is None:
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
+        as_task, ttl_ms = self._task_plan(request, tool) if tool.task or request.codec.tasks else (False, None)
         try:
             arguments = tool.validate_arguments(arguments)
         except ArgumentsInvalid as exc:
             return request.codec.invalid_arguments(str(exc))
-        return await self._run_tool(request, tool, arguments)
+        return await self._run_tool(request, tool, arguments, as_task, ttl_ms)
 
-    async def _run_tool(self, request: Request, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
-        """The tool's result, with whatever it raises turned into the answer it calls for."""
+    def _task_plan(self, request: Request, tool: Tool) -> tuple[bool, int | None]:
+        """Whether this call runs as a task, and the lifetime (ms) its client asked for.
+
+        2026-07-28: a task whenever the tool can be one and the request declares the tasks
+        extension; ``-32021`` for a ``task="required"`` tool without it. 2025-11-25: a task
+        when the client sent ``task``; ``-32601`` for ``task`` on a tool that takes none or
+        its absence on one that requires it. Older versions have no tasks: the call runs
+        in the request."""
+        codec = request.codec
+        support = tool.task
+        if codec.modern:
+            if support is None:
+                return False, None
+            extensions = request.capabilities.get("extensions")
+            if type(extensions) is dict and TASKS_EXTENSION in extensions:
+                return True, None
+            if support == "required":
+                raise ProtocolError(
+                    MISSING_REQUIRED_CLIENT_CAPABILITY,
+                    f"Missing required client capability: tool {tool.name!r} runs only as a task; "
+                    f"declare the {TASKS_EXTENSION} extension in the request's client capabilities",
+                    {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
+                )
+            return False, None
+        if not codec.tasks:
+            return False, None
+        asked = request.params.get("task")
+        if asked is None:
+            if support == "required":
+                raise ProtocolError(
+                    METHOD_NOT_FOUND,
+                    f'Method not found: tool {tool.name!r} runs only as a task: send "task" with the call',
+                )
+            return False, None
+        if support is None:
+            raise ProtocolError(
+                METHOD_NOT_FOUND, f'Method not found: tool {tool.name!r} does not run as a task: call it without "task"'
+            )
+        ttl = asked.get("ttl") if type(asked) is dict else None
+        if type(asked) is not dict or not (ttl is None or (type(ttl) in (int, float) and ttl > 0)):
+            raise ProtocolError(
+                INVALID_PARAMS, 'Invalid params: "task" must be an object with an optional "ttl" above 0 (ms)'
+            )
+        return True, None if ttl is None else int(ttl)
+
+    async def detach(self, request: Request, tool: str, ttl_ms: int | None) -> None:
+        """Make the call of ``request`` a task: store it, answer with its handle, and let the
+        call run on without the request (no longer this session's to cancel or wait for)."""
+        tasks = self.server.tasks
+        request.task = await tasks.create(self, request, tool, ttl_ms)
+        self._tasks.pop(request.id, None)
+        self.send(self.connection.respond(request, tasks.created(request.task)), request.id)
+
+    async def _run_tool(
+        self,
+        request: Request,
+        tool: Tool,
+        arguments: dict[str, Any],
+        as_task: bool = False,
+        ttl_ms: int | None = None,
+    ) -> dict[str, Any]:
+        """The tool's result, with whatever it raises turned into the answer it calls for
+        (a :class:`ProtocolError` it raises is the call's JSON-RPC error)."""
         context = None
         if tool.wants_context:
             context = Context(self, request, self.answers(request, tool.name, arguments))
         try:
+            if as_task:
+                if tool.defer_task and context is not None:
+                    context.defer_task(tool.name, ttl_ms)
+                else:
+                    await self.detach(request, tool.name, ttl_ms)
             return await tool.call(arguments, context)
+        except ProtocolError:
+            raise
         except ToolError as exc:
             return error_result(str(exc))
         except InputRequired as exc:
@@ -364,7 +449,7 @@ class ServerSession:
         state = request.params.get("requestState")
         if not request.codec.modern or state is None:
             return None
-        bound = binding(subject, arguments, self._caller_name(request))
+        bound = binding(subject, arguments, self.caller_name(request))
         data = unseal(self.server.state_key, bound, state)
         answers: dict[str, Any] = data["answers"]
         responses = request.params.get("inputResponses")
@@ -380,7 +465,7 @@ class ServerSession:
         exc: InputRequired,
     ) -> dict[str, Any]:
         """The ``InputRequiredResult`` ending this round, its state sealed for ``subject``."""
-        bound = binding(subject, arguments, self._caller_name(context.request))
+        bound = binding(subject, arguments, self.caller_name(context.request))
         state = seal(
             self.server.state_key,
             bound,
@@ -388,6 +473,90 @@ class ServerSession:
             self.server.state_ttl,
         )
         return {"resultType": "input_required", "inputRequests": exc.requests, "requestState": state}
+
+    # -- tasks -------------------------------------------------------------------------------
+
+    def _tasks_for(self, request: Request) -> TaskManager:
+        """The task manager, if ``request`` may use it: ``-32601`` where the era has no such
+        method or the server no task tools, ``-32021`` for a 2026-07-28 request that does not
+        declare the tasks extension."""
+        codec = request.codec
+        method = request.method
+        if codec.modern and method in ("tasks/result", "tasks/list"):
+            raise ProtocolError(
+                METHOD_NOT_FOUND,
+                f"Method not found: {method} does not exist in {codec.version} (tasks/get carries the result)",
+            )
+        if not codec.modern and (not codec.tasks or method == "tasks/update"):
+            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method} does not exist in {codec.version}")
+        if "tasks" not in self.server.identity.capabilities:
+            raise ProtocolError(METHOD_NOT_FOUND, "Method not found: this server runs no tool as a task")
+        if codec.modern:
+            extensions = request.capabilities.get("extensions")
+            if type(extensions) is not dict or TASKS_EXTENSION not in extensions:
+                raise ProtocolError(
+                    MISSING_REQUIRED_CLIENT_CAPABILITY,
+                    f"Missing required client capability: {method} needs the {TASKS_EXTENSION} extension "
+                    "declared in the request's client capabilities",
+                    {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
+                )
+        return self.server.tasks
+
+    def _task_method(self, request: Request) -> None:
+        self.start(request, self._answer_task_method(request))
+
+    async def _answer_task_method(self, request: Request) -> bytes | None:
+        try:
+            tasks = self._tasks_for(request)
+            if request.method == "tasks/list":
+                records, cursor = await tasks.page(self, request)
+                listed: dict[str, Any] = {"tasks": [request.codec.task(record) for record in records]}
+                if cursor is not None:
+                    listed["nextCursor"] = cursor
+                return self.connection.respond(request, listed)
+            record = await tasks.find(self, request)
+            handler = _TASK_METHODS[request.method]
+            return await handler(self, request, tasks, record)
+        except ProtocolError as exc:
+            return self.connection.respond_error(request, exc)
+
+    async def _task_get(self, request: Request, tasks: TaskManager, record: Any) -> bytes | None:
+        return self.connection.respond(request, request.codec.task(record, detailed=request.codec.modern))
+
+    async def _task_result(self, request: Request, tasks: TaskManager, record: Any) -> bytes | None:
+        live = tasks.live(record.id)
+        if live is not None:
+            live.waiters.append(request.id)  # its questions now go on this request's stream
+        try:
+            record = await tasks.wait(record)
+        finally:
+            if live is not None:
+                live.waiters.remove(request.id)
+        related = {META_RELATED_TASK: {"taskId": record.id}}
+        if record.result is not None:
+            return self.connection.respond(
+                request, {**record.result, "_meta": {**record.result.get("_meta", {}), **related}}
+            )
+        error = record.error or {
+            "code": INVALID_PARAMS,
+            "message": "The task was cancelled before it finished: it has no result",
+        }
+        return self.connection.respond_error(request, ProtocolError(error["code"], error["message"], error.get("data")))
+
+    async def _task_cancel(self, request: Request, tasks: TaskManager, record: Any) -> bytes | None:
+        if request.codec.modern:
+            await tasks.cancel(record)  # an ended task is left as it is: the answer is the same
+            return self.connection.respond(request, {})
+        if record.terminal:
+            raise ProtocolError(INVALID_PARAMS, f"Cannot cancel task: already in terminal status {record.status!r}")
+        return self.connection.respond(request, request.codec.task(await tasks.cancel(record)))
+
+    async def _task_update(self, request: Request, tasks: TaskManager, record: Any) -> bytes | None:
+        responses = request.params.get("inputResponses")
+        if type(responses) is not dict:
+            raise ProtocolError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object of answers by key')
+        await tasks.answer(record, responses)
+        return self.connection.respond(request, {})
 
     # -- subscriptions and change notifications ------------------------------------------------
 
@@ -490,5 +659,18 @@ _METHODS: dict[str, Callable[[ServerSession, Request], None]] = {
     "resources/templates/list": ServerSession._list_templates,
     "prompts/list": ServerSession._list_prompts,
     "subscriptions/listen": ServerSession._listen,
+    "tasks/get": ServerSession._task_method,
+    "tasks/result": ServerSession._task_method,
+    "tasks/list": ServerSession._task_method,
+    "tasks/cancel": ServerSession._task_method,
+    "tasks/update": ServerSession._task_method,
     **FEATURE_METHODS,
+}
+
+#: What each task method does once its task is found: handler(session, request, tasks, record).
+_TASK_METHODS: dict[str, Callable[..., Awaitable[bytes | None]]] = {
+    "tasks/get": ServerSession._task_get,
+    "tasks/result": ServerSession._task_result,
+    "tasks/cancel": ServerSession._task_cancel,
+    "tasks/update": ServerSession._task_update,
 }

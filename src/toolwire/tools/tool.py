@@ -81,6 +81,8 @@ class Tool:
         timeout: float | None = None,
         max_concurrency: int | None = None,
         scopes: Iterable[str] | None = None,
+        task: bool | str | None = None,
+        defer_task: bool = False,
     ) -> None:
         if not isinstance(input_schema, dict) or input_schema.get("type") != "object":
             raise ValueError(f'tool {name!r}: inputSchema must be a JSON Schema object with "type": "object"')
@@ -102,6 +104,14 @@ class Tool:
         self.max_concurrency = max_concurrency
         #: OAuth scopes a caller needs to see and call it (HTTP with ``auth=``).
         self.scopes = scope_set(name, scopes)
+        #: Whether it runs as a task: ``"optional"``, ``"required"`` or ``None`` (never).
+        self.task = _task_support(name, task)
+        if defer_task and (self.task is None or context_param is None):
+            raise ValueError(
+                f"tool {name!r}: defer_task needs task support and a Context parameter (to start the task)"
+            )
+        #: The task starts when the tool calls ``ctx.start_task()``, not before it runs.
+        self.defer_task = defer_task
         self.enabled = True
         self.is_async = is_coroutine_function(handler)
         self._raw = raw
@@ -133,6 +143,8 @@ class Tool:
         timeout: float | None = None,
         max_concurrency: int | None = None,
         scopes: Iterable[str] | None = None,
+        task: bool | str | None = None,
+        defer_task: bool = False,
     ) -> Tool:
         """A tool from a function's signature and docstring.
 
@@ -173,6 +185,8 @@ class Tool:
             timeout=timeout,
             max_concurrency=max_concurrency,
             scopes=scopes,
+            task=task,
+            defer_task=defer_task,
         )
 
     @classmethod
@@ -206,6 +220,8 @@ class Tool:
             definition["icons"] = self.icons
         if self.meta:
             definition["_meta"] = self.meta
+        if self.task is not None:
+            definition["execution"] = {"taskSupport": self.task}
         return definition
 
     @property
@@ -274,6 +290,17 @@ class Tool:
 
         call = functools.partial(contextvars.copy_context().run, self.handler, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(None, call)
+
+
+def _task_support(name: str, task: bool | str | None) -> str | None:
+    """``task=`` as ``"optional"``, ``"required"`` or ``None``; ``ValueError`` for anything else."""
+    if task is True or task == "optional":
+        return "optional"
+    if task == "required":
+        return "required"
+    if task is None or task is False or task == "forbidden":
+        return None
+    raise ValueError(f'tool {name!r}: task must be True, False, "optional", "required" or "forbidden", not {task!r}')
 
 
 def _header_parameters(name: str, input_schema: dict[str, Any]) -> dict[str, tuple[str, ...]]:

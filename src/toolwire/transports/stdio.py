@@ -39,7 +39,15 @@ def run_stdio(server: Server, *, grace: float = 5.0, stdout: int | None = None) 
         else:
             pending.append(event)
     coroutine = serve_stdio(server, stdout=stdout, grace=grace, connection=connection, pending=pending, eof=not data)
-    event_loop_runner()(coroutine)
+    event_loop_runner()(_then_close_tasks(server, coroutine))
+
+
+async def _then_close_tasks(server: Server, serving: Any) -> None:
+    """Serve, then stop the server's tasks (the process ends: they would be lost unstored)."""
+    try:
+        await serving
+    finally:
+        await server.close_tasks()
 
 
 def event_loop_runner() -> Any:

@@ -210,11 +210,13 @@ class StreamableHTTP:
 
     async def close(self) -> None:
         """End every session and stream: calls in flight are cancelled, 2026-07-28
-        subscriptions get their final response, every response stream ends."""
+        subscriptions get their final response, every response stream ends; tasks still
+        running are stored as interrupted."""
         await self.sessions.close()
         for session in [*self._requests, *(worker.session for worker in self._idle)]:
             await session.close(grace=0)
         self._idle.clear()
+        await self.server.close_tasks()
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:

@@ -1,0 +1,487 @@
+"""Running tool calls as tasks, for one :class:`~toolwire.Server`, in both protocol eras.
+
+Theory of operation
+-------------------
+A task is a ``tools/call`` answered early. The session runs the call as usual; when it is to
+be a task, :meth:`TaskManager.create` writes a ``working`` record to the store (so that a
+``tasks/get`` finds it the moment the client has the id), the session answers the request
+with the task handle and lets go of the call, and the call's coroutine runs on in the
+background. When it ends, :meth:`TaskManager.finish` (or :meth:`~TaskManager.fail`) stores
+its result or its JSON-RPC error. The tool's :class:`~toolwire.Context` notices the task
+and routes what it does through this manager: progress becomes the task's status message
+(and, in 2025-11-25, ``notifications/progress`` with the task's ``related-task`` tag);
+questions (elicitation, sampling, roots) put the task in ``input_required``. In 2025-11-25
+a question is a request to the client, sent on the stream of a waiting ``tasks/result``
+when there is one; in 2026-07-28 it is listed in ``tasks/get``'s ``inputRequests`` and
+answered by ``tasks/update``.
+
+Who may see a task: its owner (the authenticated caller that created it) or, when nothing
+authenticated anyone, whoever holds its id (192 random bits). ``tasks/list`` shows an
+authenticated caller its own tasks and anyone else the tasks of their own session. A task
+of another caller, an unknown or an expired task are all "not found" (``-32602``): nothing
+tells them apart.
+
+A task that was running in a process that has since ended (killed, crashed, stopped) reads
+as ``failed`` with a message saying it was interrupted, never as lost or forever working.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import os
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ..logs import get_logger
+from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, ProtocolError
+from ..protocol.versions import META_RELATED_TASK
+from .model import (
+    CANCELLED,
+    COMPLETED,
+    FAILED,
+    INPUT_REQUIRED,
+    INTERRUPTED,
+    WORKING,
+    TaskRecord,
+    new_task_id,
+    runner_gone,
+)
+from .store import MemoryTaskStore, TaskStore
+
+if TYPE_CHECKING:
+    from ..protocol.connection import Request, RequestId
+    from ..server.session import ServerSession
+
+log = get_logger("toolwire.tasks")
+
+NOT_FOUND = "Failed to retrieve task: Task not found (it never existed, expired, or belongs to another caller)"
+#: Seconds between sweeps of expired tasks (done when a task is created).
+PURGE_EVERY = 60.0
+
+
+class LiveTask:
+    """A task running in this process: its record as last written, the call it runs and
+    what waits on it."""
+
+    __slots__ = ("asked", "done", "inputs", "loop", "record", "request", "runner", "session", "waiters")
+
+    def __init__(self, record: TaskRecord, session: ServerSession, request: Request) -> None:
+        self.record = record
+        self.session = session
+        self.request = request
+        self.runner: asyncio.Task[Any] | None = asyncio.current_task()
+        self.loop = asyncio.get_running_loop()
+        self.done = asyncio.Event()
+        #: 2026-07-28 questions waiting for ``tasks/update``, by key.
+        self.inputs: dict[str, asyncio.Future[Any]] = {}
+        self.asked = 0
+        #: 2025-11-25 ``tasks/result`` requests waiting on it (their streams carry its questions).
+        self.waiters: list[RequestId] = []
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    def related(self) -> RequestId | None:
+        """The request whose stream the task's messages go on (a waiting ``tasks/result``)."""
+        return self.waiters[-1] if self.waiters else None
+
+
+class TaskManager:
+    """Creates, runs, finds and ends the tasks of one server.
+
+    ``store``: a :class:`~toolwire.tasks.TaskStore`, or a file path for SQLite (``None``:
+    memory). ``ttl``: seconds a task is kept from its creation (a 2025-11-25 client may ask
+    for less, not more; ``None``: until deleted). ``poll_interval``: seconds suggested
+    between polls. ``max_active``: tasks one caller may have running at once here (more are
+    refused with ``-32600``).
+    """
+
+    def __init__(
+        self,
+        store: TaskStore | str | os.PathLike[str] | None = None,
+        *,
+        ttl: float | None = 3600.0,
+        poll_interval: float = 1.0,
+        max_active: int = 100,
+        page_size: int = 50,
+    ) -> None:
+        if ttl is not None and not ttl > 0:
+            raise ValueError("task ttl must be a number of seconds above 0, or None")
+        if not poll_interval > 0:
+            raise ValueError("task poll_interval must be a number of seconds above 0")
+        self._store_option = store
+        self._store: TaskStore | None = None
+        self.ttl_ms = None if ttl is None else int(ttl * 1000)
+        self.poll_ms = max(1, int(poll_interval * 1000))
+        self.max_active = max_active
+        self.page_size = page_size
+        self._live: dict[str, LiveTask] = {}
+        self._purged = time.monotonic()
+        self._notes: set[asyncio.Task[None]] = set()  # status messages being stored
+
+    @property
+    def store(self) -> TaskStore:
+        """The store, opened at first use."""
+        if self._store is None:
+            option = self._store_option
+            if option is None:
+                self._store = MemoryTaskStore()
+            elif isinstance(option, (str, os.PathLike)):
+                from ..stores.sqlite import SQLiteTaskStore
+
+                self._store = SQLiteTaskStore(option)
+            else:
+                self._store = option
+        return self._store
+
+    # -- creating and ending -------------------------------------------------------------------
+
+    async def create(self, session: ServerSession, request: Request, tool: str, ttl_ms: int | None) -> LiveTask:
+        """Store a new ``working`` task for ``request`` (durably, before it is announced) and
+        tie it to the running call. ``ProtocolError`` ``-32600`` when the caller has
+        ``max_active`` tasks running already."""
+        owner = session.caller_name(request)
+        legacy = not request.codec.modern
+        mine = owner if owner is not None else session.id
+        active = sum(1 for live in self._live.values() if _key(live) == mine)
+        if active >= self.max_active:
+            raise ProtocolError(
+                INVALID_REQUEST,
+                f"Too many tasks: {active} of yours are running here already (at most {self.max_active}); "
+                "wait for one to finish or cancel one",
+            )
+        if self.ttl_ms is not None:
+            ttl_ms = self.ttl_ms if ttl_ms is None else min(ttl_ms, self.ttl_ms)
+        record = TaskRecord(
+            new_task_id(),
+            tool,
+            request.codec.version,
+            owner=owner,
+            session=session.id if legacy else None,
+            ttl_ms=ttl_ms,
+            poll_ms=self.poll_ms,
+        )
+        store = self.store
+        if time.monotonic() - self._purged > PURGE_EVERY:
+            self._purged = time.monotonic()
+            await store.purge()
+        await store.create(record)
+        live = LiveTask(record, session, request)
+        self._live[record.id] = live
+        return live
+
+    def created(self, live: LiveTask) -> dict[str, Any]:
+        """The answer to the call that created it: the era's ``CreateTaskResult``."""
+        codec = live.request.codec
+        task = codec.task(live.record)
+        return {"resultType": "task", **task} if codec.modern else {"task": task}
+
+    async def finish(self, live: LiveTask, result: dict[str, Any]) -> None:
+        """The call returned ``result`` (rendered for its version): ``completed``, or in
+        2025-11-25 ``failed`` when it is an ``isError`` result. A task cancelled meanwhile
+        stays cancelled."""
+        failed = bool(result.get("isError")) and not live.request.codec.modern
+        message = _text_of(result) if failed else None
+        await self._end(live, FAILED if failed else COMPLETED, message, result=result)
+
+    async def fail(self, live: LiveTask, error: ProtocolError) -> None:
+        """The call ended with a JSON-RPC error: ``failed``, the error kept for the client."""
+        await self._end(live, FAILED, error.message, error=error.to_dict())
+
+    async def _end(
+        self,
+        live: LiveTask,
+        status: str,
+        message: str | None,
+        result: dict[str, Any] | None = None,
+        error: dict[str, Any] | None = None,
+    ) -> None:
+        def end(record: TaskRecord) -> bool:
+            if record.terminal:
+                return False
+            record.status, record.message, record.result, record.error = status, message, result, error
+            record.inputs = {}
+            return True
+
+        try:
+            record = await self.store.update(live.id, end)
+        except Exception:
+            log.exception("could not store how task %s ended", live.id)
+            record = None
+        self._forget(live, record)
+
+    def _forget(self, live: LiveTask, record: TaskRecord | None) -> None:
+        if record is not None:
+            changed = record.status != live.record.status
+            live.record = record
+            if changed:
+                self._announce(live)
+        self._live.pop(live.id, None)
+        for future in live.inputs.values():
+            if not future.done():
+                future.cancel()
+        live.done.set()
+
+    # -- finding -----------------------------------------------------------------------------
+
+    async def find(self, session: ServerSession, request: Request) -> TaskRecord:
+        """The task ``request`` names (``params.taskId``), if its caller may see it;
+        ``-32602`` otherwise. A task whose process has died reads as failed."""
+        task_id = request.params.get("taskId")
+        if type(task_id) is not str:
+            raise ProtocolError(INVALID_PARAMS, 'Invalid params: "taskId" must be a string')
+        try:
+            record = await self.store.get(task_id)
+        except Exception as exc:
+            log.exception("reading task %s failed", task_id)
+            raise ProtocolError(
+                INTERNAL_ERROR, f"Internal error: the task store failed ({type(exc).__name__})"
+            ) from None
+        if record is None or (record.owner is not None and record.owner != session.caller_name(request)):
+            raise ProtocolError(INVALID_PARAMS, NOT_FOUND)
+        live = self._live.get(task_id)
+        if live is not None:
+            return record
+        if not record.terminal and runner_gone(record.runner):
+            record = await self._interrupted(record)
+        return record
+
+    async def _interrupted(self, record: TaskRecord) -> TaskRecord:
+        def interrupt(found: TaskRecord) -> bool:
+            if found.terminal:
+                return False
+            found.status, found.message, found.inputs = FAILED, INTERRUPTED, {}
+            found.error = {"code": INTERNAL_ERROR, "message": f"Internal error: the task was {INTERRUPTED}"}
+            return True
+
+        return await self.store.update(record.id, interrupt) or record
+
+    async def page(self, session: ServerSession, request: Request) -> tuple[list[TaskRecord], str | None]:
+        """A page of the caller's tasks (see the module) and the cursor of the next one."""
+        cursor = request.params.get("cursor")
+        after = None
+        if cursor is not None:
+            after = _read_cursor(cursor)
+        owner = session.caller_name(request)
+        records = await self.store.page(owner, session.id if owner is None else None, after, self.page_size + 1)
+        more = len(records) > self.page_size
+        records = records[: self.page_size]
+        listed = []
+        for record in records:
+            if not record.terminal and record.id not in self._live and runner_gone(record.runner):
+                record = await self._interrupted(record)
+            listed.append(record)
+        next_cursor = _write_cursor(records[-1]) if more else None
+        return listed, next_cursor
+
+    async def wait(self, record: TaskRecord) -> TaskRecord:
+        """The task once it has ended (2025-11-25 ``tasks/result``): at once when this process
+        runs it, by polling the store when another one does."""
+        live = self._live.get(record.id)
+        if live is not None:
+            await live.done.wait()
+            return live.record
+        while not record.terminal:
+            await asyncio.sleep(record.poll_ms / 1000)
+            found = await self.store.get(record.id)
+            if found is None:
+                raise ProtocolError(INVALID_PARAMS, "Failed to retrieve task: Task has expired")
+            record = found if found.terminal or not runner_gone(found.runner) else await self._interrupted(found)
+        return record
+
+    def live(self, task_id: str) -> LiveTask | None:
+        """The task ``task_id`` when it runs in this process."""
+        return self._live.get(task_id)
+
+    # -- cancelling and answering --------------------------------------------------------------
+
+    async def cancel(self, record: TaskRecord) -> TaskRecord:
+        """Move the task to ``cancelled`` (it stays so) and stop its work; the record after.
+        A task that has ended already is left as it is."""
+
+        def cancel(found: TaskRecord) -> bool:
+            if found.terminal:
+                return False
+            found.status, found.message, found.inputs = CANCELLED, "The task was cancelled by request.", {}
+            return True
+
+        updated = await self.store.update(record.id, cancel) or record
+        live = self._live.get(record.id)
+        if live is not None:
+            runner = live.runner
+            self._forget(live, updated)
+            if runner is not None and runner is not asyncio.current_task():
+                runner.cancel()
+        return updated
+
+    async def answer(self, record: TaskRecord, responses: dict[str, Any]) -> None:
+        """2026-07-28 ``tasks/update``: hand the answers to the questions they name; answers
+        to anything not outstanding are ignored, as the extension says."""
+        live = self._live.get(record.id)
+        outstanding = {key for key in responses if key in record.inputs}
+        if not outstanding:
+            return
+
+        def take(found: TaskRecord) -> bool:
+            for key in outstanding:
+                found.inputs.pop(key, None)
+            if not found.inputs and found.status == INPUT_REQUIRED:
+                found.status = WORKING
+            return True
+
+        updated = await self.store.update(record.id, take)
+        if live is None:
+            return
+        if updated is not None:
+            live.record = updated
+        for key in outstanding:
+            future = live.inputs.pop(key, None)
+            if future is not None and not future.done():
+                future.set_result(responses[key])
+
+    # -- what a running task does --------------------------------------------------------------
+
+    async def ask(
+        self, live: LiveTask, kind: str, method: str, params: dict[str, Any], check: Callable[[Any], str | None]
+    ) -> Any:
+        """Ask the client ``method`` on the task's behalf and return its valid answer; the task
+        is ``input_required`` meanwhile. 2025-11-25: a request to the client (``ClientRequestFailed``
+        if it refuses or is gone). 2026-07-28: a question in ``tasks/get`` answered by
+        ``tasks/update`` (an invalid answer is asked again under a new key)."""
+        if not live.request.codec.modern:
+            await self._set_status(live, INPUT_REQUIRED)
+            tagged = {**params, "_meta": {META_RELATED_TASK: {"taskId": live.id}}}
+            try:
+                answer = await live.session.request_client(method, tagged, live.related())
+            finally:
+                if not live.record.terminal:
+                    await self._set_status(live, WORKING)
+            return answer
+        while True:
+            key = f"{kind}-{live.asked}"
+            live.asked += 1
+            future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            live.inputs[key] = future
+            question = {"method": method, "params": params}
+
+            def ask(found: TaskRecord, key: str = key, question: dict[str, Any] = question) -> bool:
+                if found.terminal:
+                    return False
+                found.inputs[key] = question
+                found.status = INPUT_REQUIRED
+                return True
+
+            updated = await self.store.update(live.id, ask)
+            if updated is not None:
+                live.record = updated
+                self._announce(live)
+            try:
+                answer = await future
+            finally:
+                live.inputs.pop(key, None)
+            if check(answer) is None:
+                return answer
+
+    def progressed(self, live: LiveTask, token: Any, progress: float, total: float | None, message: str | None) -> None:
+        """The tool reported progress (from any thread): kept as the status message and, in
+        2025-11-25 when the call asked for progress, sent as ``notifications/progress``."""
+        codec = live.request.codec
+        if token is not None and not codec.modern:
+            self.notify(live, "notifications/progress", codec.progress(token, progress, total, message))
+        text = message or (f"{progress:g} of {total:g}" if total else f"{progress:g}")
+        live.loop.call_soon_threadsafe(self._note, live, text)
+
+    def _note(self, live: LiveTask, text: str) -> None:
+        note = live.loop.create_task(self.progress(live, text))
+        self._notes.add(note)
+        note.add_done_callback(self._notes.discard)
+
+    async def progress(self, live: LiveTask, text: str) -> None:
+        """Keep ``text`` as the task's status message."""
+
+        def note(found: TaskRecord) -> bool:
+            if found.terminal:
+                return False
+            found.message = text
+            return True
+
+        updated = await self.store.update(live.id, note)
+        if updated is not None:
+            live.record = updated
+
+    def notify(self, live: LiveTask, method: str, params: dict[str, Any]) -> None:
+        """2025-11-25: a notification about the task to its client, tagged with the task."""
+        session = live.session
+        tagged = {**params, "_meta": {**params.get("_meta", {}), META_RELATED_TASK: {"taskId": live.id}}}
+        session.send(session.connection.notify(None, method, tagged), live.related())
+
+    async def _set_status(self, live: LiveTask, status: str) -> None:
+        def move(found: TaskRecord) -> bool:
+            if found.terminal or found.status == status:
+                return False
+            found.status = status
+            return True
+
+        updated = await self.store.update(live.id, move)
+        if updated is not None and updated.status != live.record.status:
+            live.record = updated
+            self._announce(live)
+
+    def _announce(self, live: LiveTask) -> None:
+        """2025-11-25: ``notifications/tasks/status`` to the session that created it."""
+        if live.request.codec.modern:
+            return
+        session = live.session
+        params = live.request.codec.task(live.record)
+        session.send(session.connection.notify(None, "notifications/tasks/status", params), live.related())
+
+    # -- shutdown ------------------------------------------------------------------------------
+
+    async def close(self, grace: float = 0.0) -> None:
+        """Stop: tasks still running after ``grace`` seconds are cancelled and stored as
+        interrupted; a store opened from a path is closed."""
+        running = [live.runner for live in self._live.values() if live.runner is not None]
+        if running and grace > 0:
+            await asyncio.wait(running, timeout=grace)
+        for live in list(self._live.values()):
+            if live.runner is not None:
+                live.runner.cancel()
+            error = ProtocolError(INTERNAL_ERROR, f"Internal error: the task was {INTERRUPTED}")
+            await self._end(live, FAILED, INTERRUPTED, error=error.to_dict())
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
+        if self._store is not None and isinstance(self._store_option, (str, os.PathLike)):
+            await self._store.close()  # opened here: closed here (and opened again if used)
+            self._store = None
+
+
+def _key(live: LiveTask) -> str:
+    return live.record.owner if live.record.owner is not None else live.session.id
+
+
+def _text_of(result: dict[str, Any]) -> str | None:
+    for block in result.get("content") or ():
+        if isinstance(block, dict) and block.get("type") == "text":
+            return str(block.get("text"))
+    return None
+
+
+def _write_cursor(record: TaskRecord) -> str:
+    return base64.urlsafe_b64encode(orjson.dumps([record.created, record.id])).decode()
+
+
+def _read_cursor(cursor: Any) -> tuple[float, str]:
+    """The position a ``tasks/list`` cursor names; ``-32602`` for anything we did not hand out."""
+    try:
+        created, task_id = orjson.loads(base64.urlsafe_b64decode(cursor.encode()))
+        if type(created) is not float or type(task_id) is not str:
+            raise ValueError
+    except (AttributeError, ValueError, TypeError, binascii.Error, orjson.JSONDecodeError):
+        raise ProtocolError(INVALID_PARAMS, "Invalid params: invalid cursor for tasks/list") from None
+    return created, task_id
