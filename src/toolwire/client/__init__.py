@@ -14,6 +14,7 @@ from .errors import (
     ToolChanged,
     VersionMismatch,
 )
+from .tasks import TaskCancelled, TaskHandle, TaskInfo
 from .types import (
     AudioContent,
     CallToolResult,
@@ -52,6 +53,9 @@ __all__ = [
     "ResourceLink",
     "ResourceTemplateInfo",
     "ServerError",
+    "TaskCancelled",
+    "TaskHandle",
+    "TaskInfo",
     "TextContent",
     "ToolCallFailed",
     "ToolChanged",

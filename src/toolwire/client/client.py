@@ -38,6 +38,7 @@ from ..protocol.versions import (
     META_SERVER_INFO,
     META_SUBSCRIPTION_ID,
     MODERN_VERSIONS,
+    TASKS_EXTENSION,
 )
 from .errors import (
     AUTHORIZATION_FAILED,
@@ -52,6 +53,7 @@ from .errors import (
     VersionMismatch,
 )
 from .session import ClientSession
+from .tasks import TaskHandle, TaskInfo
 from .transports import InMemory, StdioProcess, Transport
 from .types import (
     CallToolResult,
@@ -180,6 +182,7 @@ class Client:
         self._acknowledged: asyncio.Future[dict[str, Any]] | None = None
         self._resource_subscriptions: set[str] = set()
         self._request_meta: dict[str, Any] | None = None
+        self._task_watchers: dict[str, Callable[[TaskInfo], Any]] = {}
 
     # -- connection ------------------------------------------------------------------------
 
@@ -374,23 +377,56 @@ class Client:
         max_timeout: float | None = None,
         raise_on_error: bool = False,
         meta: dict[str, Any] | None = None,
+        task: bool = False,
     ) -> CallToolResult:
         """Call a tool; returns its :class:`CallToolResult`.
 
         ``progress(progress, total, message)`` receives progress notifications, each of which
         resets the ``timeout`` (default: the client's), up to ``max_timeout`` in all (default:
         ten times ``timeout``). Cancelling the awaiting task cancels the call on the server.
+        ``task=True`` runs the call as a task where the server allows it (see
+        :meth:`start_task`); a call that must be a task (2025-11-25: the tool says
+        ``taskSupport: required``; 2026-07-28: the server answers ``-32021`` naming the tasks
+        extension) becomes one by itself. A task is waited for without a time limit unless
+        ``max_timeout`` is given.
         Raises :class:`ServerError` (unknown tool, invalid arguments in older versions...),
         :class:`ToolCallFailed` for an ``isError`` result when ``raise_on_error``,
         :class:`OutputSchemaMismatch` when structured content is missing or breaks the tool's
         outputSchema,
-        :class:`ToolChanged` when pinned and the tool changed, and :class:`RequestTimeout`.
+        :class:`ToolChanged` when pinned and the tool changed, :class:`RequestTimeout`, and
+        :class:`~toolwire.client.tasks.TaskCancelled` for a task cancelled meanwhile.
         """
         tool = self._tools.get(name)
         if tool is None and not self._tools_valid:
             tool = await self._tool(name)
         if self.pins is not None:
             self._check_pin(name, tool)
+        if task or self._must_be_task(tool):
+            result = await self._call_as_task(name, arguments, progress, max_timeout, meta)
+        else:
+            try:
+                result = await self._call_once(name, arguments, progress, timeout, max_timeout, meta)
+            except ServerError as exc:
+                if not (self.modern and exc.code == -32021 and _needs_tasks(exc.data)):
+                    raise
+                result = await self._call_as_task(name, arguments, progress, max_timeout, meta)
+        call = CallToolResult.from_dict(result)
+        if tool is not None and tool.output_schema is not None and not call.is_error:
+            self._check_output(tool, result)
+        if raise_on_error and call.is_error:
+            raise ToolCallFailed(call)
+        return call
+
+    async def _call_once(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        progress: ProgressCallback | None,
+        timeout: float | None,
+        max_timeout: float | None,
+        meta: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        """The result of a call in its request (2026-07-28: round after round of questions)."""
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
         for _ in range(MAX_INPUT_ROUNDS):
             id, future, token = self._start_call(params, progress, timeout, max_timeout, meta)
@@ -405,18 +441,137 @@ class Client:
                     self._progress.pop(token, None)
             kind = result.get("resultType")
             if kind is None or kind == "complete":
-                break
+                return result
             if kind != "input_required":
                 raise ProtocolViolation(f"unknown resultType {kind!r}")
             params = await self._retry({"name": name, "arguments": arguments or {}}, result)
-        else:
-            raise ProtocolViolation(f"tool {name!r} still wanted input after {MAX_INPUT_ROUNDS} rounds")
-        call = CallToolResult.from_dict(result)
-        if tool is not None and tool.output_schema is not None and not call.is_error:
-            self._check_output(tool, result)
-        if raise_on_error and call.is_error:
-            raise ToolCallFailed(call)
-        return call
+        raise ProtocolViolation(f"tool {name!r} still wanted input after {MAX_INPUT_ROUNDS} rounds")
+
+    async def _call_as_task(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        progress: ProgressCallback | None,
+        max_timeout: float | None,
+        meta: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        handle = await self.start_task(name, arguments, progress=progress, meta=meta)
+        try:
+            return (await handle.result(timeout=max_timeout)).raw
+        except asyncio.CancelledError:
+            if handle.id is not None and self.closed is None:
+                await asyncio.shield(handle.cancel())
+            raise
+
+    def _must_be_task(self, tool: ToolInfo | None) -> bool:
+        """2025-11-25: the tool says it runs only as a task, and the server takes tasks."""
+        return tool is not None and not self.modern and tool.task_support == "required" and self._takes_tasks()
+
+    def _takes_tasks(self) -> bool:
+        tasks = self.capabilities.get("tasks")
+        requests = tasks.get("requests") if isinstance(tasks, dict) else None
+        tools = requests.get("tools") if isinstance(requests, dict) else None
+        return isinstance(tools, dict) and "call" in tools
+
+    # -- tasks -----------------------------------------------------------------------------
+
+    async def start_task(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        ttl: float | None = None,
+        progress: ProgressCallback | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> TaskHandle:
+        """Call a tool as a task and return its :class:`~toolwire.client.tasks.TaskHandle` at
+        once (its ``id`` is what to keep to come back to it, with :meth:`task`).
+
+        2025-11-25: sends ``task`` (``ttl``: seconds the server should keep it; it may keep
+        it less); :class:`ClientError` when the server or the tool runs no task.
+        2026-07-28: declares the tasks extension on the call and lets the server decide: a
+        tool it answers at once gives a handle with ``id`` ``None`` and its result.
+        ``progress`` receives the task's progress notifications (2025-11-25).
+        """
+        params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+        token = None
+        if progress is not None:
+            token = f"toolwire-{next(_TOKENS)}"
+            self._progress[token] = progress
+            meta = {**(meta or {}), "progressToken": token}
+        try:
+            if self.modern:
+                return await self._start_modern_task(params, {**(meta or {}), **self._task_meta()}, token)
+            if not self._takes_tasks():
+                raise ClientError(f"the server runs no tool as a task (protocol {self.version})")
+            tool = await self._tool(name)
+            if tool is not None and tool.task_support is None:
+                raise ClientError(f"tool {name!r} does not run as a task")
+            params["task"] = {} if ttl is None else {"ttl": int(ttl * 1000)}
+            if meta:
+                params["_meta"] = meta
+            result = await self._session.request("tools/call", params, self.timeout)
+        except BaseException:
+            if token is not None:
+                self._progress.pop(token, None)
+            raise
+        created = result.get("task")
+        if not isinstance(created, dict):
+            return TaskHandle(self, None, result=result)
+        return TaskHandle(self, TaskInfo(created), progress_token=token)
+
+    async def _start_modern_task(self, params: dict[str, Any], meta: dict[str, Any], token: str | None) -> TaskHandle:
+        call = dict(params)
+        for _ in range(MAX_INPUT_ROUNDS):
+            result: dict[str, Any] = await self._session.request("tools/call", self._params(call, meta), self.timeout)
+            kind = result.get("resultType")
+            if kind == "task":
+                return TaskHandle(self, TaskInfo(result), progress_token=token)
+            if kind is None or kind == "complete":
+                return TaskHandle(self, None, result=result)
+            if kind != "input_required":
+                raise ProtocolViolation(f"unknown resultType {kind!r}")
+            call = await self._retry(params, result)
+        raise ProtocolViolation(f"tool {params['name']!r} still wanted input after {MAX_INPUT_ROUNDS} rounds")
+
+    def task(self, task_id: str) -> TaskHandle:
+        """The task ``task_id`` (one this or an earlier client started), to poll, wait for
+        or cancel; nothing is asked of the server until then."""
+        return TaskHandle(self, None, task_id=task_id)
+
+    async def list_tasks(self) -> list[TaskInfo]:
+        """Every task the server shows this client (2025-11-25 ``tasks/list``, all pages);
+        :class:`ClientError` on 2026-07-28, which has no such list."""
+        if self.modern:
+            raise ClientError("2026-07-28 has no tasks/list: keep the ids of the tasks you start")
+        return [TaskInfo(item) for item in (await self._walk("tasks/list", "tasks"))[0]]
+
+    async def request_task(self, method: str, params: dict[str, Any], *, forever: bool = False) -> Any:
+        """A ``tasks/*`` request (2026-07-28: declaring the tasks extension), waited for the
+        client's ``timeout`` or, with ``forever``, as long as it takes."""
+        if self.modern:
+            params = self._params(params, self._task_meta())
+        return await self._session.request(method, params, None if forever else self.timeout)
+
+    def _task_meta(self) -> dict[str, Any]:
+        """2026-07-28 ``_meta`` declaring the tasks extension besides the usual capabilities."""
+        return {META_CLIENT_CAPABILITIES: {**self._capabilities(), "extensions": {TASKS_EXTENSION: {}}}}
+
+    def watch_task(self, task_id: str, callback: Callable[[TaskInfo], Any]) -> None:
+        """Call ``callback(info)`` on each 2025-11-25 status notification of ``task_id``."""
+        self._task_watchers[task_id] = callback
+
+    def forget_task(self, task_id: str | None, progress_token: str | None) -> None:
+        """Stop routing notifications of a task that ended (or was given up on)."""
+        if task_id is not None:
+            self._task_watchers.pop(task_id, None)
+        if progress_token is not None:
+            self._progress.pop(progress_token, None)
+
+    async def serve_request(self, method: str, params: dict[str, Any]) -> Any:
+        """Answer a question from the server (elicitation, sampling, roots) as this client
+        answers them: with its handlers."""
+        return await self._serve(method, params)
 
     async def _retry(self, params: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
         """The params of the next round after an ``InputRequiredResult``: the answers to its
@@ -679,6 +834,11 @@ class Client:
             if self.on_log is not None:
                 self.on_log(params)
             return
+        if method == "notifications/tasks/status":
+            watcher = self._task_watchers.get(params.get("taskId"))  # type: ignore[arg-type]
+            if watcher is not None:
+                watcher(TaskInfo(params))
+            return
         subscription = (params.get("_meta") or {}).get(META_SUBSCRIPTION_ID)
         if self.modern and subscription != self._subscription:
             return  # a notification of a subscription given up on
@@ -736,6 +896,13 @@ def fingerprint(tool: ToolInfo) -> dict[str, str]:
         field: hashlib.sha256(orjson.dumps(tool.raw.get(field), option=orjson.OPT_SORT_KEYS)).hexdigest()
         for field in PINNED_FIELDS
     }
+
+
+def _needs_tasks(data: Any) -> bool:
+    """Whether a ``-32021`` error's data names the tasks extension as the missing capability."""
+    required = data.get("requiredCapabilities") if isinstance(data, dict) else None
+    extensions = required.get("extensions") if isinstance(required, dict) else None
+    return isinstance(extensions, dict) and TASKS_EXTENSION in extensions
 
 
 def _latest(versions: list[str]) -> str:

@@ -41,6 +41,14 @@ class ToolInfo:
         )
 
     @property
+    def task_support(self) -> str | None:
+        """2025-11-25 ``execution.taskSupport``: ``"optional"``, ``"required"``, or ``None``
+        (the tool runs in its request; ``"forbidden"`` reads as ``None``)."""
+        execution = self.raw.get("execution")
+        support = execution.get("taskSupport") if isinstance(execution, dict) else None
+        return support if support in ("optional", "required") else None
+
+    @property
     def display_name(self) -> str:
         """``title``, then ``annotations.title``, then ``name`` (the specification's order)."""
         return self.title or self.annotations.get("title") or self.name

@@ -514,6 +514,9 @@ class ServerSession:
                 if cursor is not None:
                     listed["nextCursor"] = cursor
                 return self.connection.respond(request, listed)
+            if request.method == "tasks/update" and type(request.params.get("inputResponses")) is not dict:
+                problem = '"inputResponses" must be an object of answers by key'
+                raise ProtocolError(INVALID_PARAMS, f"Invalid params: {problem}")
             record = await tasks.find(self, request)
             handler = _TASK_METHODS[request.method]
             return await handler(self, request, tasks, record)
@@ -552,10 +555,7 @@ class ServerSession:
         return self.connection.respond(request, request.codec.task(await tasks.cancel(record)))
 
     async def _task_update(self, request: Request, tasks: TaskManager, record: Any) -> bytes | None:
-        responses = request.params.get("inputResponses")
-        if type(responses) is not dict:
-            raise ProtocolError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object of answers by key')
-        await tasks.answer(record, responses)
+        await tasks.answer(record, request.params["inputResponses"])
         return self.connection.respond(request, {})
 
     # -- subscriptions and change notifications ------------------------------------------------

@@ -158,6 +158,14 @@ class TaskRecord:
         expires = self.expires
         return expires is not None and (now if now is not None else time.time()) >= expires
 
+    def copy(self) -> TaskRecord:
+        """A copy whose status, message, questions and outcome change apart from this one's."""
+        twin = TaskRecord.__new__(TaskRecord)
+        for name in self.__slots__:
+            setattr(twin, name, getattr(self, name))
+        twin.inputs = dict(self.inputs)
+        return twin
+
     def to_json(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}
 

@@ -46,7 +46,8 @@ class TaskStore(Protocol):
 
 class MemoryTaskStore:
     """Tasks in this process's memory: fast, and gone when it ends. ``max_tasks`` bounds
-    them: at the cap, expired tasks are purged, then the oldest finished ones dropped."""
+    them: at the cap, expired tasks are purged, then the oldest finished ones dropped.
+    Records go in and out as copies, as they would through any other store."""
 
     def __init__(self, max_tasks: int = 100_000) -> None:
         self.max_tasks = max_tasks
@@ -58,9 +59,13 @@ class MemoryTaskStore:
             finished = [record for record in self._tasks.values() if record.terminal]
             for record in sorted(finished, key=lambda record: record.updated)[: max(1, len(finished) // 10)]:
                 del self._tasks[record.id]
-        self._tasks[task.id] = task
+        self._tasks[task.id] = task.copy()
 
     async def get(self, task_id: str) -> TaskRecord | None:
+        task = self._find(task_id)
+        return task.copy() if task is not None else None
+
+    def _find(self, task_id: str) -> TaskRecord | None:
         task = self._tasks.get(task_id)
         if task is not None and task.expired():
             del self._tasks[task_id]
@@ -68,10 +73,14 @@ class MemoryTaskStore:
         return task
 
     async def update(self, task_id: str, change: Change) -> TaskRecord | None:
-        task = await self.get(task_id)
-        if task is not None and change(task):
-            task.updated = time.time()
-        return task
+        task = self._find(task_id)
+        if task is None:
+            return None
+        changed = task.copy()
+        if change(changed):
+            changed.updated = time.time()
+            self._tasks[task_id] = changed
+        return changed.copy()
 
     async def page(
         self, owner: str | None, session: str | None, after: tuple[float, str] | None, limit: int
@@ -85,7 +94,7 @@ class MemoryTaskStore:
             and (after is None or (task.created, task.id) > after)
         ]
         mine.sort(key=lambda task: (task.created, task.id))
-        return mine[:limit]
+        return [task.copy() for task in mine[:limit]]
 
     async def purge(self) -> int:
         now = time.time()
