@@ -26,8 +26,8 @@ import os
 import sys
 from typing import Any
 
-USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--http [HOST:]PORT [--allow-host HOST ...] [--stateless] [--granian]
-                                         [--issuer URL [--audience URI] [--scope SCOPE ...]]] [-- ARG ...]
+USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB] [--http [HOST:]PORT [--allow-host HOST ...] [--stateless]
+                                         [--granian] [--issuer URL [--audience URI] [--scope SCOPE ...]]] [-- ARG ...]
        toolwire tools TARGET [--json] [options]
        toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]
        toolwire resources TARGET [--json] [options]
@@ -49,6 +49,8 @@ commands:
                        --issuer asks every request for an OAuth access token (a JWT) from that
                        authorization server, issued for --audience (this server's public URL,
                        by default http://HOST:PORT/mcp); --scope: a scope every request needs.
+                       --tasks keeps the tasks of tools declared with task= in the SQLite file DB
+                       (created if missing), so that they outlive the process.
                        Words after -- are the file's own command line (its sys.argv[1:]).
   tools TARGET         list the tools of a server: a table, or their definitions as JSON.
   call TARGET TOOL     call a tool and print its result; images and audio are saved to files.
@@ -220,6 +222,7 @@ def _run(target: str, options: list[str]) -> None:
         options, own = options[:split], options[split + 1 :]
     sys.argv = [target.partition(":")[0], *own]
     http, verbose, http_options = _run_options(options)
+    tasks = http_options.pop("tasks", None)
     if verbose:  # otherwise warnings and errors reach stderr through logging's last resort
         import logging
 
@@ -230,7 +233,7 @@ def _run(target: str, options: list[str]) -> None:
         from .transports.stdio import protect_stdout, run_stdio
 
         protocol = protect_stdout()  # before the file is imported: a print() there goes to stderr
-        server = _loaded(target, verbose)
+        server = _loaded(target, verbose, tasks)
         if os.isatty(0):  # a person started it: say what it is, since it waits in silence
             sys.stderr.write(
                 f"toolwire: serving {target} over stdio: it reads JSON-RPC messages, one per line "
@@ -239,7 +242,7 @@ def _run(target: str, options: list[str]) -> None:
         with contextlib.suppress(KeyboardInterrupt):
             run_stdio(server, stdout=protocol)
         return
-    server = _loaded(target, verbose)
+    server = _loaded(target, verbose, tasks)
     host, port = http
     issuer = http_options.pop("issuer", None)
     if issuer is not None:
@@ -266,9 +269,12 @@ def _run(target: str, options: list[str]) -> None:
         raise ServingFailed(str(exc)) from None
 
 
-def _loaded(target: str, verbose: bool) -> Any:
-    """The target's Server; with ``-v``, logging a line per request it runs code for."""
+def _loaded(target: str, verbose: bool, tasks: str | None) -> Any:
+    """The target's Server; with ``-v``, logging a line per request it runs code for; with
+    ``tasks``, keeping its tasks in that SQLite file."""
     server = load_server(target)
+    if tasks is not None:
+        server.use_task_store(tasks)
     if verbose:
         from .guards.requestlog import RequestLog
 
@@ -291,7 +297,7 @@ def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, bool, dict
             chosen["stateless"] = True
         elif word == "--granian":
             chosen["runner"] = "granian"
-        elif word in ("--http", "--allow-host", "--issuer", "--audience", "--scope"):
+        elif word in ("--http", "--allow-host", "--issuer", "--audience", "--scope", "--tasks"):
             value = next(words, None)
             if value is None:
                 raise UsageError(f"{word} needs a value")
@@ -299,7 +305,7 @@ def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, bool, dict
                 chosen["allowed_hosts"].append(value)
             elif word == "--scope":
                 chosen["scopes"].append(value)
-            elif word in ("--issuer", "--audience"):
+            elif word in ("--issuer", "--audience", "--tasks"):
                 chosen[word[2:]] = value
             else:
                 host, _, port = value.rpartition(":")

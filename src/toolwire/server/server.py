@@ -165,6 +165,13 @@ class Server:
             self._tasks = TaskManager(**self._task_options)
         return self._tasks
 
+    def use_task_store(self, store: TaskStore | str | os.PathLike[str] | None) -> None:
+        """Keep tasks in ``store`` (a file path: SQLite; ``None``: memory) instead of what the
+        constructor said. ``RuntimeError`` once the task manager is in use."""
+        if self._tasks is not None:
+            raise RuntimeError("the task store cannot change once tasks are in use")
+        self._task_options["store"] = store
+
     async def close_tasks(self) -> None:
         """Stop the tasks running here (stored as interrupted) and close the task store."""
         if self._tasks is not None:
