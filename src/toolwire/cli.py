@@ -34,6 +34,8 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB] [--http [HOST:]PO
        toolwire read TARGET URI [--json] [--out DIR] [options]
        toolwire prompts TARGET [--json] [options]
        toolwire prompt TARGET NAME [KEY=VALUE ...] [--json] [--out DIR] [options]
+       toolwire tasks TARGET [--json] [options]
+       toolwire task TARGET ID [--wait | --cancel] [--json] [options]
        toolwire chat [TARGET ...] [--config FILE] [--model M] [--provider openai|anthropic] [--base-url URL] [options]
        toolwire ask [TARGET ...] QUESTION [--yes] [--allow PATTERN] [--json] [options]
        toolwire auth login URL | logout URL | status [URL]
@@ -54,10 +56,13 @@ commands:
                        Words after -- are the file's own command line (its sys.argv[1:]).
   tools TARGET         list the tools of a server: a table, or their definitions as JSON.
   call TARGET TOOL     call a tool and print its result; images and audio are saved to files.
+                       --task runs it as a task, showing its status until it ends.
   resources TARGET     list the resources and resource templates of a server.
   read TARGET URI      read a resource: text is printed, binary contents saved to files.
   prompts TARGET       list the prompts of a server.
   prompt TARGET NAME   get a prompt and print its messages; images and audio are saved to files.
+  tasks TARGET         list the tasks the server shows you (2025-11-25).
+  task TARGET ID       show a task; --wait for its result, --cancel to cancel it.
   chat [TARGET ...]    talk with a language model that uses the servers' tools, asking you
                        before calls that are not read-only tools of trusted servers.
   ask [TARGET ...] Q   ask a model one question with the servers' tools; for scripts.
@@ -75,7 +80,7 @@ http(s) URL, or, after --, any server's command line:
 """
 
 #: The commands :mod:`toolwire.terminal` runs.
-TERMINAL_COMMANDS = ("tools", "call", "resources", "read", "prompts", "prompt")
+TERMINAL_COMMANDS = ("tools", "call", "resources", "read", "prompts", "prompt", "tasks", "task")
 #: The commands that hand servers' tools to a model (:mod:`toolwire.terminal.chat`).
 HOST_COMMANDS = ("chat", "ask")
 

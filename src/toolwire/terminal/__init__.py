@@ -85,7 +85,7 @@ async def _connected(invocation: Invocation) -> AsyncIterator[Client]:
     client = Client(
         target,
         env=invocation.env,
-        protocol=invocation.protocol,
+        protocol=invocation.protocol or ("2025-11-25" if invocation.command == "tasks" else None),
         timeout=invocation.timeout,
         auth=auth,
         log_level=invocation.log_level,

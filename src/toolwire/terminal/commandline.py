@@ -1,5 +1,5 @@
 """The grammar of the commands that talk to a server: ``tools``, ``call``, ``resources``,
-``read``, ``prompts`` and ``prompt``.
+``read``, ``prompts``, ``prompt``, ``tasks`` and ``task``.
 
     toolwire tools TARGET [--json] [options]
     toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]
@@ -7,6 +7,8 @@
     toolwire read TARGET URI [--json] [--out DIR] [options]
     toolwire prompts TARGET [--json] [options]
     toolwire prompt TARGET NAME [KEY=VALUE ...] [--json] [--out DIR] [options]
+    toolwire tasks TARGET [--json] [options]
+    toolwire task TARGET ID [--wait | --cancel] [--json] [--out DIR] [options]
 
 TARGET is ``FILE.py`` or ``FILE.py:OBJECT`` (served by ``toolwire run`` in a child process)
 or an ``http(s)://`` URL. Any other server is given as its command line after the first
@@ -70,7 +72,10 @@ COMMANDS = {
         "JSON; images and audio are saved to files (named TOOL-N.EXT) and named on stdout.\n\n"
         "KEY=VALUE: a parameter whose schema type is string takes VALUE as it is; any other\n"
         "takes VALUE as JSON (count=3 flag=true items='[1, 2]'); a parameter the schema says\n"
-        "nothing about takes VALUE as JSON if it is JSON, as a string otherwise.",
+        "nothing about takes VALUE as JSON if it is JSON, as a string otherwise.\n\n"
+        "--task runs the call as a task (a tool that must be one is always run so): its id is\n"
+        "printed on stderr, with its status and progress until it ends. Interrupted, the task\n"
+        "goes on on the server: `toolwire task TARGET ID --wait` takes it up again.",
         subject="TOOL",
         needed="the name of the tool to call",
         pairs=True,
@@ -95,6 +100,21 @@ COMMANDS = {
     "prompts": Command(
         "List the prompts of an MCP server: name, title, arguments (required ones marked *), description.",
         json="print the prompt definitions as a JSON array",
+    ),
+    "tasks": Command(
+        "List the tasks the server shows this client (2025-11-25 tasks/list): id, status,\n"
+        "message, created. A server without authorization shows each connection only its own\n"
+        "tasks, so a new `toolwire tasks` lists those of an authorized caller only.",
+        json="print the tasks as the server sent them, as a JSON array",
+    ),
+    "task": Command(
+        "Show a task of an MCP server by its id: status, message, times; its result once it\n"
+        "has one. --wait waits for the end (answering its questions here) and prints the\n"
+        "result; --cancel cancels it.",
+        subject="ID",
+        needed="the id of the task",
+        json="print the task (and its result) as the server sent them",
+        out=MEDIA_OUT,
     ),
     "prompt": Command(
         "Get a prompt of an MCP server and print its messages, each under a ROLE: line: text as\n"
@@ -140,6 +160,11 @@ class Invocation:
     out: str = "."
     log_level: str | None = None
     raw: bool = False
+    task: bool = False
+    wait: bool = False
+    cancel: bool = False
+    #: TARGET as the command line gave it (for messages that say how to come back).
+    shown_target: str = ""
 
 
 #: The log levels of MCP (RFC 5424's), least severe first.
@@ -176,8 +201,14 @@ def parse(command: str, argv: list[str]) -> Invocation:
     if env is not None and isinstance(target, str):
         raise UsageError("--env applies to servers started as processes, not to URLs")
     invocation = Invocation(command, target, env, options.protocol, options.timeout)
+    invocation.shown_target = " ".join(["--", *server_command]) if server_command else str(options.words[0])
     invocation.log_level = options.log
     invocation.raw = getattr(options, "raw", False)
+    invocation.task = getattr(options, "task", False)
+    invocation.wait = getattr(options, "wait", False)
+    invocation.cancel = getattr(options, "cancel", False)
+    if invocation.wait and invocation.cancel:
+        raise UsageError("--wait and --cancel do not go together")
     if spec.json:
         invocation.as_json = options.json
     if spec.out:
@@ -214,6 +245,10 @@ def _parser(command: str, spec: Command) -> Parser:
         parser.add_argument("--json", metavar="ARGS", help="the whole arguments object, as JSON")
     if command == "call":
         parser.add_argument("--raw", action="store_true", help="print the result as the server sent it, as JSON")
+        parser.add_argument("--task", action="store_true", help="run the call as a task, showing its status")
+    if command == "task":
+        parser.add_argument("--wait", action="store_true", help="wait for the end and print the result")
+        parser.add_argument("--cancel", action="store_true", help="cancel the task")
     if spec.out:
         parser.add_argument("--out", metavar="DIR", default=".", help=spec.out)
     parser.add_argument(

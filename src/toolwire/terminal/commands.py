@@ -4,13 +4,15 @@ status 1), with a message that says what is wrong."""
 
 from __future__ import annotations
 
+import asyncio
 import difflib
+import sys
 from collections.abc import Awaitable, Callable
 
-from ..client import Client, ClientError, ServerError
+from ..client import CallToolResult, Client, ClientError, ServerError, TaskCancelled, TaskInfo
 from ..protocol.errors import INVALID_PARAMS, RESOURCE_NOT_FOUND
 from .commandline import Invocation
-from .output import print_contents, print_messages, print_result, write_json
+from .output import print_contents, print_messages, print_result, printable, write_json
 from .progress import ProgressDisplay
 from .schemas import arguments
 
@@ -36,19 +38,97 @@ async def call(client: Client, invocation: Invocation) -> None:
         invocation.arguments = arguments(invocation.pairs, tool.input_schema)
     progress = ProgressDisplay(tool.name)
     try:
-        result = await client.call_tool(tool.name, invocation.arguments, progress=progress.update)
+        if invocation.task:
+            result = await _call_as_task(client, invocation, tool.name, progress)
+        else:
+            result = await client.call_tool(tool.name, invocation.arguments, progress=progress.update)
     finally:
         progress.close()
+    _print_call(result, tool.name, invocation)
+
+
+async def _call_as_task(client: Client, invocation: Invocation, tool: str, progress: ProgressDisplay) -> CallToolResult:
+    """Start the call as a task, say its id, and wait for its end showing its status."""
+    handle = await client.start_task(tool, invocation.arguments, progress=progress.update)
+    if handle.id is None:
+        return await handle.result()  # the server answered at once
+    _say(f"task {handle.id} started; `toolwire task {invocation.shown_target} {handle.id}` shows it")
+    try:
+        return await handle.result(on_status=lambda info: progress.update(0, None, _status_line(info)))
+    except asyncio.CancelledError:
+        _say(f"task {handle.id} goes on on the server: `toolwire task {invocation.shown_target} {handle.id} --wait`")
+        raise
+
+
+def _print_call(result: CallToolResult, tool: str, invocation: Invocation) -> None:
+    """Print a call's result (or raise for an ``isError`` one)."""
     if invocation.raw:
         write_json(result.raw)
         if result.is_error:
-            raise ClientError(f"tool {tool.name!r} reported an error (isError)")
+            raise ClientError(f"tool {tool!r} reported an error (isError)")
         return
     if result.is_error:
         said = result.text or "(no message)"
-        named = said.lower().startswith(f"tool {tool.name!r} failed".lower())  # toolwire servers say so
-        raise ClientError(said if named else f"tool {tool.name!r} failed: {said}")
-    print_result(result, tool.name, invocation.out)
+        named = said.lower().startswith(f"tool {tool!r} failed".lower())  # toolwire servers say so
+        raise ClientError(said if named else f"tool {tool!r} failed: {said}")
+    print_result(result, tool, invocation.out)
+
+
+async def tasks(client: Client, invocation: Invocation) -> None:
+    """List the tasks the server shows (2025-11-25 ``tasks/list``): a table, or JSON."""
+    if client.modern:
+        raise ClientError("2026-07-28 has no list of tasks: use --protocol 2025-11-25, or `toolwire task TARGET ID`")
+    if "tasks" not in client.capabilities:
+        raise ClientError("the server runs no tool as a task")
+    listed = await client.list_tasks()
+    if invocation.as_json:
+        write_json([info.raw for info in listed])
+        return
+    from .table import print_tasks
+
+    print_tasks(listed, client.server_info, client.version)
+
+
+async def task(client: Client, invocation: Invocation) -> None:
+    """Show a task; ``--wait`` for its result, ``--cancel`` to cancel it. :class:`ClientError`
+    for an unknown task (or another caller's), a failed or cancelled one."""
+    handle = client.task(invocation.subject)
+    try:
+        if invocation.cancel:
+            await handle.cancel()
+        info = await handle.refresh()
+        if invocation.wait or info.status == "completed":
+            progress = ProgressDisplay(info.id)
+            try:
+                result = await handle.result(on_status=lambda info: progress.update(0, None, _status_line(info)))
+            finally:
+                progress.close()
+            info = await handle.refresh() if not invocation.wait else info
+        else:
+            result = None
+    except ServerError as exc:
+        if exc.code == INVALID_PARAMS and "not found" in exc.message.lower():
+            raise ClientError(f"no task {invocation.subject!r} here: {exc.message}") from None
+        raise ClientError(f"task {invocation.subject} failed: {exc.message}") from None
+    except TaskCancelled as exc:
+        raise ClientError(str(exc)) from None
+    if invocation.as_json:
+        write_json({**info.raw, **({"result": result.raw} if result is not None else {})})
+        return
+    if not invocation.wait:
+        _say(_status_line(info))
+    if result is not None:
+        _print_call(result, info.id, invocation)
+    elif info.status == "failed":
+        raise ClientError(f"task {info.id} failed: {info.message or 'no reason given'}")
+
+
+def _status_line(info: TaskInfo) -> str:
+    return f"{info.status}: {info.message}" if info.message else info.status
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(printable(f"toolwire: {line}") + "\n")
 
 
 async def resources(client: Client, invocation: Invocation) -> None:
@@ -125,6 +205,8 @@ ACTIONS: dict[str, Callable[[Client, Invocation], Awaitable[None]]] = {
     "read": read,
     "prompts": prompts,
     "prompt": prompt,
+    "tasks": tasks,
+    "task": task,
 }
 
 

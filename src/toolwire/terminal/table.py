@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..client import PromptInfo, ResourceInfo, ResourceTemplateInfo, ToolInfo
+from ..client import PromptInfo, ResourceInfo, ResourceTemplateInfo, TaskInfo, ToolInfo
 from .output import printable
 from .schemas import parameters
 
@@ -80,6 +80,19 @@ def print_prompts(prompts: list[PromptInfo], server_info: dict[str, Any], versio
     for prompt in prompts:
         table.add_row(_name(prompt.name, prompt.title or prompt.name), _arguments(prompt), _summary(prompt.description))
     _print(_heading(server_info, version, _count(prompts, "prompt")), [table] if prompts else [])
+
+
+def print_tasks(tasks: list[TaskInfo], server_info: dict[str, Any], version: str | None) -> None:
+    """Print the table of ``tasks`` to stdout, under a line naming the server and protocol."""
+    table = _table("task", "status", "message", "created")
+    for task in tasks:
+        table.add_row(
+            Text(printable(task.id)),
+            Text(printable(task.status)),
+            _summary(task.message),
+            Text(printable(task.created_at or "")),
+        )
+    _print(_heading(server_info, version, _count(tasks, "task")), [table] if tasks else [])
 
 
 def _table(*columns: str, caption: str | None = None) -> Table:
