@@ -13,16 +13,18 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
 from helpers import MODERN, open_peer
 from httpserve import SERVERS, InProcess, fresh_server, toolwire_http
+from redisserve import redis_server
 from tokenissuer import TokenIssuer
 from toolwire.auth import ProtectedResource
 from toolwire.client import Client, ServerError
+from toolwire.stores.redis import RedisTaskStore
 from toolwire.stores.sqlite import SQLiteTaskStore
 from toolwire.tasks import MemoryTaskStore, TaskRecord, TaskStore
 from toolwire.tasks.model import INTERRUPTED
@@ -31,9 +33,20 @@ JOBS = str(SERVERS / "jobs.py")
 ERAS = ["2025-11-25", MODERN]
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    with redis_server() as url:
+        yield url
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[TaskStore]:
-    made: TaskStore = MemoryTaskStore() if request.param == "memory" else SQLiteTaskStore(tmp_path / "t" / "tasks.db")
+    if request.param == "memory":
+        made: TaskStore = MemoryTaskStore()
+    elif request.param == "sqlite":
+        made = SQLiteTaskStore(tmp_path / "t" / "tasks.db")
+    else:
+        made = RedisTaskStore(request.getfixturevalue("redis_url"), prefix=f"test:{tmp_path.name}:")
     yield made
     await made.close()
 
@@ -75,8 +88,9 @@ async def test_a_store_forgets_expired_tasks(store: TaskStore) -> None:
     await store.create(TaskRecord("forever", "t", MODERN, ttl_ms=None))
     await store.create(TaskRecord("gone", "t", MODERN, ttl_ms=1, created=time.time() - 1))
     assert await store.get("old") is None
-    assert await store.purge() == 1  # "gone"; "old" went when it was read
-    assert await store.get("forever") is not None
+    assert [task.id for task in await store.page(None, None, None, 10)] == ["forever"]
+    await store.purge()
+    assert await store.get("gone") is None and await store.get("forever") is not None
 
 
 def test_the_sqlite_store_writes_ahead(tmp_path: Path) -> None:
@@ -171,3 +185,29 @@ async def test_one_caller_cannot_read_or_cancel_anothers_task(era: str, issuer: 
                 assert [info.id for info in await owner.list_tasks()] == [handle.id]
             await mine.cancel()
             assert (await mine.refresh()).status == "cancelled"
+
+
+async def test_replicas_sharing_redis_serve_each_others_tasks(redis_url: str) -> None:
+    with (
+        toolwire_http(JOBS, "--tasks", redis_url) as (first, one),
+        toolwire_http(JOBS, "--tasks", redis_url) as (
+            second,
+            _,
+        ),
+    ):
+        async with Client(first, protocol=MODERN) as a, Client(second, protocol=MODERN) as b:
+            quick = await a.start_task("sleep", {"seconds": 0})
+            assert quick.id is not None
+            assert (await b.task(quick.id).result()).text == "slept 0 s"  # polled on the other replica
+            slow = await a.start_task("sleep", {"seconds": 30})
+            assert slow.id is not None
+            assert (await b.task(slow.id).refresh()).status == "working"  # its runner is alive
+            await b.task(slow.id).cancel()
+            assert (await slow.refresh()).status == "cancelled"
+            dying = await a.start_task("sleep", {"seconds": 30})
+            assert dying.id is not None
+        os.kill(one.pid, signal.SIGKILL)
+        one.wait(10)
+        async with Client(second, protocol=MODERN) as b:
+            info = await b.task(dying.id).refresh()
+        assert info.status == "failed" and info.message == INTERRUPTED

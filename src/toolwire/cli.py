@@ -52,7 +52,8 @@ commands:
                        authorization server, issued for --audience (this server's public URL,
                        by default http://HOST:PORT/mcp); --scope: a scope every request needs.
                        --tasks keeps the tasks of tools declared with task= in the SQLite file DB
-                       (created if missing), so that they outlive the process.
+                       (created if missing), so that they outlive the process, or in Redis when
+                       DB is a redis:// URL (for replicas).
                        Words after -- are the file's own command line (its sys.argv[1:]).
   tools TARGET         list the tools of a server: a table, or their definitions as JSON.
   call TARGET TOOL     call a tool and print its result; images and audio are saved to files.

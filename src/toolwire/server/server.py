@@ -56,7 +56,8 @@ class Server:
       cancelled (a tool's own ``timeout=`` wins); ``max_concurrency``: calls running at once
       in all (a tool's own ``max_concurrency=`` limits that tool). See :mod:`toolwire.guards`.
     - ``task_store``: where tools declared with ``task=`` keep their tasks: ``None`` (memory),
-      a file path (SQLite: tasks survive restarts) or a :class:`~toolwire.tasks.TaskStore`;
+      a file path (SQLite: tasks survive restarts), a ``redis://`` URL (replicas share them)
+      or a :class:`~toolwire.tasks.TaskStore`;
       ``task_ttl``: seconds a task and its result are kept (``None``: until deleted);
       ``task_poll_interval``: seconds suggested between polls. See docs/tasks.md.
     """
@@ -166,8 +167,8 @@ class Server:
         return self._tasks
 
     def use_task_store(self, store: TaskStore | str | os.PathLike[str] | None) -> None:
-        """Keep tasks in ``store`` (a file path: SQLite; ``None``: memory) instead of what the
-        constructor said. ``RuntimeError`` once the task manager is in use."""
+        """Keep tasks in ``store`` (a file path: SQLite; a ``redis://`` URL; ``None``: memory)
+        instead of what the constructor said. ``RuntimeError`` once the task manager is in use."""
         if self._tasks is not None:
             raise RuntimeError("the task store cannot change once tasks are in use")
         self._task_options["store"] = store

@@ -1,5 +1,11 @@
 """Redis, for state shared by several server processes (``pip install 'toolwire[redis]'``).
 
+:class:`RedisTaskStore` keeps tasks: one string per task (its JSON), expiring with the task's
+TTL on Redis's own clock, and a sorted set per owner (and per legacy session) for
+``tasks/list``, trimmed of expired tasks as it is read. Updates are optimistic
+transactions (``WATCH``/``MULTI``): a change made by two replicas at once is applied one
+after the other, never lost.
+
 :class:`RedisLimiter` keeps :class:`~toolwire.guards.RateLimit`'s token buckets in Redis: one
 hash per bucket, updated by a Lua script, so that a step is atomic however many processes
 take from the same bucket, and timed by Redis's own clock, so that replicas whose clocks
@@ -8,7 +14,13 @@ differ agree. Buckets expire once they would be full again.
 
 from __future__ import annotations
 
+import time
 from typing import Any
+
+import orjson
+
+from ..tasks.model import TaskRecord
+from ..tasks.store import Change
 
 #: KEYS[1]: the bucket; ARGV: rate (tokens a second), burst. Returns {taken, wait seconds}.
 TAKE = """
@@ -51,3 +63,100 @@ class RedisLimiter:
 
     async def close(self) -> None:
         await self.redis.aclose()
+
+
+class RedisTaskStore:
+    """Tasks in Redis, shared by every replica that uses the same ``redis`` (a URL or a
+    ``redis.asyncio.Redis`` client) and ``prefix``. Errors reaching Redis are ``redis``
+    exceptions; the task manager answers them as internal errors."""
+
+    def __init__(self, redis: str | Any = "redis://127.0.0.1:6379/0", prefix: str = "toolwire:tasks:") -> None:
+        if isinstance(redis, str):
+            import redis.asyncio as aioredis
+
+            redis = aioredis.Redis.from_url(redis)
+        self.redis: Any = redis
+        self.prefix = prefix
+
+    def __repr__(self) -> str:
+        return f"RedisTaskStore({self.prefix!r})"
+
+    def _key(self, task_id: str) -> str:
+        return f"{self.prefix}task:{task_id}"
+
+    def _index(self, owner: str | None, session: str | None) -> str:
+        return f"{self.prefix}owner:{owner}" if owner is not None else f"{self.prefix}session:{session}"
+
+    async def create(self, task: TaskRecord) -> None:
+        expires = task.expires
+        index = self._index(task.owner, task.session)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.set(self._key(task.id), orjson.dumps(task.to_json()), pxat=_ms(expires) if expires else None)
+            pipe.zadd(index, {task.id: task.created})
+            if expires is None:
+                pipe.persist(index)
+            else:
+                pipe.pexpireat(index, _ms(expires), gt=True)  # the index lives as long as its last task
+            await pipe.execute()
+
+    async def get(self, task_id: str) -> TaskRecord | None:
+        data = await self.redis.get(self._key(task_id))
+        return TaskRecord.from_json(orjson.loads(data)) if data is not None else None
+
+    async def update(self, task_id: str, change: Change) -> TaskRecord | None:
+        from redis.exceptions import WatchError
+
+        key = self._key(task_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    await pipe.watch(key)
+                    data = await pipe.get(key)
+                    if data is None:
+                        return None
+                    task = TaskRecord.from_json(orjson.loads(data))
+                    if not change(task):
+                        return task
+                    task.updated = time.time()
+                    expires = task.expires
+                    pipe.multi()
+                    pipe.set(key, orjson.dumps(task.to_json()), pxat=_ms(expires) if expires else None)
+                    await pipe.execute()
+                    return task
+                except WatchError:
+                    continue  # another replica changed it meanwhile: apply the change to that
+
+    async def page(
+        self, owner: str | None, session: str | None, after: tuple[float, str] | None, limit: int
+    ) -> list[TaskRecord]:
+        index = self._index(owner, session)
+        start = after[0] if after is not None else "-inf"
+        found: list[TaskRecord] = []
+        offset = 0
+        while len(found) < limit:
+            ids: list[bytes] = await self.redis.zrangebyscore(index, start, "+inf", start=offset, num=limit * 2)
+            if not ids:
+                break
+            offset += len(ids)
+            records = await self.redis.mget([self._key(task_id.decode()) for task_id in ids])
+            gone = [task_id for task_id, data in zip(ids, records, strict=True) if data is None]
+            if gone:
+                await self.redis.zrem(index, *gone)
+                offset -= len(gone)
+            for data in records:
+                if data is None:
+                    continue
+                task = TaskRecord.from_json(orjson.loads(data))
+                if (after is None or (task.created, task.id) > after) and len(found) < limit:
+                    found.append(task)
+        return found
+
+    async def purge(self) -> int:
+        return 0  # Redis expires tasks itself; indexes are trimmed as they are read
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+
+
+def _ms(seconds: float) -> int:
+    return int(seconds * 1000)

@@ -98,7 +98,7 @@ class SQLiteTaskStore:
     async def page(
         self, owner: str | None, session: str | None, after: tuple[float, str] | None, limit: int
     ) -> list[TaskRecord]:
-        conditions = ["owner = ?" if owner is not None else "owner IS NULL AND session = ?"]
+        conditions = ["owner = ?" if owner is not None else "owner IS NULL AND session IS ?"]
         arguments: list[Any] = [owner if owner is not None else session]
         conditions.append("(expires IS NULL OR expires > ?)")
         arguments.append(time.time())

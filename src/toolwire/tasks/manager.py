@@ -95,11 +95,11 @@ class LiveTask:
 class TaskManager:
     """Creates, runs, finds and ends the tasks of one server.
 
-    ``store``: a :class:`~toolwire.tasks.TaskStore`, or a file path for SQLite (``None``:
-    memory). ``ttl``: seconds a task is kept from its creation (a 2025-11-25 client may ask
-    for less, not more; ``None``: until deleted). ``poll_interval``: seconds suggested
-    between polls. ``max_active``: tasks one caller may have running at once here (more are
-    refused with ``-32600``).
+    ``store``: a :class:`~toolwire.tasks.TaskStore`, a ``redis://`` URL (shared by replicas),
+    or a file path for SQLite (``None``: memory). ``ttl``: seconds a task is kept from its
+    creation (a 2025-11-25 client may ask for less, not more; ``None``: until deleted).
+    ``poll_interval``: seconds suggested between polls. ``max_active``: tasks one caller may
+    have running at once here (more are refused with ``-32600``).
     """
 
     def __init__(
@@ -132,6 +132,10 @@ class TaskManager:
             option = self._store_option
             if option is None:
                 self._store = MemoryTaskStore()
+            elif isinstance(option, str) and option.startswith(("redis://", "rediss://", "unix://")):
+                from ..stores.redis import RedisTaskStore
+
+                self._store = RedisTaskStore(option)
             elif isinstance(option, (str, os.PathLike)):
                 from ..stores.sqlite import SQLiteTaskStore
 
