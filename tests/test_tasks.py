@@ -330,3 +330,32 @@ async def every_tool(peer: Any) -> list[dict[str, Any]]:
         cursor = page.get("nextCursor")
         if cursor is None:
             return tools
+
+
+async def test_2026_07_28_streams_a_tasks_changes_to_those_who_listen() -> None:
+    peer = await open_peer(jobs(), MODERN, {"elicitation": {}, "extensions": TASKS})
+    task_id = (await peer.call("ask_name"))["result"]["taskId"]
+    listen = await peer.send("subscriptions/listen", {"notifications": {"taskIds": [task_id, "unknown"]}})
+    seen: list[dict[str, Any]] = []
+    while not any(note["params"].get("status") == "completed" for note in seen):
+        message = await peer.connection.receive()
+        assert message.get("id") != listen, message
+        if "method" not in message:
+            assert message["result"]["resultType"] == "complete"  # the tasks/update acknowledged
+        elif message["method"] == "notifications/subscriptions/acknowledged":
+            assert message["params"]["notifications"]["taskIds"] == [task_id]  # only what runs here
+        elif message["method"] == "notifications/tasks":
+            seen.append(message)
+            if message["params"]["status"] == "input_required":
+                (key,) = message["params"]["inputRequests"]
+                answer = {"action": "accept", "content": {"name": "Lin"}}
+                await peer.send("tasks/update", {"taskId": task_id, "inputResponses": {key: answer}})
+    statuses = [note["params"]["status"] for note in seen]
+    assert statuses[0] in ("working", "input_required") and statuses[-1] == "completed"
+    assert "input_required" in statuses
+    final = seen[-1]["params"]
+    assert final["result"]["content"][0]["text"] == "Hello, Lin"
+    assert final["_meta"]["io.modelcontextprotocol/subscriptionId"] == listen
+    refused = await open_peer(jobs(), MODERN)
+    error = (await refused.request("subscriptions/listen", {"notifications": {"taskIds": ["x"]}}))["error"]
+    assert error["code"] == -32021

@@ -91,6 +91,8 @@ class ServerSession:
         self._waiting: dict[RequestId, asyncio.Future[Response]] = {}
         self._closed = False
         self._stop_listening: list[Callable[[], object]] = []
+        #: Task watches of 2026-07-28 subscriptions, by subscription (request id).
+        self._stop_watching: dict[RequestId, list[Callable[[], None]]] = {}
         if listen:
             self._start_listening()
 
@@ -574,6 +576,11 @@ class ServerSession:
             key = f"{kind}ListChanged"
             if wanted.get(key) is True and kind in offered:
                 honoured[key] = True
+        task_ids = wanted.get("taskIds")
+        if task_ids is not None:
+            refused = self._watch_tasks(request, task_ids, honoured)
+            if refused is not None:
+                return self.fail(request, refused)
         uris = wanted.get("resourceSubscriptions")
         if uris is not None:
             if type(uris) is not list or not all(type(uri) is str for uri in uris):
@@ -585,6 +592,36 @@ class ServerSession:
         self._subscriptions[request.id] = (request, honoured)
         ack = {"_meta": {META_SUBSCRIPTION_ID: request.id}, "notifications": honoured}
         self.send_for(request, "notifications/subscriptions/acknowledged", ack)
+        for task_id in honoured.get("taskIds", ()):  # where each stands now, then each change
+            self.server.tasks.tell(task_id)
+        return None
+
+    def _watch_tasks(self, request: Request, task_ids: Any, honoured: dict[str, Any]) -> ProtocolError | None:
+        """Listen for ``notifications/tasks`` of the tasks named (those running here that the
+        caller may see: what the acknowledgement lists); the error to answer with, if any."""
+        if type(task_ids) is not list or not all(type(task_id) is str for task_id in task_ids):
+            return ProtocolError(INVALID_PARAMS, 'Invalid params: "taskIds" must list task ids')
+        extensions = request.capabilities.get("extensions")
+        if type(extensions) is not dict or TASKS_EXTENSION not in extensions:
+            return ProtocolError(
+                MISSING_REQUIRED_CLIENT_CAPABILITY,
+                f"Missing required client capability: task notifications need the {TASKS_EXTENSION} extension",
+                {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
+            )
+        meta = {META_SUBSCRIPTION_ID: request.id}
+
+        def tell(task: dict[str, Any]) -> None:
+            self.send_for(request, "notifications/tasks", {**task, "_meta": meta})
+
+        watched = []
+        if "tasks" in self.server.identity.capabilities:
+            owner = self.caller_name(request)
+            for task_id in task_ids:
+                remover = self.server.tasks.watch(task_id, owner, tell)
+                if remover is not None:
+                    watched.append(task_id)
+                    self._stop_watching.setdefault(request.id, []).append(remover)
+        honoured["taskIds"] = watched
         return None
 
     def _list_changed(self, kind: str) -> None:
@@ -625,6 +662,8 @@ class ServerSession:
             self.send(event.flush, event.request.id)
         id = event.request.id
         self._subscriptions.pop(id, None)
+        for stop in self._stop_watching.pop(id, ()):
+            stop()
         task = self._tasks.get(id)
         if task is not None:
             task.cancel()
@@ -636,6 +675,10 @@ class ServerSession:
         subscriptions end with their final response; waits on the client fail."""
         for stop in self._stop_listening:
             stop()
+        for stops in self._stop_watching.values():
+            for stop in stops:
+                stop()
+        self._stop_watching.clear()
         for future in self._waiting.values():
             if not future.done():
                 future.set_exception(ClientRequestFailed("the connection closed"))

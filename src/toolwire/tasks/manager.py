@@ -59,6 +59,9 @@ if TYPE_CHECKING:
 
 log = get_logger("toolwire.tasks")
 
+#: Told a 2026-07-28 task's whole state on each change of its status.
+Watcher = Callable[[dict[str, Any]], None]
+
 NOT_FOUND = "Failed to retrieve task: Task not found (it never existed, expired, or belongs to another caller)"
 #: Seconds between sweeps of expired tasks (done when a task is created).
 PURGE_EVERY = 60.0
@@ -68,7 +71,7 @@ class LiveTask:
     """A task running in this process: its record as last written, the call it runs and
     what waits on it."""
 
-    __slots__ = ("asked", "done", "inputs", "loop", "record", "request", "runner", "session", "waiters")
+    __slots__ = ("asked", "done", "inputs", "loop", "record", "request", "runner", "session", "waiters", "watchers")
 
     def __init__(self, record: TaskRecord, session: ServerSession, request: Request) -> None:
         self.record = record
@@ -82,6 +85,8 @@ class LiveTask:
         self.asked = 0
         #: 2025-11-25 ``tasks/result`` requests waiting on it (their streams carry its questions).
         self.waiters: list[RequestId] = []
+        #: 2026-07-28 ``subscriptions/listen`` streams told of its changes: callback(detailed task).
+        self.watchers: dict[int, Watcher] = {}
 
     @property
     def id(self) -> str:
@@ -438,12 +443,40 @@ class TaskManager:
             self._announce(live)
 
     def _announce(self, live: LiveTask) -> None:
-        """2025-11-25: ``notifications/tasks/status`` to the session that created it."""
-        if live.request.codec.modern:
+        """A status change: 2025-11-25 ``notifications/tasks/status`` to the session that
+        created it; 2026-07-28 the whole task to the streams that listen for it."""
+        codec = live.request.codec
+        if codec.modern:
+            if live.watchers:
+                detailed = codec.task(live.record, detailed=True)
+                for watcher in list(live.watchers.values()):
+                    watcher(detailed)
             return
         session = live.session
-        params = live.request.codec.task(live.record)
+        params = codec.task(live.record)
         session.send(session.connection.notify(None, "notifications/tasks/status", params), live.related())
+
+    def tell(self, task_id: str) -> None:
+        """Tell the listeners of ``task_id`` where it stands now (a new listener's first news)."""
+        live = self._live.get(task_id)
+        if live is not None:
+            self._announce(live)
+
+    def watch(
+        self, task_id: str, owner: str | None, callback: Callable[[dict[str, Any]], None]
+    ) -> Callable[[], None] | None:
+        """2026-07-28: call ``callback(task)`` on each status change of ``task_id`` while it runs
+        here; its remover, or ``None`` when it does not run here or is not ``owner``'s."""
+        live = self._live.get(task_id)
+        if live is None or not live.request.codec.modern or live.record.owner not in (None, owner):
+            return None
+        key = id(callback)
+        live.watchers[key] = callback
+
+        def stop() -> None:
+            live.watchers.pop(key, None)
+
+        return stop
 
     # -- shutdown ------------------------------------------------------------------------------
 
