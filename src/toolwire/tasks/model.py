@@ -161,9 +161,16 @@ class TaskRecord:
     def copy(self) -> TaskRecord:
         """A copy whose status, message, questions and outcome change apart from this one's."""
         twin = TaskRecord.__new__(TaskRecord)
-        for name in self.__slots__:
-            setattr(twin, name, getattr(self, name))
-        twin.inputs = dict(self.inputs)
+        twin.id, twin.tool, twin.version, twin.owner, twin.session = (
+            self.id,
+            self.tool,
+            self.version,
+            self.owner,
+            self.session,
+        )
+        twin.status, twin.message, twin.created, twin.updated = self.status, self.message, self.created, self.updated
+        twin.ttl_ms, twin.poll_ms, twin.result, twin.error = self.ttl_ms, self.poll_ms, self.result, self.error
+        twin.inputs, twin.runner = dict(self.inputs), self.runner
         return twin
 
     def to_json(self) -> dict[str, Any]:
