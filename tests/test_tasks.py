@@ -10,7 +10,7 @@ import pytest
 
 from helpers import MODERN, open_peer
 from httpserve import SERVERS, fresh_server
-from toolwire import Server
+from toolwire import Context, Server
 from toolwire.client import Client, ClientError, ServerError, TaskCancelled
 
 ERAS = ["2025-11-25", MODERN]
@@ -359,3 +359,50 @@ async def test_2026_07_28_streams_a_tasks_changes_to_those_who_listen() -> None:
     refused = await open_peer(jobs(), MODERN)
     error = (await refused.request("subscriptions/listen", {"notifications": {"taskIds": ["x"]}}))["error"]
     assert error["code"] == -32021
+
+
+def asking_server() -> Server:
+    server = Server("deferred")
+
+    @server.tool(task=True, defer_task=True)
+    async def purge(folder: str, ctx: Context) -> str:
+        answer = await ctx.elicit(f"Purge {folder}?", {"type": "object", "properties": {"ok": {"type": "boolean"}}})
+        if not (answer.content or {}).get("ok"):
+            return "kept"
+        await ctx.start_task()
+        return f"purged {folder} ({'as task ' + ctx.task_id if ctx.task_id else 'in its request'})"
+
+    return server
+
+
+async def confirm(params: dict[str, Any]) -> dict[str, Any]:
+    return {"action": "accept", "content": {"ok": True}}
+
+
+async def test_a_deferred_task_asks_in_its_request_then_becomes_a_task() -> None:
+    async with Client(asking_server(), protocol=MODERN, elicitation=confirm) as client:
+        handle = await client.start_task("purge", {"folder": "tmp"})
+        assert handle.id is not None  # the question was a round of the request; then the task began
+        assert (await handle.result()).text == f"purged tmp (as task {handle.id})"
+        # without the extension the call stays in its request, and start_task() does nothing
+        assert (await client.call_tool("purge", {"folder": "tmp"})).text == "purged tmp (in its request)"
+
+
+async def test_a_deferred_task_on_2025_11_25_is_a_task_from_the_start() -> None:
+    async with Client(asking_server(), protocol="2025-11-25", elicitation=confirm) as client:
+        handle = await client.start_task("purge", {"folder": "tmp"})
+        assert handle.id is not None
+        assert (await handle.result()).text == f"purged tmp (as task {handle.id})"
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_tasks_over_http_ask_and_answer(era: str) -> None:
+    from httpserve import toolwire_http
+
+    with toolwire_http(str(SERVERS / "jobs.py")) as (url, _):
+        async with Client(url, protocol=era, elicitation=answer_name) as client:
+            assert (await client.call_tool("ask_name", task=True)).text == "Hello, Ada"
+            first, second = await asyncio.gather(
+                client.call_tool("sleep", {"seconds": 0.2}, task=True), client.call_tool("build", {"target": "t"})
+            )
+            assert first.text == "slept 0.2 s" and second.structured == {"target": "t", "ok": True}
