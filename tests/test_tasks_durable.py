@@ -211,3 +211,31 @@ async def test_replicas_sharing_redis_serve_each_others_tasks(redis_url: str) ->
         async with Client(second, protocol=MODERN) as b:
             info = await b.task(dying.id).refresh()
         assert info.status == "failed" and info.message == INTERRUPTED
+
+
+async def test_a_server_that_stops_stores_its_running_tasks_as_interrupted(tmp_path: Path) -> None:
+    database = tmp_path / "tasks.db"
+    server = fresh_server(JOBS)
+    server.use_task_store(database)
+    peer = await open_peer(server, MODERN, {"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    task_id = (await peer.call("sleep", {"seconds": 30}))["result"]["taskId"]
+    await server.close_tasks()  # what stdio's end and the HTTP app's shutdown do
+    later = fresh_server(JOBS)
+    later.use_task_store(database)
+    peer = await open_peer(later, MODERN, {"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    task = (await peer.request("tasks/get", {"taskId": task_id}))["result"]
+    assert task["status"] == "failed" and task["statusMessage"] == INTERRUPTED
+
+
+class BrokenStore(MemoryTaskStore):
+    async def create(self, task: TaskRecord) -> None:
+        raise OSError("disk full")
+
+
+async def test_a_store_that_fails_is_an_internal_error_and_the_server_goes_on() -> None:
+    server = fresh_server(JOBS)
+    server.use_task_store(BrokenStore())
+    peer = await open_peer(server, MODERN, {"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    error = (await peer.call("sleep", {"seconds": 0}))["error"]
+    assert error["code"] == -32603 and "the task store failed (OSError)" in error["message"]
+    assert (await peer.call("quick", {"x": 2}))["result"]["structuredContent"] == 4

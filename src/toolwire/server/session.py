@@ -43,6 +43,7 @@ from .request_state import binding, seal, unseal
 if TYPE_CHECKING:
     from ..auth.identity import Identity
     from ..tasks.manager import TaskManager
+    from ..tasks.model import TaskRecord
     from .server import Server
 
 log = get_logger("toolwire")
@@ -525,10 +526,10 @@ class ServerSession:
         except ProtocolError as exc:
             return self.connection.respond_error(request, exc)
 
-    async def _task_get(self, request: Request, tasks: TaskManager, record: Any) -> bytes | None:
+    async def _task_get(self, request: Request, tasks: TaskManager, record: TaskRecord) -> bytes | None:
         return self.connection.respond(request, request.codec.task(record, detailed=request.codec.modern))
 
-    async def _task_result(self, request: Request, tasks: TaskManager, record: Any) -> bytes | None:
+    async def _task_result(self, request: Request, tasks: TaskManager, record: TaskRecord) -> bytes | None:
         live = tasks.live(record.id)
         if live is not None:
             live.waiters.append(request.id)  # its questions now go on this request's stream
@@ -548,7 +549,7 @@ class ServerSession:
         }
         return self.connection.respond_error(request, ProtocolError(error["code"], error["message"], error.get("data")))
 
-    async def _task_cancel(self, request: Request, tasks: TaskManager, record: Any) -> bytes | None:
+    async def _task_cancel(self, request: Request, tasks: TaskManager, record: TaskRecord) -> bytes | None:
         if request.codec.modern:
             await tasks.cancel(record)  # an ended task is left as it is: the answer is the same
             return self.connection.respond(request, {})
@@ -556,7 +557,7 @@ class ServerSession:
             raise ProtocolError(INVALID_PARAMS, f"Cannot cancel task: already in terminal status {record.status!r}")
         return self.connection.respond(request, request.codec.task(await tasks.cancel(record)))
 
-    async def _task_update(self, request: Request, tasks: TaskManager, record: Any) -> bytes | None:
+    async def _task_update(self, request: Request, tasks: TaskManager, record: TaskRecord) -> bytes | None:
         await tasks.answer(record, request.params["inputResponses"])
         return self.connection.respond(request, {})
 

@@ -154,7 +154,7 @@ class TaskManager:
     async def create(self, session: ServerSession, request: Request, tool: str, ttl_ms: int | None) -> LiveTask:
         """Store a new ``working`` task for ``request`` (durably, before it is announced) and
         tie it to the running call. ``ProtocolError`` ``-32600`` when the caller has
-        ``max_active`` tasks running already."""
+        ``max_active`` tasks running already, ``-32603`` when the store fails."""
         owner = session.caller_name(request)
         legacy = not request.codec.modern
         mine = owner if owner is not None else session.id
@@ -177,10 +177,15 @@ class TaskManager:
             poll_ms=self.poll_ms,
         )
         store = self.store
-        if time.monotonic() - self._purged > PURGE_EVERY:
-            self._purged = time.monotonic()
-            await store.purge()
-        await store.create(record)
+        try:
+            if time.monotonic() - self._purged > PURGE_EVERY:
+                self._purged = time.monotonic()
+                await store.purge()
+            await store.create(record)
+        except Exception as exc:
+            log.exception("storing a new task failed")
+            problem = f"Internal error: the task store failed ({type(exc).__name__}); the call did not start"
+            raise ProtocolError(INTERNAL_ERROR, problem) from None
         live = LiveTask(record, session, request)
         self._live[record.id] = live
         return live
@@ -222,7 +227,9 @@ class TaskManager:
             record = await self.store.update(live.id, end)
         except Exception:
             log.exception("could not store how task %s ended", live.id)
-            record = None
+            record = live.record.copy()  # what waits on it here still learns it ended
+            record.status, record.message, record.result = FAILED, "the task store failed", None
+            record.error = {"code": INTERNAL_ERROR, "message": "Internal error: the task's end could not be stored"}
         self._forget(live, record)
 
     def _forget(self, live: LiveTask, record: TaskRecord | None) -> None:
