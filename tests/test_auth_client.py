@@ -118,3 +118,17 @@ def test_the_keyring_store_keeps_records_and_their_names(tmp_path: Path) -> None
         assert isinstance(user_store(), FileTokenStore)  # plain files are no system keyring
     finally:
         keyring.set_keyring(previous)
+
+
+async def test_a_redirect_port_in_use_is_one_clear_error_not_a_hang() -> None:
+    import socket
+
+    from toolwire.auth.oauth import AuthorizationError, browser_authorize
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        authorize = browser_authorize(f"http://127.0.0.1:{port}/callback", timeout=5)
+        with pytest.raises(AuthorizationError, match=f"cannot wait for the browser's redirect on 127.0.0.1:{port}"):
+            await authorize("http://127.0.0.1:1/authorize")

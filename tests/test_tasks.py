@@ -406,3 +406,19 @@ async def test_tasks_over_http_ask_and_answer(era: str) -> None:
                 client.call_tool("sleep", {"seconds": 0.2}, task=True), client.call_tool("build", {"target": "t"})
             )
             assert first.text == "slept 0.2 s" and second.structured == {"target": "t", "ok": True}
+
+
+async def test_a_2025_11_25_task_logs_to_the_client_tagged_with_the_task() -> None:
+    server = Server("logs")
+
+    @server.tool(task=True)
+    async def chatty(ctx: Context) -> str:
+        await ctx.info("working on it")
+        return "done"
+
+    logged: list[dict[str, Any]] = []
+    async with Client(server, protocol="2025-11-25", log_level="info", on_log=logged.append) as client:
+        handle = await client.start_task("chatty")
+        assert (await handle.result()).text == "done"
+    assert logged[0]["data"] == "working on it"
+    assert logged[0]["_meta"]["io.modelcontextprotocol/related-task"] == {"taskId": handle.id}

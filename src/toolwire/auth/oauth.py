@@ -736,7 +736,9 @@ class IdJagExchange:
 
 def browser_authorize(redirect_uri: str, timeout: float = 300.0) -> Authorize:
     """Authorization for people: open ``url`` in the system browser (and print it, for when
-    none opens) and wait, on the loopback address of ``redirect_uri``, for the redirect."""
+    none opens) and wait, on the loopback address of ``redirect_uri``, for the redirect.
+    :class:`AuthorizationError` when that address cannot be listened on, or nothing arrives
+    within ``timeout`` seconds."""
 
     async def authorize(url: str) -> str:
         import sys
@@ -763,7 +765,13 @@ def browser_authorize(redirect_uri: str, timeout: float = 300.0) -> Authorize:
                     arrived.set_result(f"{parts.scheme}://{parts.netloc}{path}")
             writer.close()
 
-        server = await asyncio.start_server(answer, parts.hostname, parts.port)
+        try:
+            server = await asyncio.start_server(answer, parts.hostname, parts.port)
+        except OSError as exc:
+            raise AuthorizationError(
+                f"cannot wait for the browser's redirect on {parts.hostname}:{parts.port} "
+                f"({exc.strerror or exc}): end what uses that port, or give OAuth another redirect_uri"
+            ) from None
         try:
             sys.stderr.write(f"toolwire: authorize in your browser; if none opens, visit:\n  {url}\n")
             # In a thread, not waited for: a browser command may only return once it is done.

@@ -230,6 +230,9 @@ class StreamableHttpTransport:
             self._answer_error(message, None, b"", f"authorization failed: {exc}", AUTHORIZATION_FAILED)
         except httpx.HTTPError as exc:
             self._unreachable(exc)
+        except Exception as exc:  # whatever else failed, the request is answered: nothing waits forever
+            log.exception("sending %s failed", method)
+            self._answer_error(message, None, b"", f"the request could not be sent: {type(exc).__name__}: {exc}")
         if method == "notifications/initialized" and self.session_id is not None:
             self._listening = asyncio.Event()
             self._spawn(self._listen(self._listening))
