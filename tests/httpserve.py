@@ -110,9 +110,12 @@ class InProcess:
     ends; then it shuts down, waiting at most ``grace`` seconds for open responses.
     """
 
-    def __init__(self, app: Any, grace: float = 2.0, listener: socket.socket | None = None) -> None:
+    def __init__(
+        self, app: Any, grace: float = 2.0, listener: socket.socket | None = None, lifespan: str = "on"
+    ) -> None:
         self.app = app
         self.grace = grace
+        self.lifespan = lifespan
         self._server: uvicorn.Server | None = None
         self._task: asyncio.Task[None] | None = None
         self._listener = listener
@@ -124,7 +127,7 @@ class InProcess:
         listener = self._listener
         port = listener.getsockname()[1]
         config = uvicorn.Config(
-            self.app, lifespan="on", log_level="critical", timeout_graceful_shutdown=self.grace, ws="none"
+            self.app, lifespan=self.lifespan, log_level="critical", timeout_graceful_shutdown=self.grace, ws="none"
         )
         self._server = uvicorn.Server(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[listener]))

@@ -105,15 +105,10 @@ class ImportFailed(Exception):
             where = f"SyntaxError: {error.msg} (line {error.lineno})"
             detail = "".join(traceback.format_exception_only(error)).rstrip()
         else:
+            from .tracebacks import own_frames
+
             where = f"{type(error).__name__}: {error}"
-            own = [
-                frame
-                for frame in traceback.extract_tb(error.__traceback__)
-                if "importlib" not in frame.filename
-                and not frame.filename.startswith("<frozen")
-                and f"{os.sep}toolwire{os.sep}" not in frame.filename
-            ]
-            detail = "".join(traceback.format_list(own)).rstrip()
+            detail = own_frames(error)
         super().__init__(f"could not import {path}: {where}")
         self.detail = detail
 

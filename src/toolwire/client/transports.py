@@ -258,6 +258,7 @@ class InMemory:
     async def start(self) -> None:
         from ..server.session import ServerSession
 
+        await self.server.start()
         self._session = ServerSession(self.server, self.server.connection(terminator=b""), self._deliver)
 
     def _deliver(self, data: bytes) -> None:
@@ -273,4 +274,5 @@ class InMemory:
         session, self._session = self._session, None
         if session is not None:
             await session.close(grace=1.0)
+            await self.server.stop()
             self.on_close("the in-memory connection was closed")

@@ -126,6 +126,12 @@ class Context(ToolContext):
         return self._request
 
     @property
+    def lifespan(self) -> Any:
+        """What the server's lifespan yielded: the database pool, client or model it opened
+        once for the process (``None`` when the server has no lifespan)."""
+        return self._session.server.lifespan_state
+
+    @property
     def identity(self) -> Identity | None:
         """The caller, when the server authorizes requests (HTTP with ``auth=``): subject,
         client id, scopes, claims. ``None`` when nothing authenticated them (stdio)."""

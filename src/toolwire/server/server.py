@@ -18,6 +18,7 @@ from ..protocol.codec import Codec
 from ..protocol.connection import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, ServerConnection, ServerIdentity
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
 from ..tools.tool import Tool, annotations_from
+from .lifespan import Lifespan, LifespanRunner
 
 if TYPE_CHECKING:
     from ..prompts.prompt import Prompt
@@ -60,6 +61,9 @@ class Server:
       or a :class:`~toolwire.tasks.TaskStore`;
       ``task_ttl``: seconds a task and its result are kept (``None``: until deleted);
       ``task_poll_interval``: seconds suggested between polls. See docs/tasks.md.
+    - ``lifespan``: what the server opens before serving and closes when it stops (a function
+      returning a context manager, or a generator function); tools reach what it yields as
+      ``ctx.lifespan``. See :mod:`toolwire.server.lifespan`; :meth:`lifespan` sets it too.
     """
 
     def __init__(
@@ -84,6 +88,7 @@ class Server:
         task_store: TaskStore | str | os.PathLike[str] | None = None,
         task_ttl: float | None = 3600.0,
         task_poll_interval: float = 1.0,
+        lifespan: Lifespan | None = None,
     ) -> None:
         if cache_scope not in ("public", "private"):
             raise ValueError('cache_scope must be "public" or "private"')
@@ -127,6 +132,9 @@ class Server:
             "page_size": page_size or 50,
         }
         self._tasks: TaskManager | None = None
+        self._lifespan: LifespanRunner | None = None
+        if lifespan is not None:
+            self.lifespan(lifespan)
 
     # -- guards ----------------------------------------------------------------------------
 
@@ -156,6 +164,40 @@ class Server:
             inner.insert(0, self._limits)
         self.guards = outer + inner
         self.guarded = chain(self.guards)
+
+    # -- lifespan --------------------------------------------------------------------------
+
+    def lifespan(self, function: F) -> F:
+        """Set the server's lifespan (usable as a decorator): a function of the server (or of
+        nothing) returning a context manager, sync or async, or a generator function that
+        yields once. What it yields is ``ctx.lifespan`` in tools. ``ValueError`` if one is
+        set already."""
+        if self._lifespan is not None:
+            raise ValueError("this server has a lifespan already: combine them in one")
+        self._lifespan = LifespanRunner(self, function)
+        return function
+
+    async def start(self) -> None:
+        """Enter the lifespan (transports do this before serving; counted, so several may):
+        :class:`~toolwire.server.lifespan.LifespanFailed` if it raises."""
+        if self._lifespan is not None:
+            await self._lifespan.enter()
+
+    async def stop(self) -> None:
+        """Leave the lifespan; the last to leave closes it (running tasks are stopped first)."""
+        if self._lifespan is not None:
+            await self._lifespan.leave()
+
+    @property
+    def lifespan_state(self) -> Any:
+        """What the lifespan yielded (``None`` without a lifespan). ``RuntimeError`` when it
+        has one that is not running: serve the server, or ``await server.start()``."""
+        runner = self._lifespan
+        if runner is None:
+            return None
+        if not runner.started:
+            raise RuntimeError("the server's lifespan is not running: serve the server, or await server.start()")
+        return runner.state
 
     @property
     def tasks(self) -> TaskManager:

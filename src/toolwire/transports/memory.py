@@ -27,7 +27,15 @@ class MemoryConnection:
 
     def __init__(self, server: Server) -> None:
         self._inbox: asyncio.Queue[bytes] = asyncio.Queue()
+        self.server = server
         self.session = ServerSession(server, server.connection(terminator=b""), self._inbox.put_nowait)
+        self._started = False
+
+    async def open(self) -> None:
+        """Enter the server's lifespan (``async with`` does; a connection never opened serves
+        a server without one just as well)."""
+        await self.server.start()
+        self._started = True
 
     async def send(self, message: Any) -> None:
         """Send one JSON-RPC message (or a batch list) to the server."""
@@ -48,8 +56,12 @@ class MemoryConnection:
     async def close(self, grace: float = 5.0) -> None:
         """End the connection as the end of stdin would."""
         await self.session.close(grace)
+        if self._started:
+            self._started = False
+            await self.server.stop()
 
     async def __aenter__(self) -> MemoryConnection:
+        await self.open()
         return self
 
     async def __aexit__(

@@ -19,6 +19,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ..server.lifespan import LifespanFailed
+
 if TYPE_CHECKING:
     from ..protocol.connection import Event, ServerConnection
     from ..server.server import Server
@@ -28,7 +30,9 @@ from .pipes import READ_SIZE
 
 def run_stdio(server: Server, *, grace: float = 5.0, stdout: int | None = None) -> None:
     """Serve ``server`` on this process's stdin and stdout until stdin closes (``stdout``:
-    the descriptor :func:`protect_stdout` gave, when it was protected already)."""
+    the descriptor :func:`protect_stdout` gave, when it was protected already). A lifespan
+    that fails to start ends the process with status 1 and one line (and its traceback) on
+    stderr."""
     stdout = protect_stdout() if stdout is None else stdout
     connection = server.connection()
     data = os.read(0, READ_SIZE)
@@ -39,7 +43,14 @@ def run_stdio(server: Server, *, grace: float = 5.0, stdout: int | None = None) 
         else:
             pending.append(event)
     coroutine = serve_stdio(server, stdout=stdout, grace=grace, connection=connection, pending=pending, eof=not data)
-    event_loop_runner()(_then_close_tasks(server, coroutine))
+    try:
+        event_loop_runner()(_then_close_tasks(server, coroutine))
+    except LifespanFailed as exc:
+        from ..tracebacks import own_frames
+
+        frames = own_frames(exc.__cause__) if exc.__cause__ is not None else ""
+        sys.stderr.write(f"toolwire: {exc}\n" + (f"{frames}\n" if frames else ""))
+        raise SystemExit(1) from None
 
 
 async def _then_close_tasks(server: Server, serving: Any) -> None:
@@ -103,6 +114,7 @@ async def serve_stdio(
     loop = asyncio.get_running_loop()
     if stdout is None:
         stdout = protect_stdout()
+    await server.start()  # LifespanFailed: nothing is served
     pipes = PipePair(loop, stdin, stdout)
     session = ServerSession(server, connection or server.connection(), pipes.write)
     pipes.on_data = session.feed
@@ -117,3 +129,4 @@ async def serve_stdio(
         await pipes.drain()
     finally:
         pipes.close()
+        await server.stop()

@@ -58,6 +58,7 @@ from ...protocol.versions import (
     MODERN_VERSIONS,
     SUPPORTED_VERSIONS,
 )
+from ...server.lifespan import LifespanFailed
 from ...server.session import ServerSession
 from . import sse
 from .channel import Channel, error_code, respond
@@ -170,6 +171,7 @@ class StreamableHTTP:
         self._good_hosts: set[str] = set()  # Host values already found allowed
         self._requests: set[ServerSession] = set()  # the 2026-07-28 requests being served
         self._idle: list[_Stateless] = []  # ready for the next 2026-07-28 request
+        self._started = False  # the server's lifespan entered
         self.auth = auth
         self._metadata_paths = auth.metadata_paths(self.path) if auth is not None else set()
         self._auth_error: type[AuthError] | tuple[()] = ()  # what a refusal raises, once auth is there
@@ -201,6 +203,8 @@ class StreamableHTTP:
             return
         if scope["type"] != "http":
             return
+        if not self._started:  # an ASGI server (or a parent app) that sends no lifespan events
+            await self._start()
         try:
             await self._http(scope, receive, send)
         except HttpError as exc:
@@ -218,13 +222,30 @@ class StreamableHTTP:
         self._idle.clear()
         await self.server.close_tasks()
 
+    async def _start(self) -> None:
+        """Enter the server's lifespan, once (``LifespanFailed`` if it raises)."""
+        self._started = True
+        try:
+            await self.server.start()
+        except BaseException:
+            self._started = False
+            raise
+
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                try:
+                    await self._start()
+                except LifespanFailed as exc:
+                    await send({"type": "lifespan.startup.failed", "message": str(exc)})
+                    return
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self.close()
+                if self._started:
+                    self._started = False
+                    await self.server.stop()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
