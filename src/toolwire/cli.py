@@ -39,6 +39,7 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB] [--http [HOST:]PO
        toolwire chat [TARGET ...] [--config FILE] [--model M] [--provider openai|anthropic] [--base-url URL] [options]
        toolwire ask [TARGET ...] QUESTION [--yes] [--allow PATTERN] [--json] [options]
        toolwire auth login URL | logout URL | status [URL]
+       toolwire install claude-desktop|claude-code|cursor|vscode|windsurf FILE [--name N] [--env K=V ...] [--print]
 
 commands:
   run FILE[:OBJECT]    serve the Server defined in FILE over stdio (stdout carries only
@@ -70,6 +71,8 @@ commands:
   auth login URL       authorize with an OAuth-protected server now (the browser opens);
                        `auth status` shows what is stored, `auth logout URL` forgets it.
                        The commands above authorize the same way when a server asks.
+  install CLIENT FILE  add a server file to an MCP client's configuration (merged, the old
+                       file kept as .bak); --print shows the entry instead.
 
 TARGET is FILE.py or FILE.py:OBJECT (served by `toolwire run` in a child process), an
 http(s) URL, or, after --, any server's command line:
@@ -177,6 +180,10 @@ def main(argv: list[str] | None = None) -> None:
         from .terminal.auth import main as auth_main
 
         raise SystemExit(auth_main(args[1:]))
+    if args and args[0] == "install":
+        from .terminal.install import main as install_main
+
+        raise SystemExit(install_main(args[1:]))
     try:
         if args[:1] == ["run"]:
             if len(args) < 2 or args[1] in ("-h", "--help"):
@@ -196,7 +203,7 @@ def main(argv: list[str] | None = None) -> None:
             return
         if not args:
             raise UsageError("a command is needed (toolwire -h lists them)")
-        known = ", ".join(("run", *TERMINAL_COMMANDS, *HOST_COMMANDS, "auth"))
+        known = ", ".join(("run", *TERMINAL_COMMANDS, *HOST_COMMANDS, "auth", "install"))
         raise UsageError(f"unknown command {args[0]!r}: the commands are {known} (toolwire -h describes them)")
     except UsageError as exc:
         sys.stderr.write(f"toolwire: {exc}\n")

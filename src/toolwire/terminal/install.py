@@ -1,0 +1,157 @@
+"""``toolwire install CLIENT FILE``: add a server file to an MCP client's own configuration.
+
+    toolwire install claude-desktop server.py [--name N] [--env KEY=VALUE ...] [--print]
+
+Each client keeps its servers in a JSON file of its own, at a place that depends on the
+operating system. The entry written runs the file with this very Python (an absolute path:
+a desktop app started from a dock or menu has no shell ``PATH``) as ``python -m toolwire run
+/abs/path/server.py``. The file is read first and merged: other servers and settings are
+kept as they were, an entry of the same name is replaced, and the file as it was is copied
+to ``FILE.bak`` before it is written. A file that is not JSON is left alone (exit status 1).
+``--print`` shows the entry and where it would go instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..cli import UsageError
+
+USAGE = (
+    "usage: toolwire install CLIENT FILE[:OBJECT] [--name NAME] [--env KEY=VALUE ...] [--print]\n"
+    "  CLIENT: claude-desktop, claude-code, cursor, vscode, windsurf"
+)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a client keeps its servers: the file, the key of the servers in it, and
+    whether entries name their transport (``"type": "stdio"``)."""
+
+    path: Path
+    key: str
+    typed: bool = False
+
+
+def target(client: str, system: str | None = None, home: Path | None = None, cwd: Path | None = None) -> Target:
+    """The configuration ``client`` reads on ``system`` (``sys.platform`` by default), for the
+    user whose home is ``home`` and, for a workspace's file, the directory ``cwd``.
+    :class:`UsageError` for an unknown client."""
+    system = system or sys.platform
+    home = home or Path.home()
+    cwd = cwd or Path.cwd()
+    if client == "claude-desktop":
+        if system == "darwin":
+            folder = home / "Library" / "Application Support" / "Claude"
+        elif system == "win32":
+            folder = Path(os.environ.get("APPDATA") or home / "AppData" / "Roaming") / "Claude"
+        else:
+            folder = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "Claude"
+        return Target(folder / "claude_desktop_config.json", "mcpServers")
+    if client == "claude-code":
+        return Target(home / ".claude.json", "mcpServers", typed=True)  # the user scope
+    if client == "cursor":
+        return Target(home / ".cursor" / "mcp.json", "mcpServers")
+    if client == "vscode":
+        return Target(cwd / ".vscode" / "mcp.json", "servers", typed=True)  # this workspace's
+    if client == "windsurf":
+        return Target(home / ".codeium" / "windsurf" / "mcp_config.json", "mcpServers")
+    raise UsageError(f"unknown client {client!r}: use claude-desktop, claude-code, cursor, vscode or windsurf")
+
+
+def entry(file: str, env: dict[str, str], typed: bool) -> dict[str, Any]:
+    """The server's entry: this Python running ``toolwire run`` on the file's absolute path."""
+    path, colon, name = file.partition(":")
+    served = str(Path(path).resolve()) + (colon + name if colon else "")
+    item: dict[str, Any] = {"type": "stdio"} if typed else {}
+    item["command"] = sys.executable
+    item["args"] = ["-m", "toolwire", "run", served]
+    if env:
+        item["env"] = env
+    return item
+
+
+def install(target: Target, name: str, item: dict[str, Any]) -> str:
+    """Merge ``name: item`` into the target's file (backed up first); what was done, in words.
+    :class:`OSError` when it cannot be read or written; ``ValueError`` for a file that is not
+    a JSON object."""
+    config: Any = {}
+    if target.path.exists():
+        try:
+            config = orjson.loads(target.path.read_bytes() or b"{}")
+        except orjson.JSONDecodeError as exc:
+            raise ValueError(f"{target.path} is not JSON ({exc}): fix or move it, then try again") from None
+        if not isinstance(config, dict) or not isinstance(config.get(target.key, {}), dict):
+            raise ValueError(f"{target.path} does not hold a JSON object with {target.key!r} servers: left as it is")
+        shutil.copy2(target.path, target.path.with_name(target.path.name + ".bak"))
+    servers = config.setdefault(target.key, {})
+    done = "replaced" if name in servers else "added"
+    servers[name] = item
+    target.path.parent.mkdir(parents=True, exist_ok=True)
+    written = target.path.with_name(target.path.name + ".toolwire-new")
+    written.write_bytes(orjson.dumps(config, option=orjson.OPT_INDENT_2) + b"\n")
+    written.replace(target.path)  # whole or not at all
+    return f"{done} {name!r} in {target.path}"
+
+
+def main(argv: list[str]) -> int:
+    """Run ``toolwire install ARGV...``; the exit status (2: a usage error, 1: a failure)."""
+    try:
+        if not argv or argv[0] in ("-h", "--help"):
+            sys.stdout.write(USAGE + "\n")
+            return 0 if argv else 2
+        client, file, name, env, show = _parse(argv)
+        chosen = target(client)
+        item = entry(file, env, chosen.typed)
+        if show:
+            snippet = orjson.dumps({chosen.key: {name: item}}, option=orjson.OPT_INDENT_2).decode()
+            sys.stdout.write(f"# {chosen.path}\n{snippet}\n")
+            return 0
+        sys.stdout.write(f"toolwire: {install(chosen, name, item)}; restart {client} to load it\n")
+        return 0
+    except UsageError as exc:
+        sys.stderr.write(f"toolwire: {exc}\n")
+        return 2
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"toolwire: {exc}\n")
+        return 1
+
+
+def _parse(argv: list[str]) -> tuple[str, str, str, dict[str, str], bool]:
+    words: list[str] = []
+    name: str | None = None
+    env: dict[str, str] = {}
+    show = False
+    options = iter(argv)
+    for word in options:
+        if word == "--print":
+            show = True
+        elif word in ("--name", "--env"):
+            value = next(options, None)
+            if value is None:
+                raise UsageError(f"{word} needs a value")
+            if word == "--name":
+                name = value
+            else:
+                key, equals, setting = value.partition("=")
+                if not equals or not key:
+                    raise UsageError(f"--env takes KEY=VALUE, not {value!r}")
+                env[key] = setting
+        elif word.startswith("-"):
+            raise UsageError(f"unknown option {word!r}\n{USAGE}")
+        else:
+            words.append(word)
+    if len(words) != 2:
+        raise UsageError(USAGE)
+    client, file = words
+    path = file.partition(":")[0]
+    if not path.endswith(".py") or not os.path.isfile(path):
+        raise UsageError(f"no such server file: {path}")
+    return client, file, name or Path(path).stem, env, show
