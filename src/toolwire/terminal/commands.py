@@ -14,7 +14,7 @@ from ..protocol.errors import INVALID_PARAMS, RESOURCE_NOT_FOUND
 from .commandline import Invocation
 from .output import print_contents, print_messages, print_result, printable, write_json
 from .progress import ProgressDisplay
-from .schemas import arguments
+from .schemas import arguments, check_arguments
 
 
 async def tools(client: Client, invocation: Invocation) -> None:
@@ -36,6 +36,7 @@ async def call(client: Client, invocation: Invocation) -> None:
     tool = listed[invocation.subject]
     if invocation.arguments is None:
         invocation.arguments = arguments(invocation.pairs, tool.input_schema)
+    check_arguments(tool.name, invocation.arguments, tool.input_schema)
     progress = ProgressDisplay(tool.name)
     try:
         if invocation.task:

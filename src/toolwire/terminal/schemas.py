@@ -30,8 +30,13 @@ class Parameter:
     default: str | None
 
 
+#: How deep object fields are spelled out in a parameter's type.
+FIELD_DEPTH = 2
+
+
 def parameters(schema: dict[str, Any]) -> list[Parameter]:
-    """The parameters of an ``inputSchema``, in its order, with a readable type for each."""
+    """The parameters of an ``inputSchema``, in its order, with a readable type for each
+    (the fields of objects spelled out)."""
     properties = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(properties, dict):
         return []
@@ -39,7 +44,7 @@ def parameters(schema: dict[str, Any]) -> list[Parameter]:
     return [
         Parameter(
             name,
-            type_name(subschema),
+            type_name(subschema, root=schema),
             isinstance(required, list) and name in required,
             _json_text(subschema["default"]) if isinstance(subschema, dict) and "default" in subschema else None,
         )
@@ -47,14 +52,20 @@ def parameters(schema: dict[str, Any]) -> list[Parameter]:
     ]
 
 
-def type_name(schema: Any, depth: int = 0) -> str:
+def type_name(schema: Any, depth: int = 0, root: dict[str, Any] | None = None, fields: int = 0) -> str:
     """A short name for the type ``schema`` describes: ``string``, ``array[integer]``,
-    ``"add" | "subtract"``, ``Point`` (a reference), ``integer | null``; ``any`` if unknown."""
+    ``"add" | "subtract"``, ``integer | null``, an object's fields as ``{x*: number, y:
+    string}`` (required ones starred; a reference is named, ``Point{...}``, with ``root`` to
+    resolve it); ``any`` if unknown."""
     if not isinstance(schema, dict) or depth > MAX_DEPTH:
         return "any"
     ref = schema.get("$ref")
     if isinstance(ref, str):
-        return ref.rpartition("/")[2] or "any"
+        name = ref.rpartition("/")[2] or "any"
+        target = _resolve(ref, root) if root is not None else None
+        if isinstance(target, dict) and isinstance(target.get("properties"), dict) and fields < FIELD_DEPTH:
+            return name + _fields(target, depth + 1, root, fields + 1)
+        return name
     if "const" in schema:
         return _json_text(schema["const"])
     if isinstance(schema.get("enum"), list) and schema["enum"]:
@@ -66,8 +77,41 @@ def type_name(schema: Any, depth: int = 0) -> str:
     if isinstance(kind, list):
         return " | ".join(str(k) for k in kind) or "any"
     if kind == "array" and isinstance(schema.get("items"), dict):
-        return f"array[{type_name(schema['items'], depth + 1)}]"
+        return f"array[{type_name(schema['items'], depth + 1, root, fields)}]"
+    if isinstance(schema.get("properties"), dict) and schema["properties"] and fields < FIELD_DEPTH:
+        return _fields(schema, depth + 1, root, fields + 1)
     return kind if isinstance(kind, str) else "any"
+
+
+def _fields(schema: dict[str, Any], depth: int, root: dict[str, Any] | None, fields: int) -> str:
+    required: list[Any] = schema["required"] if isinstance(schema.get("required"), list) else []
+    shown = [
+        f"{name}{'*' if name in required else ''}: {type_name(subschema, depth, root, fields)}"
+        for name, subschema in schema["properties"].items()
+    ]
+    return "{" + ", ".join(shown) + "}"
+
+
+def check_arguments(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> None:
+    """:class:`UsageError` before anything is sent when ``arguments`` lack a required
+    parameter, or name one the schema neither lists nor allows (or a close misspelling of a
+    missing one): ``tool 'x': missing repo_path; unknown 'repo' (its parameters: ...)``."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return
+    required: list[Any] = schema["required"] if isinstance(schema.get("required"), list) else []
+    missing = [name for name in required if isinstance(name, str) and name not in arguments]
+    closed = schema.get("additionalProperties") is False
+    unknown = [key for key in arguments if key not in properties and (closed or missing)]
+    if not missing and not unknown:
+        return
+    problems = []
+    if missing:
+        problems.append("missing " + ", ".join(missing))
+    if unknown:
+        problems.append("unknown " + ", ".join(repr(key) for key in unknown))
+    listed = ", ".join(f"{name}*" if name in required else name for name in properties)
+    raise UsageError(f"tool {tool!r}: {'; '.join(problems)} (its parameters: {listed or 'none'})")
 
 
 def arguments(pairs: list[tuple[str, str]], schema: dict[str, Any]) -> dict[str, Any]:
@@ -153,9 +197,9 @@ def _admits(types: set[str], value: Any) -> bool:
     return kind in types or (kind == "integer" and "number" in types)
 
 
-def _resolve(ref: str, root: dict[str, Any]) -> Any:
+def _resolve(ref: str, root: dict[str, Any] | None) -> Any:
     """The subschema a local reference (``#/$defs/Name``) points to; ``None`` for others."""
-    if not ref.startswith("#/"):
+    if not ref.startswith("#/") or root is None:
         return None
     node: Any = root
     for part in ref[2:].split("/"):

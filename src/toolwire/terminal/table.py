@@ -2,10 +2,16 @@
 line naming the server, what it has and the protocol version spoken.
 
 ``tools``: one row per tool with its name and title, its annotation hints, its parameters and
-the first line of its description. Hints are shown with the specification's defaults (a tool
-without annotations may be destructive and reach the open world): dimmed when the server did
-not say, and ``destructive``/``idempotent`` only for tools that are not read-only, the only
-ones they mean anything for.
+the first sentence of its description. Hints are shown with the specification's defaults (a
+tool without annotations may be destructive and reach the open world): dimmed when the
+server did not say (and, where nothing is dimmed, piped, marked ``(default)``), and
+``destructive``/``idempotent`` only for tools that are not read-only, the only ones they
+mean anything for. A tool that runs as a task says so (``task`` or ``task only``).
+Parameters show their types with the fields of objects.
+
+What a user types (tool names, URIs, parameter names) is never shortened: a column too
+narrow for it breaks it across lines. Descriptions are cut to their first sentence, and
+long defaults to a few words.
 
 ``resources``: a row per resource (URI, name and title, MIME type, size, description), then
 a table of the resource templates (URI template, name and title, MIME type, description).
@@ -36,11 +42,19 @@ HINTS = (
 REQUIRED = "* required"
 
 
+#: Longest default value shown in full (longer ones are cut with an ellipsis).
+DEFAULT_WIDTH = 16
+
+
 def print_tools(tools: list[ToolInfo], server_info: dict[str, Any], version: str | None) -> None:
     """Print the table of ``tools`` to stdout, under a line naming the server and protocol."""
+    marked = not Console().is_terminal  # no dimming on a pipe: defaults are said in words
     table = _table("tool", "hints", "parameters", "description", caption=REQUIRED)
+    _fit_names(table, [tool.name for tool in tools])
     for tool in tools:
-        table.add_row(_name(tool.name, tool.display_name), _hints(tool), _parameters(tool), _summary(tool.description))
+        table.add_row(
+            _name(tool.name, tool.display_name), _hints(tool, marked), _parameters(tool), _summary(tool.description)
+        )
     _print(_heading(server_info, version, _count(tools, "tool")), [table] if tools else [])
 
 
@@ -53,6 +67,7 @@ def print_resources(
     """Print the table of ``resources``, then the table of ``templates``, to stdout, under a
     line naming the server and protocol (a table with no rows is left out)."""
     listed = _table("resource", "name", "MIME type", "size", "description")
+    _fit_names(listed, [resource.uri for resource in resources])
     for resource in resources:
         listed.add_row(
             Text(printable(resource.uri), style="bold"),
@@ -62,6 +77,7 @@ def print_resources(
             _summary(resource.description),
         )
     templated = _table("resource template", "name", "MIME type", "description")
+    _fit_names(templated, [template.uri_template for template in templates])
     for template in templates:
         templated.add_row(
             Text(printable(template.uri_template), style="bold"),
@@ -96,15 +112,45 @@ def print_tasks(tasks: list[TaskInfo], server_info: dict[str, Any], version: str
 
 
 def _table(*columns: str, caption: str | None = None) -> Table:
+    """A table whose cells fold rather than cut: nothing a user types is ever shortened."""
     table = Table(caption=caption, show_lines=True)
     for column in columns:
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     return table
+
+
+#: The widest a first column (names, URIs) is made to keep its entries whole on one line.
+NAME_WIDTH = 64
+
+
+def _fit_names(table: Table, names: list[str]) -> None:
+    """Make the first column wide enough for its longest entry (up to :data:`NAME_WIDTH`, and
+    a third of the terminal), so that names stay whole while other columns wrap; a longer
+    one is broken across lines, never cut."""
+    from rich.cells import cell_len
+
+    longest = max((cell_len(printable(name)) for name in names), default=0)
+    table.columns[0].min_width = min(NAME_WIDTH, longest)
+
+
+def _narrowed(console: Console, table: Table) -> None:
+    """Lower the first column's minimum until the table fits the console (the others cannot
+    shrink below their longest word), so that nothing is cropped at the right."""
+    from rich.measure import Measurement
+
+    column = table.columns[0]
+    unbounded = console.options.update(max_width=1 << 20)  # else the measure is cut to the console
+    while (column.min_width or 0) > 12:
+        if Measurement.get(console, unbounded, table).minimum <= console.width:
+            return
+        column.min_width = (column.min_width or 0) - 2
 
 
 def _print(heading: Text, tables: list[Table]) -> None:
     """Print ``tables``, the first titled ``heading``; only ``heading`` when there are none."""
     console = Console(highlight=False)
+    for table in tables:
+        _narrowed(console, table)
     if not tables:
         console.print(heading)
         return
@@ -130,7 +176,9 @@ def _name(name: str, display_name: str, style: str = "bold") -> Text:
     return text
 
 
-def _hints(tool: ToolInfo) -> Text:
+def _hints(tool: ToolInfo, marked: bool = False) -> Text:
+    """The hints that hold; those the server did not give dimmed (and, ``marked``, said to
+    be defaults); then whether it runs as a task."""
     text = Text()
     read_only = tool.hint("readOnlyHint")
     for key, label, style in HINTS:
@@ -138,7 +186,12 @@ def _hints(tool: ToolInfo) -> Text:
             continue
         if text:
             text.append("\n")
-        text.append(label, style=style if key in tool.annotations else f"{style} dim".strip())
+        given = key in tool.annotations
+        text.append(
+            label + ("" if given or not marked else " (default)"), style=style if given else f"{style} dim".strip()
+        )
+    if tool.task_support is not None:
+        text.append(("\n" if text else "") + ("task only" if tool.task_support == "required" else "task"), style="cyan")
     return text
 
 
@@ -150,7 +203,10 @@ def _parameters(tool: ToolInfo) -> Text:
         text.append(printable(parameter.name) + ("*" if parameter.required else ""), style="bold")
         text.append(printable(f": {parameter.type}"))
         if parameter.default is not None:
-            text.append(printable(f" = {parameter.default}"), style="dim")
+            default = parameter.default
+            if len(default) > DEFAULT_WIDTH:
+                default = default[: DEFAULT_WIDTH - 1] + "…"
+            text.append(printable(f" = {default}"), style="dim")
     return text
 
 
@@ -182,7 +238,16 @@ def _size(size: Any) -> str:
 
 
 def _summary(description: Any) -> Text:
-    return Text(printable(_first_line(description)))
+    return Text(printable(_first_sentence(_first_line(description))))
+
+
+def _first_sentence(line: str) -> str:
+    """``line`` up to the end of its first sentence (``. `` or ``。``), if it goes on after."""
+    for end in (". ", "。", "! ", "? "):
+        cut = line.find(end)
+        if 0 < cut < len(line) - len(end):
+            return line[: cut + len(end)].rstrip()
+    return line
 
 
 def _first_line(description: Any) -> str:
