@@ -31,6 +31,7 @@ from ..tools.validation import ArgumentsInvalid, Validator
 if TYPE_CHECKING:
     from ..auth.identity import Identity
     from ..protocol.connection import Request
+    from .server import Server
     from .session import ServerSession
 
 
@@ -94,9 +95,16 @@ _DONE = _Done()
 class Context(ToolContext):
     """Per-call services for a tool. Get one by adding a parameter annotated ``Context``."""
 
-    def __init__(self, session: ServerSession, request: Request, answers: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        session: ServerSession,
+        request: Request,
+        answers: dict[str, Any] | None = None,
+        owner: Server | None = None,
+    ) -> None:
         self._session = session
         self._request = request
+        self._owner = owner
         self._progress: float | None = None
         #: 2026-07-28: answers gathered in earlier rounds, by input-request key.
         self.answers: dict[str, Any] = answers if answers is not None else {}
@@ -128,8 +136,9 @@ class Context(ToolContext):
     @property
     def lifespan(self) -> Any:
         """What the server's lifespan yielded: the database pool, client or model it opened
-        once for the process (``None`` when the server has no lifespan)."""
-        return self._session.server.lifespan_state
+        once for the process (``None`` when the server has no lifespan). A tool of a mounted
+        server sees its own server's."""
+        return (self._owner or self._session.server).lifespan_state
 
     @property
     def identity(self) -> Identity | None:

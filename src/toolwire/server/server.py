@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ..tasks.store import TaskStore
     from ..tools.content import Content
     from ..transports.http.app import StreamableHTTP
+    from .mount import Mount
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -133,6 +134,7 @@ class Server:
         }
         self._tasks: TaskManager | None = None
         self._lifespan: LifespanRunner | None = None
+        self._mounts: dict[str, Mount] = {}
         if lifespan is not None:
             self.lifespan(lifespan)
 
@@ -178,8 +180,11 @@ class Server:
         return function
 
     async def start(self) -> None:
-        """Enter the lifespan (transports do this before serving; counted, so several may):
-        :class:`~toolwire.server.lifespan.LifespanFailed` if it raises."""
+        """Enter the lifespan, and those of the servers mounted in this one (transports do
+        this before serving; counted, so several may): :class:`~toolwire.server.lifespan.LifespanFailed`
+        if one raises."""
+        for mount in self._mounts.values():
+            await mount.child.start()
         if self._lifespan is not None:
             await self._lifespan.enter()
 
@@ -187,6 +192,26 @@ class Server:
         """Leave the lifespan; the last to leave closes it (running tasks are stopped first)."""
         if self._lifespan is not None:
             await self._lifespan.leave()
+        for mount in reversed(self._mounts.values()):
+            await mount.child.stop()
+
+    # -- composition ------------------------------------------------------------------------
+
+    def mount(self, server: Server, prefix: str) -> None:
+        """Serve ``server``'s tools, resources and prompts here under ``prefix`` (see
+        :mod:`toolwire.server.mount`: ``weather_forecast``, ``data://weather/today``), kept in
+        step with it. ``ValueError`` for a prefix used already or a name taken here."""
+        from .mount import Mount
+
+        if prefix in self._mounts:
+            raise ValueError(f"a server is mounted at {prefix!r} already: unmount it first")
+        mount = Mount(self, server, prefix)
+        mount.attach()
+        self._mounts[prefix] = mount
+
+    def unmount(self, prefix: str) -> None:
+        """Stop serving what is mounted at ``prefix``; ``KeyError`` if nothing is."""
+        self._mounts.pop(prefix).detach()
 
     @property
     def lifespan_state(self) -> Any:
@@ -281,6 +306,8 @@ class Server:
             if options.get("lenient") is None:
                 options["lenient"] = self.lenient_arguments
             tool = Tool.from_function(tool, **options)
+        if tool.owner is None:
+            tool.owner = self
         self.registry.add(tool.name, tool)
         if tool.task is not None:
             self._declare("tasks", {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
@@ -368,7 +395,11 @@ class Server:
         from ..resources.resource import Resource
 
         function = value if callable(value) else (lambda: value)
-        resource = self.resources.add(uri, Resource(uri, function, **options))
+        return self.add_resource_object(Resource(uri, function, **options))
+
+    def add_resource_object(self, resource: Resource) -> Resource:
+        """Register a :class:`~toolwire.resources.resource.Resource` made elsewhere (a mount)."""
+        self.resources.add(resource.uri, resource)
         self._declare("resources", {"subscribe": True, "listChanged": True})
         return resource
 
@@ -378,7 +409,11 @@ class Server:
         """Register a resource template (RFC 6570); keywords as for :meth:`resource`."""
         from ..resources.resource import ResourceTemplate
 
-        template = self.resource_templates.add(uri_template, ResourceTemplate(uri_template, function, **options))
+        return self.add_resource_template_object(ResourceTemplate(uri_template, function, **options))
+
+    def add_resource_template_object(self, template: ResourceTemplate) -> ResourceTemplate:
+        """Register a :class:`~toolwire.resources.resource.ResourceTemplate` made elsewhere."""
+        self.resource_templates.add(template.uri_template, template)
         self._declare("resources", {"subscribe": True, "listChanged": True})
         if template.completers:
             self._declare("completions", {})

@@ -416,7 +416,7 @@ class ServerSession:
         (a :class:`ProtocolError` it raises is the call's JSON-RPC error)."""
         context = None
         if tool.wants_context:
-            context = Context(self, request, self.answers(request, tool.name, arguments))
+            context = Context(self, request, self.answers(request, tool.name, arguments), tool.owner)
         try:
             if as_task:
                 if tool.defer_task and context is not None:

@@ -112,6 +112,8 @@ class Tool:
             )
         #: The task starts when the tool calls ``ctx.start_task()``, not before it runs.
         self.defer_task = defer_task
+        #: The server it was registered on (a mounted tool keeps its own): whose lifespan it sees.
+        self.owner: Any = None
         self.enabled = True
         self.is_async = is_coroutine_function(handler)
         self._raw = raw
