@@ -97,7 +97,7 @@ async def test_the_parent_follows_the_mounted_servers_changes() -> None:
 
 
 def test_a_taken_name_or_prefix_is_refused_and_nothing_is_half_mounted() -> None:
-    parent, child = main_server()
+    parent, _ = main_server()
     with pytest.raises(ValueError, match="mounted at 'weather' already"):
         parent.mount(weather(), "weather")
     other = Server("other")
