@@ -40,6 +40,7 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB] [--http [HOST:]PO
        toolwire ask [TARGET ...] QUESTION [--yes] [--allow PATTERN] [--json] [options]
        toolwire auth login URL | logout URL | status [URL]
        toolwire install claude-desktop|claude-code|cursor|vscode|windsurf FILE [--name N] [--env K=V ...] [--print]
+       toolwire proxy TARGET [--name N] [--http [HOST:]PORT [--allow-host HOST ...]] [-v]
 
 commands:
   run FILE[:OBJECT]    serve the Server defined in FILE over stdio (stdout carries only
@@ -73,6 +74,9 @@ commands:
                        The commands above authorize the same way when a server asks.
   install CLIENT FILE  add a server file to an MCP client's configuration (merged, the old
                        file kept as .bak); --print shows the entry instead.
+  proxy TARGET         serve any MCP server (TARGET as below) as a toolwire server: over
+                       stdio, or with --http over Streamable HTTP; it bridges transports and
+                       protocol eras (a 2025-11-25-only server offered to 2026-07-28 clients).
 
 TARGET is FILE.py or FILE.py:OBJECT (served by `toolwire run` in a child process), an
 http(s) URL, or, after --, any server's command line:
@@ -180,6 +184,16 @@ def main(argv: list[str] | None = None) -> None:
         from .terminal.auth import main as auth_main
 
         raise SystemExit(auth_main(args[1:]))
+    if args and args[0] == "proxy":
+        try:
+            _proxy(args[1:])
+        except UsageError as exc:
+            sys.stderr.write(f"toolwire: {exc}\n")
+            raise SystemExit(2) from None
+        except ServingFailed as exc:
+            sys.stderr.write(f"toolwire: {exc}\n")
+            raise SystemExit(1) from None
+        return
     if args and args[0] == "install":
         from .terminal.install import main as install_main
 
@@ -203,7 +217,7 @@ def main(argv: list[str] | None = None) -> None:
             return
         if not args:
             raise UsageError("a command is needed (toolwire -h lists them)")
-        known = ", ".join(("run", *TERMINAL_COMMANDS, *HOST_COMMANDS, "auth", "install"))
+        known = ", ".join(("run", *TERMINAL_COMMANDS, *HOST_COMMANDS, "auth", "install", "proxy"))
         raise UsageError(f"unknown command {args[0]!r}: the commands are {known} (toolwire -h describes them)")
     except UsageError as exc:
         sys.stderr.write(f"toolwire: {exc}\n")
@@ -270,6 +284,73 @@ def _run(target: str, options: list[str]) -> None:
 
     from .transports.http.serve import CannotListen
 
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run_http(host, port, log_level="info" if verbose else "warning", on_ready=ready, **http_options)
+    except CannotListen as exc:
+        raise ServingFailed(str(exc)) from None
+
+
+def _proxy(argv: list[str]) -> None:
+    """``toolwire proxy TARGET [options]`` or ``toolwire proxy [options] -- COMMAND ...``:
+    serve the target as a toolwire server (see :mod:`toolwire.proxy`)."""
+    command: list[str] | None = None
+    if "--" in argv:
+        split = argv.index("--")
+        argv, command = argv[:split], argv[split + 1 :]
+        if not command:
+            raise UsageError("a command line is needed after --")
+    name: str | None = None
+    target: Any = command
+    options: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word in ("--name", "--http", "--allow-host"):
+            value = next(words, None)
+            if value is None:
+                raise UsageError(f"{word} needs a value")
+            if word == "--name":
+                name = value
+            else:
+                options += [word, value]
+        elif word in ("-v", "--stateless", "--granian"):
+            options.append(word)
+        elif word.startswith("-"):
+            raise UsageError(f"unknown option for proxy: {word!r}")
+        elif target is None:
+            target = word
+        else:
+            raise UsageError(f"unexpected {word!r}: proxy takes one TARGET")
+    if target is None:
+        raise UsageError("proxy needs a TARGET: a URL, FILE.py[:OBJECT], or a command line after --")
+    local = isinstance(target, str) and not target.startswith(("http://", "https://"))
+    if local and not os.path.isfile(target.partition(":")[0]):
+        raise UsageError(f"no such file: {target.partition(':')[0]}")
+    http, verbose, http_options = _run_options(options)
+    if verbose:
+        import logging
+
+        logging.basicConfig(
+            stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        )
+    from .proxy import proxy
+
+    server = proxy(target, name=name)
+    if http is None:
+        from .transports.stdio import protect_stdout, run_stdio
+
+        with contextlib.suppress(KeyboardInterrupt):
+            run_stdio(server, stdout=protect_stdout())
+        return
+    host, port = http
+    shown = " ".join(target) if isinstance(target, list) else target
+
+    def ready() -> None:
+        sys.stderr.write(f"toolwire: serving {shown} at http://{host}:{port}/mcp (Ctrl-C stops it)\n")
+
+    from .transports.http.serve import CannotListen
+
+    http_options.pop("scopes", None)
     try:
         with contextlib.suppress(KeyboardInterrupt):
             server.run_http(host, port, log_level="info" if verbose else "warning", on_ready=ready, **http_options)

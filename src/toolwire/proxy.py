@@ -1,0 +1,334 @@
+"""A proxy: any MCP server served as a toolwire :class:`~toolwire.Server`.
+
+    from toolwire.proxy import proxy
+
+    server = proxy("https://tools.example/mcp")          # or ["npx", "-y", "some-server"], "file.py"
+    server.run(transport="http", port=8000)              # a stdio server offered over HTTP
+
+    toolwire proxy -- npx -y some-server --http 8000     # the same from a terminal
+
+The proxy connects a :class:`~toolwire.client.Client` to the target when it starts (its
+lifespan) and offers the target's tools, resources, resource templates and prompts as its
+own, under the same names, following the target's list changes. It bridges transports (a
+stdio server offered over Streamable HTTP, and back) and protocol eras: a server that speaks
+only 2025-11-25 reaches 2026-07-28 clients, and the other way round. A call goes to the
+target as a call; the target's progress becomes the caller's progress; its JSON-RPC errors
+are the caller's errors. A tool that the target runs as a task can be a task here too.
+
+The target's questions (elicitation, sampling) during a call are passed on to the caller
+when the caller speaks a legacy version, which lets the server ask; a 2026-07-28 caller
+cannot be asked mid-call by a proxy (its questions are rounds of the request), so they are
+declined, and the log says so. Resource subscriptions and completion are not passed on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import inspect
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
+
+from .client import Client, ServerError
+from .logs import get_logger
+from .prompts.prompt import Message, PromptResult
+from .protocol.errors import ProtocolError
+from .resources.resource import ResourceContents
+from .resources.uri_template import UriTemplate
+from .server.context import Context
+from .server.server import Server
+from .tools.tool import Tool
+
+if TYPE_CHECKING:
+    from .client.types import PromptInfo, ResourceInfo, ResourceTemplateInfo, ToolInfo
+
+log = get_logger("toolwire.proxy")
+
+#: The call being forwarded, for the target's questions to reach its caller.
+_CALLER: contextvars.ContextVar[Context | None] = contextvars.ContextVar("toolwire_proxy_caller", default=None)
+
+
+def proxy(target: Any, *, name: str | None = None, **client_options: Any) -> Server:
+    """A Server offering what the MCP server ``target`` offers (any target a
+    :class:`~toolwire.client.Client` takes: a command, a ``.py`` file, a URL, a Server).
+    ``name``: the proxy's own name (default: the target's). ``client_options`` go to the
+    Client (``headers=``, ``auth=``, ``timeout=``, ``env=``...). The target is reached when
+    the proxy starts serving: one that cannot be stops it with
+    :class:`~toolwire.server.lifespan.LifespanFailed`."""
+    forwarder = _Forwarder(target, name, client_options)
+    server = Server(name or "proxy", lifespan=forwarder.run)
+    forwarder.server = server
+    return server
+
+
+class _Forwarder:
+    """The proxy's client of the target, and the items it mirrors."""
+
+    def __init__(self, target: Any, name: str | None, options: dict[str, Any]) -> None:
+        self.target = target
+        self.name = name
+        self.options = options
+        self.server: Server | None = None
+        self.client: Client | None = None
+        self._mirrored: dict[str, list[str]] = {"tools": [], "resources": [], "templates": [], "prompts": []}
+        self._calls: list[Context] = []
+        self._resyncs: set[asyncio.Task[None]] = set()
+
+    async def run(self, server: Server) -> AsyncIterator[Client]:
+        client = Client(
+            self.target,
+            elicitation=self._elicit,
+            sampling=self._sample,
+            on_tools_changed=lambda: self._later(self._tools),
+            on_resources_changed=lambda: self._later(self._resources),
+            on_prompts_changed=lambda: self._later(self._prompts),
+            **self.options,
+        )
+        await client.connect()
+        self.client = client
+        if self.name is None:
+            server.identity.info.update({key: value for key, value in client.server_info.items() if key != "title"})
+        server.identity.instructions = server.identity.instructions or client.instructions
+        try:
+            await self._tools()
+            await self._resources()
+            await self._prompts()
+            yield client
+        finally:
+            self.client = None
+            await client.close()
+
+    def _later(self, resync: Callable[[], Any]) -> None:
+        task = asyncio.get_running_loop().create_task(resync())
+        self._resyncs.add(task)
+        task.add_done_callback(self._resyncs.discard)
+
+    # -- mirroring ---------------------------------------------------------------------------
+
+    def _forget(self, kind: str, remove: Callable[[str], Any]) -> None:
+        for key in self._mirrored[kind]:
+            with contextlib.suppress(KeyError):  # removed meanwhile
+                remove(key)
+        self._mirrored[kind] = []
+
+    async def _tools(self) -> None:
+        assert self.server is not None and self.client is not None
+        listed = await self.client.list_tools(refresh=True)
+        self._forget("tools", self.server.remove_tool)
+        for info in listed:
+            try:
+                self.server.add_tool(self._tool(info))
+            except ValueError as exc:  # a name or schema toolwire cannot serve
+                log.warning("not offering the target's tool %r: %s", info.name, exc)
+                continue
+            self._mirrored["tools"].append(info.name)
+
+    def _tool(self, info: ToolInfo) -> Tool:
+        name = info.name
+
+        async def call(arguments: dict[str, Any], context: Context) -> Any:
+            return await self._call(name, arguments, context)
+
+        return Tool.from_schema(
+            name,
+            info.input_schema,
+            call,
+            description=info.description,
+            title=info.title,
+            output_schema=info.output_schema,
+            annotations=info.annotations or None,
+            icons=info.icons or None,
+            meta=info.meta,
+            task="optional" if info.task_support is not None else None,
+        )
+
+    async def _call(self, name: str, arguments: dict[str, Any], context: Context) -> dict[str, Any]:
+        assert self.client is not None
+        reported = [float("-inf")]
+
+        def progress(done: float, total: float | None, message: str | None) -> None:
+            if done > reported[0]:
+                reported[0] = done
+                context.report_progress(done, total, message)
+
+        token = _CALLER.set(context)
+        self._calls.append(context)
+        try:
+            result = await self.client.call_tool(name, arguments, progress=progress)
+        except ServerError as exc:
+            raise ProtocolError(exc.code, exc.message, exc.data) from None
+        finally:
+            self._calls.remove(context)
+            _CALLER.reset(token)
+        raw = {key: value for key, value in result.raw.items() if key != "resultType"}
+        meta = raw.get("_meta")
+        if isinstance(meta, dict):
+            raw["_meta"] = {key: value for key, value in meta.items() if not key.endswith("/serverInfo")}
+        return raw
+
+    async def _resources(self) -> None:
+        assert self.server is not None and self.client is not None
+        if "resources" not in self.client.capabilities:
+            return
+        resources = await self.client.list_resources()
+        templates = await self.client.list_resource_templates()
+        self._forget("resources", self.server.remove_resource)
+        self._forget("templates", self.server.remove_resource)
+        for resource in resources:
+            try:
+                self.server.add_resource(resource.uri, self._reader(resource), **_described(resource))
+            except ValueError as exc:
+                log.warning("not offering the target's resource %r: %s", resource.uri, exc)
+                continue
+            self._mirrored["resources"].append(resource.uri)
+        for template in templates:
+            try:
+                reader = self._template_reader(template)
+                self.server.add_resource_template(template.uri_template, reader, **_described(template))
+            except ValueError as exc:
+                log.warning("not offering the target's resource template %r: %s", template.uri_template, exc)
+                continue
+            self._mirrored["templates"].append(template.uri_template)
+
+    def _reader(self, resource: ResourceInfo) -> Callable[[], Any]:
+        uri = resource.uri
+
+        async def read() -> list[ResourceContents]:
+            return await self._read(uri)
+
+        return read
+
+    def _template_reader(self, template: ResourceTemplateInfo) -> Any:
+        expander = UriTemplate(template.uri_template)
+        variables = list(expander.variables)
+
+        async def read(**values: Any) -> list[ResourceContents]:
+            return await self._read(expander.expand(values))
+
+        return _with_parameters(read, variables, required=variables)
+
+    async def _read(self, uri: str) -> list[ResourceContents]:
+        assert self.client is not None
+        try:
+            contents = await self.client.read_resource(uri)
+        except ServerError as exc:
+            raise ProtocolError(exc.code, exc.message, exc.data) from None
+        return [ResourceContents(entry.raw) for entry in contents]
+
+    async def _prompts(self) -> None:
+        assert self.server is not None and self.client is not None
+        if "prompts" not in self.client.capabilities:
+            return
+        prompts = await self.client.list_prompts()
+        self._forget("prompts", self.server.remove_prompt)
+        for prompt in prompts:
+            try:
+                self.server.add_prompt(self._prompt(prompt), name=prompt.name, **_titled(prompt))
+            except (ValueError, TypeError) as exc:
+                log.warning("not offering the target's prompt %r: %s", prompt.name, exc)
+                continue
+            self._mirrored["prompts"].append(prompt.name)
+
+    def _prompt(self, prompt: PromptInfo) -> Any:
+        name = prompt.name
+        arguments = [str(argument.get("name")) for argument in prompt.arguments if argument.get("name")]
+        required = [str(argument.get("name")) for argument in prompt.arguments if argument.get("required")]
+
+        async def get(**values: Any) -> PromptResult:
+            assert self.client is not None
+            given = {key: value for key, value in values.items() if value is not None}
+            try:
+                result = await self.client.get_prompt(name, given)
+            except ServerError as exc:
+                raise ProtocolError(exc.code, exc.message, exc.data) from None
+            messages = [Message(message) for message in result.raw.get("messages") or [] if isinstance(message, dict)]
+            return PromptResult(messages, result.description)
+
+        return _with_parameters(get, arguments, required=required)
+
+    # -- the target's questions --------------------------------------------------------------
+
+    def _caller(self, what: str) -> Context | None:
+        context = _CALLER.get() or (self._calls[-1] if self._calls else None)
+        if context is None:
+            log.warning("the target asked for %s outside any call: declined", what)
+        elif context.request.codec.modern:
+            log.warning("the target asked for %s, which a 2026-07-28 caller cannot be asked mid-call: declined", what)
+            return None
+        return context
+
+    async def _elicit(self, params: dict[str, Any]) -> dict[str, Any]:
+        context = self._caller("elicitation")
+        if context is None:
+            return {"action": "decline"}
+        schema = params.get("requestedSchema") or {"type": "object", "properties": {}}
+        answer = await context.elicit(str(params.get("message", "")), schema)
+        return {"action": answer.action, **({"content": answer.content} if answer.content is not None else {})}
+
+    async def _sample(self, params: dict[str, Any]) -> dict[str, Any]:
+        context = self._caller("sampling")
+        if context is None:
+            raise ServerError(-32600, "the proxy's caller cannot sample for this request")
+        return await context.sample(
+            params.get("messages") or [],
+            max_tokens=int(params.get("maxTokens") or 1000),
+            system_prompt=params.get("systemPrompt"),
+            temperature=params.get("temperature"),
+            stop_sequences=params.get("stopSequences"),
+            model_preferences=params.get("modelPreferences"),
+            metadata=params.get("metadata"),
+        )
+
+
+class _WithParameters:
+    """A coroutine function with the keyword parameters of a resource template's variables
+    or a prompt's arguments (read by toolwire as a function's signature)."""
+
+    def __init__(self, function: Callable[..., Any], names: list[str], required: list[str]) -> None:
+        self._function = function
+        self.__name__ = "forward"
+        self.__signature__ = inspect.Signature(
+            [
+                inspect.Parameter(
+                    name,
+                    inspect.Parameter.KEYWORD_ONLY,
+                    default=inspect.Parameter.empty if name in required else None,
+                    annotation=str if name in required else str | None,
+                )
+                for name in names
+            ]
+        )
+
+    async def __call__(self, **values: Any) -> Any:
+        return await self._function(**values)
+
+
+def _with_parameters(function: Callable[..., Any], names: list[str], required: list[str]) -> _WithParameters:
+    return _WithParameters(function, names, required)
+
+
+def _described(item: ResourceInfo | ResourceTemplateInfo) -> dict[str, Any]:
+    options: dict[str, Any] = {
+        "name": item.name,
+        "title": item.title,
+        "description": item.description,
+        "mime_type": item.mime_type,
+    }
+    raw = item.raw
+    for key, option in (("annotations", "annotations"), ("icons", "icons"), ("_meta", "meta")):
+        if raw.get(key):
+            options[option] = raw[key]
+    if "size" in raw and isinstance(raw["size"], int) and "uriTemplate" not in raw:
+        options["size"] = raw["size"]
+    return options
+
+
+def _titled(prompt: PromptInfo) -> dict[str, Any]:
+    options: dict[str, Any] = {"title": prompt.title, "description": prompt.description}
+    raw = prompt.raw
+    if raw.get("icons"):
+        options["icons"] = raw["icons"]
+    if raw.get("_meta"):
+        options["meta"] = raw["_meta"]
+    return options
