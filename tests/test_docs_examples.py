@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCUMENTS = [ROOT / "README.md", ROOT / "README.zh-CN.md", *sorted((ROOT / "docs").rglob("*.md"))]
 BLOCK = re.compile(r"(?P<before>[^\n]*)\n```python\n(?P<code>.*?)\n```", re.S)
 FRAGMENT = re.compile(r"<!-- fragment: .+ -->")
 
@@ -77,3 +77,15 @@ async def test_the_first_examples_work_when_called(monkeypatch: pytest.MonkeyPat
     async with Client(resources) as client:
         result = await client.call_tool("recommend", {})
         assert [type(block).__name__ for block in result.content] == ["ResourceLink"] and result.structured is None
+
+
+def test_the_chinese_docs_keep_in_step_with_the_english_ones() -> None:
+    english = (ROOT / "README.md").read_text(encoding="utf-8")
+    chinese = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    for command in ("./scripts/demo.sh", "./scripts/test.sh"):  # the same two-command quick start
+        assert command in english and command in chinese
+    assert "README.zh-CN.md" in english and "docs/zh/tutorial.md" in english
+    for document in (ROOT / "README.zh-CN.md", ROOT / "docs" / "zh" / "tutorial.md"):
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", document.read_text(encoding="utf-8")):
+            if not target.startswith("http"):
+                assert (document.parent / target).resolve().exists(), f"{document.name} links to a missing {target}"
