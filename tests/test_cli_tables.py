@@ -5,6 +5,7 @@ sends them. Run as real processes."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -86,4 +87,6 @@ def test_chinese_text_round_trips_unchanged_in_every_era(era: str) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == "北京未来2天：晴\n"
     listed = toolwire("tools", WIDE, "--json", "--protocol", era)
-    assert "查询一个城市的天气预报。返回每天的最高和最低气温。" in listed.stdout
+    weather = next(tool for tool in json.loads(listed.stdout) if tool["name"] == "weather")
+    assert weather["description"] == "查询一个城市的天气预报。返回每天的最高和最低气温。"
+    assert weather["inputSchema"]["properties"]["城市"]["description"] == "城市的名字"  # from the 参数: section
