@@ -30,8 +30,12 @@ INTERRUPTED = "interrupted: the server stopped while this task was running; its 
 
 
 def new_task_id() -> str:
-    """An unguessable task id: 192 random bits, URL-safe (no guessing, no enumerating)."""
-    return secrets.token_urlsafe(24)
+    """An unguessable task id: 192 random bits, URL-safe (no guessing, no enumerating), never
+    starting with ``-`` (a command line would take it for an option)."""
+    while True:
+        task_id = secrets.token_urlsafe(24)
+        if task_id[0] != "-":
+            return task_id
 
 
 def _process_started() -> str:
