@@ -41,6 +41,7 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB] [--http [HOST:]PO
        toolwire auth login URL | logout URL | status [URL]
        toolwire install claude-desktop|claude-code|cursor|vscode|windsurf FILE [--name N] [--env K=V ...] [--print]
        toolwire proxy TARGET [--name N] [--http [HOST:]PORT [--allow-host HOST ...]] [-v]
+       toolwire dev TARGET [--port PORT] [--no-browser] [--protocol VERSION]
 
 commands:
   run FILE[:OBJECT]    serve the Server defined in FILE over stdio (stdout carries only
@@ -74,6 +75,9 @@ commands:
                        The commands above authorize the same way when a server asks.
   install CLIENT FILE  add a server file to an MCP client's configuration (merged, the old
                        file kept as .bak); --print shows the entry instead.
+  dev TARGET           develop a server: a web inspector (127.0.0.1, a token in its address) to
+                       call its tools, read its resources, answer its questions and watch its
+                       traffic; a server file is restarted when it (or a file beside it) changes.
   proxy TARGET         serve any MCP server (TARGET as below) as a toolwire server: over
                        stdio, or with --http over Streamable HTTP; it bridges transports and
                        protocol eras (a 2025-11-25-only server offered to 2026-07-28 clients).
@@ -184,6 +188,12 @@ def main(argv: list[str] | None = None) -> None:
         from .terminal.auth import main as auth_main
 
         raise SystemExit(auth_main(args[1:]))
+    if args and args[0] == "dev":
+        try:
+            raise SystemExit(_dev(args[1:]))
+        except UsageError as exc:
+            sys.stderr.write(f"toolwire: {exc}\n")
+            raise SystemExit(2) from None
     if args and args[0] == "proxy":
         try:
             _proxy(args[1:])
@@ -217,7 +227,7 @@ def main(argv: list[str] | None = None) -> None:
             return
         if not args:
             raise UsageError("a command is needed (toolwire -h lists them)")
-        known = ", ".join(("run", *TERMINAL_COMMANDS, *HOST_COMMANDS, "auth", "install", "proxy"))
+        known = ", ".join(("run", *TERMINAL_COMMANDS, *HOST_COMMANDS, "auth", "install", "proxy", "dev"))
         raise UsageError(f"unknown command {args[0]!r}: the commands are {known} (toolwire -h describes them)")
     except UsageError as exc:
         sys.stderr.write(f"toolwire: {exc}\n")
@@ -289,6 +299,67 @@ def _run(target: str, options: list[str]) -> None:
             server.run_http(host, port, log_level="info" if verbose else "warning", on_ready=ready, **http_options)
     except CannotListen as exc:
         raise ServingFailed(str(exc)) from None
+
+
+def _dev(argv: list[str]) -> int:
+    """``toolwire dev TARGET [options]`` (or ``-- COMMAND ...``); the exit status."""
+    from .protocol.versions import SUPPORTED_VERSIONS
+
+    command: list[str] | None = None
+    if "--" in argv:
+        split = argv.index("--")
+        argv, command = argv[:split], argv[split + 1 :]
+        if not command:
+            raise UsageError("a command line is needed after --")
+    port, protocol, browser = 0, None, True
+    target: Any = command
+    words = iter(argv)
+    for word in words:
+        if word in ("--port", "--protocol"):
+            value = next(words, None)
+            if value is None:
+                raise UsageError(f"{word} needs a value")
+            if word == "--port":
+                if not value.isdigit() or not 0 <= int(value) < 65536:
+                    raise UsageError(f"--port takes a port number, not {value!r}")
+                port = int(value)
+            elif value not in SUPPORTED_VERSIONS:
+                raise UsageError(f"--protocol: unknown version {value!r} (one of {', '.join(SUPPORTED_VERSIONS)})")
+            else:
+                protocol = value
+        elif word == "--no-browser":
+            browser = False
+        elif word.startswith("-"):
+            raise UsageError(f"unknown option for dev: {word!r}")
+        elif target is None:
+            target = word
+        else:
+            raise UsageError(f"unexpected {word!r}: dev takes one TARGET")
+    if target is None:
+        raise UsageError("dev needs a TARGET: FILE.py[:OBJECT], a URL, or a command line after --")
+    file = None
+    if isinstance(target, str) and not target.startswith(("http://", "https://")):
+        file = target.partition(":")[0]
+        if not file.endswith(".py") or not os.path.isfile(file):
+            raise UsageError(f"no such server file: {file}")
+    from .client import ClientError
+    from .dev.inspector import serve
+
+    def ready(url: str) -> None:
+        watched = f"; it restarts {file} when it changes" if file else ""
+        sys.stderr.write(f"toolwire: the inspector is at {url}{watched} (Ctrl-C stops it)\n")
+        sys.stderr.flush()
+
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            serve(target, file, port=port, protocol=protocol, browser=browser, on_ready=ready)
+    except ClientError as exc:
+        sys.stderr.write(f"toolwire: {exc}\n")
+        return 1
+    except OSError as exc:
+        sys.stderr.write(f"toolwire: cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}\n")
+        return 1
+    return 0
 
 
 def _proxy(argv: list[str]) -> None:

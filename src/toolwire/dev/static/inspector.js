@@ -1,0 +1,395 @@
+// The toolwire inspector page. Everything a server sends is put on the page as text
+// (textContent, attribute values), never parsed as HTML.
+"use strict";
+
+const TOKEN = new URLSearchParams(location.search).get("token") || "";
+const $ = (id) => document.getElementById(id);
+let calls = 0;
+
+function el(tag, attributes, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+async function api(action, body) {
+  const response = await fetch("/api/" + action, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Toolwire-Token": TOKEN },
+    body: JSON.stringify(body || {}),
+  });
+  const answer = await response.json();
+  if (answer.error) throw answer.error;
+  return answer.ok;
+}
+
+function status(text) { $("status").textContent = text; }
+
+// -- state and eras -------------------------------------------------------------------------
+
+async function refreshState() {
+  const state = await api("state");
+  $("server").textContent = `${state.server.name || "?"} ${state.server.version || ""} — ${state.target}`;
+  const era = $("era");
+  if (!era.options.length) {
+    era.append(el("option", { value: "" }, "newest"));
+    for (const version of state.versions) era.append(el("option", { value: version }, version));
+    era.addEventListener("change", async () => {
+      status("switching protocol…");
+      await api("era", { version: era.value || null });
+      await loadAll();
+    });
+  }
+  era.value = state.chosen || "";
+  status(`connected (protocol ${state.version})`);
+  showFailure(state.error);
+  return state;
+}
+
+function showFailure(error) {
+  $("failure").hidden = !error;
+  $("failure-text").textContent = error || "";
+}
+
+async function loadAll() {
+  await refreshState();
+  await loadTools();
+  await loadResources();
+  await loadPrompts();
+}
+
+// -- tools ----------------------------------------------------------------------------------
+
+let selectedTool = null;
+
+async function loadTools() {
+  const tools = await api("tools");
+  const list = $("tools");
+  list.replaceChildren();
+  for (const tool of tools) {
+    const item = el("li", { "data-name": tool.name, onclick: () => showTool(tool, item) },
+      el("span", { class: "name" }, tool.name),
+      tool.title || tool.annotations?.title ? el("span", { class: "title" }, tool.title || tool.annotations.title) : null);
+    list.append(item);
+    if (selectedTool && selectedTool === tool.name) showTool(tool, item);
+  }
+  if (!selectedTool) $("tool").replaceChildren(el("p", {}, `${tools.length} tools: pick one.`));
+}
+
+function hints(tool) {
+  const given = tool.annotations || {};
+  const badges = [];
+  const hint = (key, fallback) => (key in given ? [given[key], true] : [fallback, false]);
+  const [readOnly, readOnlyGiven] = hint("readOnlyHint", false);
+  if (readOnly) badges.push(el("span", { class: "badge read-only" + (readOnlyGiven ? "" : " default") }, "read-only"));
+  const [destructive, destructiveGiven] = hint("destructiveHint", true);
+  if (!readOnly && destructive) badges.push(el("span", { class: "badge destructive" + (destructiveGiven ? "" : " default") }, "destructive"));
+  const [idempotent] = hint("idempotentHint", false);
+  if (!readOnly && idempotent) badges.push(el("span", { class: "badge" }, "idempotent"));
+  const [openWorld, openGiven] = hint("openWorldHint", true);
+  if (openWorld) badges.push(el("span", { class: "badge" + (openGiven ? "" : " default") }, "open-world"));
+  const task = tool.execution?.taskSupport;
+  if (task === "optional" || task === "required") badges.push(el("span", { class: "badge task" }, task === "required" ? "task only" : "task"));
+  return badges;
+}
+
+function showTool(tool, item) {
+  selectedTool = tool.name;
+  for (const other of document.querySelectorAll("#tools li")) other.classList.toggle("selected", other === item);
+  const schema = tool.inputSchema || { type: "object" };
+  const form = buildForm(schema, schema);
+  const raw = el("textarea", { class: "raw", "aria-label": "arguments as JSON" });
+  const sync = () => { raw.value = JSON.stringify(form.value(), null, 2); };
+  form.node.addEventListener("input", sync);
+  form.node.addEventListener("change", sync);
+  sync();
+  const progress = el("progress", { hidden: true, max: 1 });
+  const progressText = el("span", { class: "progress-text" });
+  const logs = el("div", { class: "logs" });
+  const result = el("div", { class: "result" });
+  const asTask = el("input", { type: "checkbox", id: "as-task" });
+  const call = el("button", { class: "primary", type: "button", id: "call", onclick: async () => {
+    let args;
+    try { args = JSON.parse(raw.value || "{}"); } catch (error) { result.replaceChildren(el("p", { class: "error-label" }, "The arguments are not JSON: " + error.message)); return; }
+    const id = "c" + (++calls);
+    progress.hidden = true; progress.removeAttribute("value"); progressText.textContent = ""; logs.replaceChildren();
+    result.replaceChildren(el("p", {}, "calling…"));
+    activeCalls[id] = { progress, progressText, logs };
+    try {
+      const answer = await api("call", { name: tool.name, arguments: args, call: id, task: asTask.checked });
+      result.replaceChildren(renderResult(answer.result, tool), el("p", { class: "duration" }, `${answer.ms} ms`));
+      result.classList.toggle("error", !!answer.result.isError);
+    } catch (error) {
+      result.classList.add("error");
+      result.replaceChildren(el("p", { class: "error-label" }, `Error ${error.code ?? ""}: ${error.message}`));
+    } finally {
+      delete activeCalls[id];
+    }
+  } }, "Call");
+  $("tool").replaceChildren(
+    el("h2", {}, tool.title || tool.name), el("p", {}, ...hints(tool)),
+    el("p", { class: "description" }, tool.description || ""),
+    form.node,
+    el("details", {}, el("summary", {}, "arguments as JSON"), raw),
+    el("p", {}, call, " ", el("label", {}, asTask, " run as a task")),
+    progress, progressText, logs, result,
+  );
+}
+
+const activeCalls = {};
+
+// -- forms from JSON Schema -----------------------------------------------------------------
+
+function resolve(schema, root) {
+  let depth = 0;
+  while (schema && typeof schema.$ref === "string" && depth++ < 8) {
+    const path = schema.$ref.replace(/^#\//, "").split("/");
+    let node = root;
+    for (const part of path) node = node?.[part.replace(/~1/g, "/").replace(/~0/g, "~")];
+    schema = node || {};
+  }
+  return schema || {};
+}
+
+function optionalOf(schema) {
+  const branches = schema.anyOf || schema.oneOf;
+  if (Array.isArray(branches) && branches.length === 2) {
+    const other = branches.find((branch) => branch.type !== "null");
+    if (branches.some((branch) => branch.type === "null") && other) return other;
+  }
+  return null;
+}
+
+function buildForm(schema, root, name, required) {
+  schema = resolve(schema, root);
+  const inner = optionalOf(schema);
+  if (inner) return buildForm(resolve(inner, root), root, name, false);
+  const help = schema.description ? el("span", { class: "help" }, schema.description) : null;
+  const label = name !== undefined ? el("label", {}, name + (required ? " *" : "")) : null;
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
+  if (schema.enum || schema.const !== undefined) {
+    const values = schema.enum || [schema.const];
+    const select = el("select", { name }, required ? null : el("option", { value: "" }, "—"),
+      values.map((value, index) => el("option", { value: String(index) }, JSON.stringify(value))));
+    if (schema.default !== undefined) select.value = String(values.findIndex((v) => JSON.stringify(v) === JSON.stringify(schema.default)));
+    return { node: el("div", { class: "field" }, label, select, help), value: () => (select.value === "" ? undefined : values[Number(select.value)]) };
+  }
+  if (type === "object" || schema.properties) {
+    const fields = [];
+    const needed = new Set(schema.required || []);
+    const box = name !== undefined ? el("fieldset", {}, el("legend", {}, name + (required ? " *" : "")), help) : el("div", { class: "form" });
+    for (const [key, sub] of Object.entries(schema.properties || {})) {
+      const field = buildForm(sub, root, key, needed.has(key));
+      fields.push([key, field]);
+      box.append(field.node);
+    }
+    return { node: box, value: () => {
+      const result = {};
+      for (const [key, field] of fields) { const value = field.value(); if (value !== undefined) result[key] = value; }
+      return result;
+    } };
+  }
+  if (type === "array") {
+    const rows = [];
+    const list = el("div", { class: "rows" });
+    const add = el("button", { type: "button", onclick: () => {
+      const row = buildForm(schema.items || {}, root, `#${rows.length + 1}`, true);
+      rows.push(row);
+      list.append(row.node);
+    } }, "+ item");
+    return { node: el("div", { class: "field" }, label, help, list, add), value: () => (rows.length || required ? rows.map((row) => row.value()) : undefined) };
+  }
+  if (type === "boolean") {
+    const box = el("input", { type: "checkbox", name });
+    if (schema.default === true) box.checked = true;
+    return { node: el("div", { class: "field" }, label, box, help), value: () => box.checked };
+  }
+  if (type === "number" || type === "integer") {
+    const input = el("input", { type: "number", name, step: type === "integer" ? "1" : "any", min: schema.minimum, max: schema.maximum, placeholder: schema.default });
+    return { node: el("div", { class: "field" }, label, input, help), value: () => (input.value === "" ? undefined : Number(input.value)) };
+  }
+  const input = el("input", { type: "text", name, placeholder: schema.default ?? "" });
+  return { node: el("div", { class: "field" }, label, input, help), value: () => {
+    if (input.value === "") return undefined;
+    if (type === "string") return input.value;
+    try { return JSON.parse(input.value); } catch { return input.value; }
+  } };
+}
+
+// -- results ----------------------------------------------------------------------------------
+
+function renderResult(result, tool) {
+  const box = el("div", {});
+  if (result.isError) box.append(el("p", { class: "error-label" }, "isError: the tool reported an error"));
+  for (const block of result.content || []) box.append(renderBlock(block));
+  if ("structuredContent" in result) box.append(el("details", { open: true }, el("summary", {}, "structuredContent"), tree(result.structuredContent)));
+  return box;
+}
+
+function renderBlock(block) {
+  switch (block.type) {
+    case "text": return el("pre", {}, block.text);
+    case "image": return el("img", { src: `data:${block.mimeType};base64,${block.data}`, alt: "image result" });
+    case "audio": return el("audio", { controls: true, src: `data:${block.mimeType};base64,${block.data}` });
+    case "resource_link": return el("p", {}, "resource link: ", el("code", {}, block.uri), block.name ? ` (${block.name})` : "");
+    case "resource": {
+      const resource = block.resource || {};
+      return el("div", {}, el("p", {}, "embedded resource ", el("code", {}, resource.uri || "")),
+        "text" in resource ? el("pre", {}, resource.text) : el("p", {}, `${resource.mimeType || "binary"}, ${(resource.blob || "").length * 3 / 4} bytes`));
+    }
+    default: return el("pre", {}, JSON.stringify(block, null, 2));
+  }
+}
+
+function tree(value) {
+  if (value === null || typeof value !== "object") return el("span", { class: "tree" }, JSON.stringify(value));
+  const list = el("ul", {});
+  for (const [key, item] of Object.entries(value)) list.append(el("li", {}, el("strong", {}, key), ": ", tree(item)));
+  return el("div", { class: "tree" }, Array.isArray(value) ? "[" : "{", list, Array.isArray(value) ? "]" : "}");
+}
+
+// -- resources and prompts ------------------------------------------------------------------
+
+async function loadResources() {
+  const { resources, templates } = await api("resources");
+  const list = $("resources");
+  list.replaceChildren();
+  for (const resource of resources) {
+    list.append(el("li", { onclick: () => readInto(resource.uri) }, el("span", { class: "name" }, resource.uri), el("span", { class: "title" }, resource.name)));
+  }
+  for (const template of templates) {
+    list.append(el("li", { onclick: () => showTemplate(template) }, el("span", { class: "name" }, template.uriTemplate), el("span", { class: "title" }, template.name)));
+  }
+}
+
+async function readInto(uri) {
+  const box = $("resource");
+  box.replaceChildren(el("p", {}, "reading " + uri + "…"));
+  try {
+    const contents = await api("read", { uri });
+    box.replaceChildren(el("h2", {}, uri), ...contents.map((entry) => renderBlock(entry.text !== undefined ? { type: "text", text: entry.text } : { type: "resource", resource: entry })));
+  } catch (error) {
+    box.replaceChildren(el("p", { class: "error-label" }, `Error ${error.code ?? ""}: ${error.message}`));
+  }
+}
+
+function showTemplate(template) {
+  const names = [...template.uriTemplate.matchAll(/\{[+#./;?&]?([^}]+)\}/g)].flatMap((match) => match[1].split(",").map((name) => name.replace(/[*]|:\d+/g, "")));
+  const inputs = names.map((name) => [name, el("input", { type: "text", name })]);
+  $("resource").replaceChildren(el("h2", {}, template.uriTemplate), ...inputs.map(([name, input]) => el("div", { class: "field" }, el("label", {}, name), input)),
+    el("button", { class: "primary", type: "button", onclick: () => {
+      let uri = template.uriTemplate;
+      for (const [name, input] of inputs) uri = uri.replace(new RegExp(`\\{[+#./;?&]?[^}]*\\b${name}\\b[^}]*\\}`), encodeURIComponent(input.value));
+      readInto(uri);
+    } }, "Read"));
+}
+
+async function loadPrompts() {
+  const prompts = await api("prompts");
+  const list = $("prompts");
+  list.replaceChildren();
+  for (const prompt of prompts) {
+    list.append(el("li", { onclick: () => showPrompt(prompt) }, el("span", { class: "name" }, prompt.name), prompt.title ? el("span", { class: "title" }, prompt.title) : null));
+  }
+}
+
+function showPrompt(prompt) {
+  const inputs = (prompt.arguments || []).map((argument) => [argument.name, el("input", { type: "text", name: argument.name }), argument]);
+  const output = el("div", {});
+  $("prompt").replaceChildren(el("h2", {}, prompt.title || prompt.name), el("p", {}, prompt.description || ""),
+    ...inputs.map(([name, input, argument]) => el("div", { class: "field" }, el("label", {}, name + (argument.required ? " *" : "")), input, argument.description ? el("span", { class: "help" }, argument.description) : null)),
+    el("button", { class: "primary", type: "button", onclick: async () => {
+      const args = {};
+      for (const [name, input] of inputs) if (input.value !== "") args[name] = input.value;
+      try {
+        const result = await api("prompt", { name: prompt.name, arguments: args });
+        output.replaceChildren(...(result.messages || []).map((message) => el("div", {}, el("strong", {}, message.role + ":"), renderBlock(message.content || {}))));
+      } catch (error) {
+        output.replaceChildren(el("p", { class: "error-label" }, `Error ${error.code ?? ""}: ${error.message}`));
+      }
+    } }, "Get"), output);
+}
+
+// -- questions from the server ----------------------------------------------------------------
+
+function ask(event) {
+  const dialog = $("question");
+  const form = $("question-form");
+  const answer = async (value) => { dialog.close(); await api("answer", { id: event.id, answer: value }); };
+  if (event.method === "elicitation/create") {
+    const schema = event.params.requestedSchema || { type: "object", properties: {} };
+    const fields = buildForm(schema, schema);
+    form.replaceChildren(el("h3", {}, "The server asks"), el("p", { class: "message" }, event.params.message || ""), fields.node,
+      el("p", {},
+        el("button", { class: "primary", type: "button", id: "accept", onclick: () => answer({ action: "accept", content: fields.value() }) }, "Accept"), " ",
+        el("button", { type: "button", onclick: () => answer({ action: "decline" }) }, "Decline"), " ",
+        el("button", { type: "button", onclick: () => answer({ action: "cancel" }) }, "Cancel")));
+  } else {
+    const reply = el("textarea", { "aria-label": "the model's reply" });
+    form.replaceChildren(el("h3", {}, "The server asks the model (you answer as the model)"),
+      el("pre", {}, JSON.stringify(event.params.messages, null, 2)), reply,
+      el("p", {}, el("button", { class: "primary", type: "button", onclick: () => answer({ role: "assistant", content: { type: "text", text: reply.value }, model: "toolwire-dev (a person)", stopReason: "endTurn" }) }, "Reply")));
+  }
+  dialog.showModal();
+}
+
+// -- events -------------------------------------------------------------------------------------
+
+function listen() {
+  const events = new EventSource("/api/events?token=" + encodeURIComponent(TOKEN));
+  events.onmessage = (message) => {
+    const event = JSON.parse(message.data);
+    switch (event.kind) {
+      case "progress": {
+        const call = activeCalls[event.call];
+        if (!call) break;
+        call.progress.hidden = false;
+        if (event.total) { call.progress.max = event.total; call.progress.value = event.progress; } else call.progress.removeAttribute("value");
+        call.progressText.textContent = event.message || `${event.progress}${event.total ? " / " + event.total : ""}`;
+        break;
+      }
+      case "log": {
+        for (const call of Object.values(activeCalls)) call.logs.append(el("div", { class: "log" }, `[${event.params.level}] ${typeof event.params.data === "string" ? event.params.data : JSON.stringify(event.params.data)}`));
+        break;
+      }
+      case "question": ask(event); break;
+      case "traffic": traffic(event); break;
+      case "reloading": status("reloading…"); break;
+      case "reloaded": showFailure(null); loadAll().then(() => status(`reloaded (protocol ${event.version})`)); break;
+      case "failed": showFailure(event.error); status("the new version failed to load"); break;
+      case "changed": if (event.what === "tools") loadTools(); else if (event.what === "resources") loadResources(); else loadPrompts(); break;
+    }
+  };
+}
+
+function traffic(event) {
+  const text = JSON.stringify(event.message);
+  const item = el("li", { class: event.direction }, text);
+  const filter = $("traffic-filter").value;
+  item.hidden = !!filter && !text.includes(filter);
+  $("traffic").append(item);
+}
+
+$("traffic-filter").addEventListener("input", () => {
+  const filter = $("traffic-filter").value;
+  for (const item of $("traffic").children) item.hidden = !!filter && !item.textContent.includes(filter);
+});
+
+for (const button of document.querySelectorAll("nav button")) {
+  button.addEventListener("click", () => {
+    for (const other of document.querySelectorAll("nav button")) other.classList.toggle("active", other === button);
+    for (const tab of document.querySelectorAll(".tab")) tab.hidden = tab.id !== "tab-" + button.dataset.tab;
+  });
+}
+
+listen();
+loadAll().catch((error) => { status("error: " + (error.message || error)); });

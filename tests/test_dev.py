@@ -1,0 +1,196 @@
+"""``toolwire dev``: the inspector page, driven in a real headless Chromium (Debian's, through
+Playwright's Python package; no browser is downloaded), against real server processes.
+Every test collects the page's errors: there must be none."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from httpserve import SERVERS, free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = str(ROOT / "examples" / "seed_server.py")
+DEVPAGE = SERVERS / "devpage.py"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@contextlib.contextmanager
+def inspector(target: str, *options: str) -> Iterator[str]:
+    """``toolwire dev TARGET --no-browser`` as a process; yields the page's address."""
+    port = free_port()
+    command = [sys.executable, "-m", "toolwire", "dev", target, "--no-browser", "--port", str(port), *options]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        found = re.search(r"(http://127\.0\.0\.1:\d+/\?token=\S+?);?\s", line + " ")
+        assert found, line + (process.stderr.read() if process.poll() is not None else "")
+        yield found.group(1).rstrip(";")
+    finally:
+        process.terminate()
+        process.wait(10)
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+class Page:
+    """A Chromium page on the inspector, with the errors it reports."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("console", lambda message: self.errors.append(message.text) if message.type == "error" else None)
+        page.on("dialog", lambda dialog: self.dialogs.append(dialog.message))
+
+    async def pick(self, tool: str) -> None:
+        await self.page.click(f'#tools li[data-name="{tool}"]')
+        await self.page.wait_for_selector("#call")
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Any]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+async def open_page(browser: Any, url: str) -> Page:
+    # The page's CSP forbids eval, which Playwright's own checks use; with it lifted, the
+    # hostile-text test shows the page escapes what servers send without the CSP's help.
+    page = Page(await browser.new_page(bypass_csp=True))
+    await page.page.goto(url)
+    await page.page.wait_for_selector("#tools li")
+    return page
+
+
+async def test_the_calculator_form_gives_the_answer_and_annotations_show(browser: Any) -> None:
+    with inspector(SEED) as url:
+        page = await open_page(browser, url)
+        destructive = page.page.locator('#tools li[data-name="delete_file"]')
+        await destructive.click()
+        assert await page.page.locator("#tool .badge.destructive").inner_text() == "destructive"
+        await page.pick("calculator")
+        await page.page.select_option('#tool select[name="operation"]', label='"multiply"')
+        await page.page.fill('#tool input[name="a"]', "6")
+        await page.page.fill('#tool input[name="b"]', "7")
+        await page.page.click("#call")
+        await page.page.wait_for_selector("#tool .result pre")
+        assert await page.page.locator("#tool .result pre").first.inner_text() == "42"
+        assert "ms" in await page.page.locator("#tool .duration").inner_text()
+        assert page.errors == [], page.errors
+
+
+async def test_progress_an_image_a_question_and_hostile_text(browser: Any) -> None:
+    with inspector(str(DEVPAGE)) as url:
+        page = await open_page(browser, url)
+        await page.pick("count")
+        await page.page.fill('#tool input[name="to"]', "6")
+        await page.page.click("#call")
+        bar = page.page.locator("#tool progress")
+        await bar.wait_for(state="visible")
+        first = float(await bar.get_attribute("value") or 0)
+        await page.page.wait_for_function(
+            f"Number(document.querySelector('#tool progress').value) > {first}"
+        )  # the bar moves
+        await page.page.wait_for_selector("#tool .result pre")
+        assert await page.page.locator("#tool .result pre").first.inner_text() == "counted to 6"
+
+        await page.pick("picture")
+        await page.page.click("#call")
+        image = page.page.locator("#tool .result img")
+        await image.wait_for()
+        assert (await image.get_attribute("src") or "").startswith("data:image/png;base64,")
+
+        await page.pick("ask_name")
+        await page.page.click("#call")
+        await page.page.wait_for_selector("#question[open]")
+        assert await page.page.locator("#question .message").inner_text() == "What is your name?"
+        await page.page.fill('#question input[name="name"]', "Ada")
+        await page.page.click("#accept")
+        await page.page.wait_for_selector("#tool .result pre")
+        assert await page.page.locator("#tool .result pre").first.inner_text() == "Hello, Ada"
+
+        await page.pick("hostile")
+        assert "<img src=x" in await page.page.locator("#tool .description").inner_text()
+        await page.page.click("#call")
+        await page.page.wait_for_selector("#tool .result pre")
+        assert await page.page.locator("#tool .result pre").first.inner_text() == (
+            "<script>window.__pwned = 3</script><b>bold?</b>"
+        )
+        assert await page.page.evaluate("window.__pwned") is None  # shown as text, never run
+        assert await page.page.locator("#tool .result b").count() == 0
+        assert page.dialogs == [] and page.errors == []
+
+
+async def test_an_era_switch_and_a_restart_when_the_file_changes(browser: Any, tmp_path: Path) -> None:
+    source = tmp_path / "server.py"
+    shutil.copy(DEVPAGE, source)
+    with inspector(str(source)) as url:
+        page = await open_page(browser, url)
+        await page.page.select_option("#era", "2025-11-25")
+        await page.page.wait_for_function("document.querySelector('#status').textContent.includes('2025-11-25')")
+        source.write_text(
+            source.read_text() + '\n\n@server.tool\ndef added_later() -> str:\n    """New."""\n    return "fresh"\n'
+        )
+        await page.page.wait_for_selector('#tools li[data-name="added_later"]', timeout=15_000)
+        assert "2025-11-25" in await page.page.locator("#status").inner_text()  # the era is kept
+        await page.pick("added_later")
+        await page.page.click("#call")
+        await page.page.wait_for_selector("#tool .result pre")
+        assert await page.page.locator("#tool .result pre").first.inner_text() == "fresh"
+
+        source.write_text(source.read_text() + "\ndef broken(:\n")
+        await page.page.wait_for_selector("#failure:not([hidden])", timeout=15_000)
+        assert "SyntaxError" in await page.page.locator("#failure-text").inner_text()
+        await page.pick("added_later")  # the previous version still serves
+        await page.page.click("#call")
+        await page.page.wait_for_selector("#tool .result pre")
+        assert await page.page.locator("#tool .result pre").first.inner_text() == "fresh"
+        assert page.errors == []
+
+
+def test_the_inspector_answers_only_with_its_token_and_its_own_host() -> None:
+    with inspector(str(DEVPAGE)) as url:
+        base = url.split("?")[0]
+        token = url.split("token=")[1]
+        assert httpx.get(url).status_code == 200
+        assert httpx.get(base).status_code == 403
+        assert httpx.post(base + "api/state", headers={"X-Toolwire-Token": "guess"}).status_code == 403
+        assert httpx.post(base + "api/state", headers={"X-Toolwire-Token": token}).json()["ok"]["server"]["name"] == (
+            "devpage"
+        )
+        rebinding = httpx.get(url, headers={"Host": "attacker.example"})
+        assert rebinding.status_code == 403
+
+
+def test_dev_mistakes_are_one_line() -> None:
+    done = subprocess.run([sys.executable, "-m", "toolwire", "dev"], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and "dev needs a TARGET" in done.stderr
+    started = time.monotonic()
+    broken = subprocess.run(
+        [sys.executable, "-m", "toolwire", "dev", "--no-browser", "--", sys.executable, "-c", "raise SystemExit(3)"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert broken.returncode == 1 and broken.stderr.startswith("toolwire: ") and time.monotonic() - started < 20
