@@ -26,10 +26,11 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
 @contextlib.contextmanager
-def inspector(target: str, *options: str) -> Iterator[str]:
-    """``toolwire dev TARGET --no-browser`` as a process; yields the page's address."""
+def inspector(target: str, *rest: str) -> Iterator[str]:
+    """``toolwire dev TARGET --no-browser`` as a process (``"--", COMMAND...`` for a command);
+    yields the page's address."""
     port = free_port()
-    command = [sys.executable, "-m", "toolwire", "dev", target, "--no-browser", "--port", str(port), *options]
+    command = [sys.executable, "-m", "toolwire", "dev", "--no-browser", "--port", str(port), target, *rest]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         assert process.stderr is not None
@@ -140,6 +141,45 @@ async def test_progress_an_image_a_question_and_hostile_text(browser: Any) -> No
         assert await page.page.evaluate("window.__pwned") is None  # shown as text, never run
         assert await page.page.locator("#tool .result b").count() == 0
         assert page.dialogs == [] and page.errors == []
+
+
+async def test_sampling_is_answered_as_the_model(browser: Any) -> None:
+    with inspector(str(DEVPAGE)) as url:
+        page = await open_page(browser, url)
+        await page.pick("haiku")
+        await page.page.fill('#tool input[name="topic"]', "tea")
+        await page.page.click("#call")
+        await page.page.wait_for_selector("#question[open]")
+        assert "A haiku about tea" in await page.page.locator("#question pre").inner_text()
+        await page.page.fill("#question textarea", "steam rises slowly")
+        await page.page.click("#reply")
+        await page.page.wait_for_selector("#tool .result pre")
+        assert await page.page.locator("#tool .result pre").first.inner_text() == "the model wrote: steam rises slowly"
+        assert page.errors == []
+
+
+async def test_resources_templates_prompts_and_completion_of_any_server_command(browser: Any) -> None:
+    library = str(SERVERS / "library.py")
+    with inspector("--", sys.executable, "-m", "toolwire", "run", library) as url:  # a server as a command
+        page = await open_page(browser, url)
+        await page.page.click('nav button[data-tab="resources"]')
+        await page.page.click('#resources li[data-uri="library://readme"]')
+        await page.page.wait_for_selector("#resource pre")
+        assert "library" in (await page.page.locator("#resource pre").first.inner_text()).lower()
+        await page.page.click('#resources li[data-uri="library://books/{id}"]')
+        field = page.page.locator('#resource input[name="id"]')
+        await field.focus()  # completion: the ids the server suggests
+        await page.page.wait_for_function("document.querySelectorAll('#resource datalist option').length > 0")
+        await field.fill("1")
+        await page.page.click("#read")
+        await page.page.wait_for_selector("#resource h2:text('library://books/1')")
+        await page.page.click('nav button[data-tab="prompts"]')
+        await page.page.click('#prompts li[data-name="recommend"]')
+        await page.page.fill('#prompt input[name="genre"]', "poetry")
+        await page.page.click("#get")
+        await page.page.wait_for_selector("#prompt pre")
+        assert "Recommend 1 poetry book(s) for adults." in await page.page.locator("#prompt pre").first.inner_text()
+        assert page.errors == []
 
 
 async def test_an_era_switch_and_a_restart_when_the_file_changes(browser: Any, tmp_path: Path) -> None:

@@ -37,6 +37,13 @@ async def ask_name(ctx: Context) -> str:
     return f"Hello, {(answer.content or {}).get('name')}"
 
 
+@server.tool
+async def haiku(topic: str, ctx: Context) -> str:
+    """Asks the client's model for a haiku."""
+    reply = await ctx.sample(f"A haiku about {topic}", max_tokens=60)
+    return f"the model wrote: {reply['content']['text']}"
+
+
 @server.tool(title="<script>window.__pwned = 1</script>")
 def hostile() -> str:
     """<img src=x onerror="window.__pwned = 2"> a description with HTML in it."""

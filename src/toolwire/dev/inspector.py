@@ -230,9 +230,28 @@ class Inspector:
             templates = await client.list_resource_templates() if offered else []
             return {"resources": [r.raw for r in listed], "templates": [t.raw for t in templates]}
         if action == "read":
-            return [entry.raw for entry in await client.read_resource(str(body.get("uri", "")))]
+            uri = str(body.get("uri", ""))
+            template, variables = body.get("template"), body.get("variables")
+            if isinstance(template, str) and isinstance(variables, dict):
+                from ..resources.uri_template import UriTemplate
+
+                given = {str(key): str(value) for key, value in variables.items() if value != ""}
+                uri = UriTemplate(template).expand(given)
+            return {"uri": uri, "contents": [entry.raw for entry in await client.read_resource(uri)]}
         if action == "prompts":
             return [prompt.raw for prompt in await client.list_prompts()] if "prompts" in client.capabilities else []
+        if action == "complete":
+            if "completions" not in client.capabilities:
+                return []
+            context = {str(key): str(value) for key, value in (body.get("context") or {}).items()}
+            found = await client.complete(
+                str(body.get("argument", "")),
+                str(body.get("value", "")),
+                prompt=body.get("prompt"),
+                resource_template=body.get("template"),
+                context=context or None,
+            )
+            return list(found.values)
         if action == "prompt":
             arguments = {key: str(value) for key, value in (body.get("arguments") or {}).items()}
             return (await client.get_prompt(str(body.get("name", "")), arguments)).raw

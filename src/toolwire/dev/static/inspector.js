@@ -264,32 +264,50 @@ async function loadResources() {
   const list = $("resources");
   list.replaceChildren();
   for (const resource of resources) {
-    list.append(el("li", { onclick: () => readInto(resource.uri) }, el("span", { class: "name" }, resource.uri), el("span", { class: "title" }, resource.name)));
+    list.append(el("li", { "data-uri": resource.uri, onclick: () => readInto(resource.uri) }, el("span", { class: "name" }, resource.uri), el("span", { class: "title" }, resource.name)));
   }
   for (const template of templates) {
-    list.append(el("li", { onclick: () => showTemplate(template) }, el("span", { class: "name" }, template.uriTemplate), el("span", { class: "title" }, template.name)));
+    list.append(el("li", { "data-uri": template.uriTemplate, onclick: () => showTemplate(template) }, el("span", { class: "name" }, template.uriTemplate), el("span", { class: "title" }, template.name)));
   }
 }
 
-async function readInto(uri) {
+async function readInto(uri, template, variables) {
   const box = $("resource");
-  box.replaceChildren(el("p", {}, "reading " + uri + "…"));
+  box.replaceChildren(el("p", {}, "reading " + (uri || template) + "…"));
   try {
-    const contents = await api("read", { uri });
-    box.replaceChildren(el("h2", {}, uri), ...contents.map((entry) => renderBlock(entry.text !== undefined ? { type: "text", text: entry.text } : { type: "resource", resource: entry })));
+    const { uri: read, contents } = await api("read", { uri, template, variables });
+    box.replaceChildren(el("h2", {}, read), ...contents.map((entry) => renderBlock(entry.text !== undefined ? { type: "text", text: entry.text } : { type: "resource", resource: entry })));
   } catch (error) {
     box.replaceChildren(el("p", { class: "error-label" }, `Error ${error.code ?? ""}: ${error.message}`));
   }
 }
 
+// Suggestions from the server's completion/complete while a field is typed in.
+function completing(input, ref, inputs) {
+  const list = el("datalist", { id: "complete-" + Math.random().toString(36).slice(2) });
+  input.setAttribute("list", list.id);
+  input.setAttribute("autocomplete", "off");
+  const refresh = async () => {
+    const context = {};
+    for (const [name, other] of inputs) if (other !== input && other.value !== "") context[name] = other.value;
+    try {
+      const values = await api("complete", { ...ref, argument: input.name, value: input.value, context });
+      list.replaceChildren(...values.map((value) => el("option", { value })));
+    } catch { list.replaceChildren(); }
+  };
+  input.addEventListener("input", refresh);
+  input.addEventListener("focus", refresh);
+  return list;
+}
+
 function showTemplate(template) {
   const names = [...template.uriTemplate.matchAll(/\{[+#./;?&]?([^}]+)\}/g)].flatMap((match) => match[1].split(",").map((name) => name.replace(/[*]|:\d+/g, "")));
   const inputs = names.map((name) => [name, el("input", { type: "text", name })]);
-  $("resource").replaceChildren(el("h2", {}, template.uriTemplate), ...inputs.map(([name, input]) => el("div", { class: "field" }, el("label", {}, name), input)),
-    el("button", { class: "primary", type: "button", onclick: () => {
-      let uri = template.uriTemplate;
-      for (const [name, input] of inputs) uri = uri.replace(new RegExp(`\\{[+#./;?&]?[^}]*\\b${name}\\b[^}]*\\}`), encodeURIComponent(input.value));
-      readInto(uri);
+  $("resource").replaceChildren(el("h2", {}, template.uriTemplate), ...inputs.map(([name, input]) => el("div", { class: "field" }, el("label", {}, name), input, completing(input, { template: template.uriTemplate }, inputs))),
+    el("button", { class: "primary", type: "button", id: "read", onclick: () => {
+      const variables = {};
+      for (const [name, input] of inputs) variables[name] = input.value;
+      readInto(null, template.uriTemplate, variables);
     } }, "Read"));
 }
 
@@ -298,7 +316,7 @@ async function loadPrompts() {
   const list = $("prompts");
   list.replaceChildren();
   for (const prompt of prompts) {
-    list.append(el("li", { onclick: () => showPrompt(prompt) }, el("span", { class: "name" }, prompt.name), prompt.title ? el("span", { class: "title" }, prompt.title) : null));
+    list.append(el("li", { "data-name": prompt.name, onclick: () => showPrompt(prompt) }, el("span", { class: "name" }, prompt.name), prompt.title ? el("span", { class: "title" }, prompt.title) : null));
   }
 }
 
@@ -306,8 +324,8 @@ function showPrompt(prompt) {
   const inputs = (prompt.arguments || []).map((argument) => [argument.name, el("input", { type: "text", name: argument.name }), argument]);
   const output = el("div", {});
   $("prompt").replaceChildren(el("h2", {}, prompt.title || prompt.name), el("p", {}, prompt.description || ""),
-    ...inputs.map(([name, input, argument]) => el("div", { class: "field" }, el("label", {}, name + (argument.required ? " *" : "")), input, argument.description ? el("span", { class: "help" }, argument.description) : null)),
-    el("button", { class: "primary", type: "button", onclick: async () => {
+    ...inputs.map(([name, input, argument]) => el("div", { class: "field" }, el("label", {}, name + (argument.required ? " *" : "")), input, completing(input, { prompt: prompt.name }, inputs), argument.description ? el("span", { class: "help" }, argument.description) : null)),
+    el("button", { class: "primary", type: "button", id: "get", onclick: async () => {
       const args = {};
       for (const [name, input] of inputs) if (input.value !== "") args[name] = input.value;
       try {
@@ -337,7 +355,7 @@ function ask(event) {
     const reply = el("textarea", { "aria-label": "the model's reply" });
     form.replaceChildren(el("h3", {}, "The server asks the model (you answer as the model)"),
       el("pre", {}, JSON.stringify(event.params.messages, null, 2)), reply,
-      el("p", {}, el("button", { class: "primary", type: "button", onclick: () => answer({ role: "assistant", content: { type: "text", text: reply.value }, model: "toolwire-dev (a person)", stopReason: "endTurn" }) }, "Reply")));
+      el("p", {}, el("button", { class: "primary", type: "button", id: "reply", onclick: () => answer({ role: "assistant", content: { type: "text", text: reply.value }, model: "toolwire-dev (a person)", stopReason: "endTurn" }) }, "Reply")));
   }
   dialog.showModal();
 }
