@@ -143,6 +143,25 @@ async def test_progress_an_image_a_question_and_hostile_text(browser: Any) -> No
         assert page.dialogs == [] and page.errors == []
 
 
+async def test_an_mcp_apps_view_runs_sandboxed_and_talks_to_the_server(browser: Any) -> None:
+    with inspector(str(DEVPAGE)) as url:
+        page = await open_page(browser, url)
+        await page.pick("show_counter")
+        await page.page.fill('#tool input[name="start"]', "3")
+        await page.page.click("#call")
+        view = page.page.frame_locator("#tool iframe.app-frame").frame_locator("iframe")
+        await view.locator("#input").filter(has_text='input: {"start":3}').wait_for()
+        await view.locator("#result").filter(has_text="result: started at 3").wait_for()
+        await view.locator("#again").click()  # the view calls a tool of the server through the page
+        await view.locator("#again-result").filter(has_text="again: counted to 2").wait_for()
+        # the view runs on another origin than the page, without same-origin rights
+        sandbox = page.page.frame_locator("#tool iframe.app-frame")
+        assert await page.page.locator("#tool iframe.app-frame").get_attribute("src") is not None
+        assert "localhost" in (await page.page.locator("#tool iframe.app-frame").get_attribute("src") or "")
+        assert await sandbox.locator("iframe").get_attribute("sandbox") == "allow-scripts"
+        assert page.errors == []
+
+
 async def test_sampling_is_answered_as_the_model(browser: Any) -> None:
     with inspector(str(DEVPAGE)) as url:
         page = await open_page(browser, url)

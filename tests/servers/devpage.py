@@ -44,6 +44,56 @@ async def haiku(topic: str, ctx: Context) -> str:
     return f"the model wrote: {reply['content']['text']}"
 
 
+VIEW = """<!doctype html>
+<html><head><title>counter view</title></head><body>
+<p id="input">waiting</p><p id="result"></p>
+<button id="again">count to 2</button><p id="again-result"></p>
+<script>
+let next = 1;
+const pending = {};
+function request(method, params) {
+  const id = next++;
+  parent.postMessage({jsonrpc: "2.0", id, method, params}, "*");
+  return new Promise((resolve, reject) => { pending[id] = {resolve, reject}; });
+}
+window.addEventListener("message", (event) => {
+  const m = event.data;
+  if (m.id !== undefined && pending[m.id]) {
+    const waiting = pending[m.id];
+    delete pending[m.id];
+    if (m.error) { waiting.reject(m.error); } else { waiting.resolve(m.result); }
+    return;
+  }
+  if (m.method === "ui/notifications/tool-input") {
+    document.getElementById("input").textContent = "input: " + JSON.stringify(m.params.arguments);
+  }
+  if (m.method === "ui/notifications/tool-result") {
+    document.getElementById("result").textContent = "result: " + m.params.content[0].text;
+  }
+});
+document.getElementById("again").onclick = async () => {
+  const answer = await request("tools/call", {name: "count", arguments: {to: 2}});
+  document.getElementById("again-result").textContent = "again: " + answer.content[0].text;
+};
+request("ui/initialize", {protocolVersion: "2025-06-18", appCapabilities: {}, clientInfo: {name: "counter", version: "1"}})
+  .then(() => parent.postMessage({jsonrpc: "2.0", method: "ui/notifications/initialized", params: {}}, "*"));
+</script>
+</body></html>
+"""
+
+
+@server.resource("ui://devpage/counter", mime_type="text/html;profile=mcp-app")
+def counter_view() -> str:
+    """The interactive view of show_counter (MCP Apps)."""
+    return VIEW
+
+
+@server.tool(meta={"ui": {"resourceUri": "ui://devpage/counter"}})
+def show_counter(start: int) -> str:
+    """Shows a counter in an interactive view."""
+    return f"started at {start}"
+
+
 @server.tool(title="<script>window.__pwned = 1</script>")
 def hostile() -> str:
     """<img src=x onerror="window.__pwned = 2"> a description with HTML in it."""

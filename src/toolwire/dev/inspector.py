@@ -44,13 +44,19 @@ Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
-STATIC = {"inspector.js": "text/javascript", "inspector.css": "text/css"}
+STATIC = {"inspector.js": "text/javascript", "inspector.css": "text/css", "sandbox.js": "text/javascript"}
 #: Seconds between looks at the server's files.
 WATCH_INTERVAL = 0.3
 #: Messages of the traffic pane kept for a page that connects later.
 TRAFFIC_KEPT = 500
+PAGE_POLICY = "default-src 'self'; img-src 'self' data:; media-src 'self' data:; style-src 'self'"
+#: The sandbox of MCP Apps views: their inline scripts and styles run, nothing is fetched.
+SANDBOX_POLICY = (
+    "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
+    "media-src data:; font-src data:; connect-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'"
+)
 SECURITY_HEADERS = [
-    (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; media-src 'self' data:; style-src 'self'"),
+    (b"content-security-policy", PAGE_POLICY.encode()),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"cache-control", b"no-store"),
@@ -301,11 +307,18 @@ class Inspector:
             return
         path: str = scope["path"]
         query = _query(scope)
+        sandbox_origin = "http://" + self.host.replace("127.0.0.1", "localhost")
         if path == "/":
             if query.get("token") != self.token:
                 await _respond(send, 403, b"forbidden: open the address toolwire dev printed", "text/plain")
                 return
-            await _respond(send, 200, _page(), "text/html; charset=utf-8")
+            policy = f"{PAGE_POLICY}; frame-src {sandbox_origin}".encode()
+            await _respond(send, 200, _page(), "text/html; charset=utf-8", policy)
+        elif path == "/sandbox":
+            if headers.get("host", "").startswith("127.0.0.1"):  # never the page's own origin
+                await _respond(send, 404, b"not found", "text/plain")
+                return
+            await _respond(send, 200, _static("sandbox.html"), "text/html; charset=utf-8", SANDBOX_POLICY.encode())
         elif path.startswith("/static/") and path[8:] in STATIC:
             name = path[8:]
             await _respond(send, 200, _static(name), STATIC[name] + "; charset=utf-8")
@@ -389,8 +402,9 @@ def _query(scope: Scope) -> dict[str, str]:
     return dict(parse_qsl(scope.get("query_string", b"").decode(errors="replace")))
 
 
-async def _respond(send: Send, status: int, body: bytes, kind: str) -> None:
-    headers = [(b"content-type", kind.encode()), (b"content-length", str(len(body)).encode()), *SECURITY_HEADERS]
+async def _respond(send: Send, status: int, body: bytes, kind: str, policy: bytes | None = None) -> None:
+    security = SECURITY_HEADERS if policy is None else [(b"content-security-policy", policy), *SECURITY_HEADERS[1:]]
+    headers = [(b"content-type", kind.encode()), (b"content-length", str(len(body)).encode()), *security]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 

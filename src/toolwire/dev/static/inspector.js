@@ -103,6 +103,7 @@ function hints(tool) {
 }
 
 function showTool(tool, item) {
+  forgetApps();
   selectedTool = tool.name;
   for (const other of document.querySelectorAll("#tools li")) other.classList.toggle("selected", other === item);
   const schema = tool.inputSchema || { type: "object" };
@@ -128,6 +129,8 @@ function showTool(tool, item) {
       const answer = await api("call", { name: tool.name, arguments: args, call: id, task: asTask.checked });
       result.replaceChildren(renderResult(answer.result, tool), el("p", { class: "duration" }, `${answer.ms} ms`));
       result.classList.toggle("error", !!answer.result.isError);
+      const ui = appResource(tool);
+      if (ui) result.append(await mountApp(tool, ui, args, answer.result));
     } catch (error) {
       result.classList.add("error");
       result.replaceChildren(el("p", { class: "error-label" }, `Error ${error.code ?? ""}: ${error.message}`));
@@ -255,6 +258,89 @@ function tree(value) {
   const list = el("ul", {});
   for (const [key, item] of Object.entries(value)) list.append(el("li", {}, el("strong", {}, key), ": ", tree(item)));
   return el("div", { class: "tree" }, Array.isArray(value) ? "[" : "{", list, Array.isArray(value) ? "]" : "}");
+}
+
+// -- MCP Apps: a tool's interactive view (ui:// resource) in a sandbox ---------------------------
+
+function appResource(tool) {
+  const meta = tool._meta || {};
+  const uri = (meta.ui && meta.ui.resourceUri) || meta["ui/resourceUri"];
+  return typeof uri === "string" && uri.startsWith("ui://") ? uri : null;
+}
+
+const SANDBOX_ORIGIN = location.origin.replace("//127.0.0.1", "//localhost");
+
+async function mountApp(tool, uri, args, result) {
+  const box = el("div", { class: "app" }, el("p", { class: "help" }, `interactive view ${uri} (MCP Apps)`));
+  let html;
+  try {
+    const { contents } = await api("read", { uri });
+    const entry = contents[0] || {};
+    html = entry.text !== undefined ? entry.text : new TextDecoder().decode(Uint8Array.from(atob(entry.blob || ""), (c) => c.charCodeAt(0)));
+  } catch (error) {
+    box.append(el("p", { class: "error-label" }, `The view ${uri} could not be read: ${error.message}`));
+    return box;
+  }
+  const frame = el("iframe", { class: "app-frame", sandbox: "allow-scripts allow-same-origin", title: "interactive view",
+    src: `${SANDBOX_ORIGIN}/sandbox?host=${encodeURIComponent(location.origin)}` });
+  const messages = el("div", { class: "app-messages" });
+  box.append(frame, messages);
+  const post = (message) => frame.contentWindow && frame.contentWindow.postMessage(message, SANDBOX_ORIGIN);
+  const reply = (id, result) => post({ jsonrpc: "2.0", id, result });
+  const fail = (id, code, message) => post({ jsonrpc: "2.0", id, error: { code, message } });
+  const visibleToApp = (name) => {
+    return api("tools").then((tools) => {
+      const target = tools.find((item) => item.name === name);
+      const visibility = target?._meta?.ui?.visibility;
+      return !!target && (!Array.isArray(visibility) || visibility.includes("app"));
+    });
+  };
+  const listener = async (event) => {
+    if (event.source !== frame.contentWindow || event.origin !== SANDBOX_ORIGIN) return;
+    const message = event.data || {};
+    if (message.jsonrpc !== "2.0") return;
+    const { id, method, params } = message;
+    if (method === "ui/notifications/sandbox-proxy-ready") {
+      post({ jsonrpc: "2.0", method: "ui/notifications/sandbox-resource-ready", params: { html } });
+    } else if (method === "ui/initialize") {
+      reply(id, {
+        protocolVersion: (params && params.protocolVersion) || "2025-06-18",
+        hostInfo: { name: "toolwire dev", version: "1" },
+        hostCapabilities: { serverTools: {}, serverResources: {}, logging: {}, message: { text: {} } },
+        hostContext: { toolInfo: { tool }, theme: "light", displayMode: "inline", availableDisplayModes: ["inline"], platform: "web", containerDimensions: { maxHeight: 600 } },
+      });
+    } else if (method === "ui/notifications/initialized") {
+      post({ jsonrpc: "2.0", method: "ui/notifications/tool-input", params: { arguments: args } });
+      post({ jsonrpc: "2.0", method: "ui/notifications/tool-result", params: result });
+    } else if (method === "tools/call") {
+      if (!(await visibleToApp(params?.name))) { fail(id, -32602, `tool ${params?.name} is not callable by apps`); return; }
+      try { reply(id, (await api("call", { name: params.name, arguments: params.arguments || {}, call: "app" })).result); }
+      catch (error) { fail(id, error.code ?? -32603, error.message); }
+    } else if (method === "resources/read") {
+      try { reply(id, { contents: (await api("read", { uri: params?.uri })).contents }); }
+      catch (error) { fail(id, error.code ?? -32603, error.message); }
+    } else if (method === "notifications/message") {
+      messages.append(el("div", { class: "log" }, `[app ${params?.level || "info"}] ${typeof params?.data === "string" ? params.data : JSON.stringify(params?.data)}`));
+    } else if (method === "ui/message") {
+      messages.append(el("div", { class: "log" }, `[app says] ${params?.content?.text ?? JSON.stringify(params?.content)}`));
+      reply(id, {});
+    } else if (method === "ui/notifications/size-changed") {
+      if (typeof params?.height === "number") frame.style.height = Math.min(600, Math.max(40, params.height)) + "px";
+    } else if (method === "ping") {
+      reply(id, {});
+    } else if (id !== undefined) {
+      fail(id, -32601, `Method not found: the inspector does not handle ${method}`);
+    }
+  };
+  window.addEventListener("message", listener);
+  appListeners.push(listener);
+  return box;
+}
+
+const appListeners = [];
+
+function forgetApps() {
+  for (const listener of appListeners.splice(0)) window.removeEventListener("message", listener);
 }
 
 // -- resources and prompts ------------------------------------------------------------------
