@@ -242,6 +242,22 @@ def test_the_inspector_answers_only_with_its_token_and_its_own_host() -> None:
         assert rebinding.status_code == 403
 
 
+def test_the_inspector_works_against_a_url() -> None:
+    from httpserve import toolwire_http
+
+    with toolwire_http(str(DEVPAGE)) as (server_url, _), inspector(server_url) as url:
+        base, token = url.split("?")[0], url.split("token=")[1]
+        state = httpx.post(base + "api/state", headers={"X-Toolwire-Token": token}).json()["ok"]
+        assert state["server"]["name"] == "devpage" and state["watching"] is None
+        answer = httpx.post(
+            base + "api/call",
+            headers={"X-Toolwire-Token": token},
+            json={"name": "count", "arguments": {"to": 1}, "call": "c1"},
+            timeout=30,
+        ).json()["ok"]
+        assert answer["result"]["content"][0]["text"] == "counted to 1"
+
+
 def test_dev_mistakes_are_one_line() -> None:
     done = subprocess.run([sys.executable, "-m", "toolwire", "dev"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and "dev needs a TARGET" in done.stderr
