@@ -216,6 +216,32 @@ async def test_shared_state_key_lets_another_process_finish_the_call() -> None:
     assert r3["content"][0]["text"] == "booked 3 for B on X"
 
 
+async def test_a_rotated_key_still_accepts_states_sealed_with_the_old_one() -> None:
+    before = make_server(state_key="old-secret")
+    after = make_server(state_key=["new-secret", "old-secret"])  # rotated: the new one seals
+    retired = make_server(state_key="new-secret")  # the old key dropped once its states expired
+    args = {"flight": "Y"}
+    a = await open_peer(before, MODERN, {"elicitation": {}})
+    r1 = (await modern_round(a, args, None, None))["result"]
+    [k1] = r1["inputRequests"]
+    answer = {k1: {"action": "accept", "content": {"seats": 1, "name": "R"}}}
+    b = await open_peer(after, MODERN, {"elicitation": {}})
+    r2 = (await modern_round(b, args, r1["requestState"], answer))["result"]
+    assert "inputRequests" in r2  # accepted: the next question
+    c = await open_peer(retired, MODERN, {"elicitation": {}})
+    refused = await modern_round(c, args, r1["requestState"], answer)
+    assert "failed verification" in refused["error"]["message"]
+    sealed_new = r2["requestState"]  # sealed with the new key: the retired server takes it
+    [k2] = r2["inputRequests"]
+    done = (await modern_round(c, args, sealed_new, {k2: {"action": "accept", "content": {"ok": True}}}))["result"]
+    assert done["content"][0]["text"] == "booked 1 for R on Y"
+
+
+def test_keys_from_the_environment_are_separated_by_commas(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOOLWIRE_STATE_KEY", "new,old")
+    assert Server("keys").state_keys == [b"new", b"old"]
+
+
 async def test_modern_sampling_round_trip() -> None:
     peer = await open_peer(make_server(), MODERN, {"sampling": {}})
     params = {"name": "summarize", "arguments": {"text": "t"}}

@@ -8,7 +8,10 @@ expiry, all under an HMAC-SHA256 with the server's key. A state that was altered
 presented with another tool or other arguments is refused with ``-32602``.
 
 Run several server processes behind one endpoint? Give them the same key
-(``Server(state_key=...)`` or the ``TOOLWIRE_STATE_KEY`` environment variable).
+(``Server(state_key=...)`` or the ``TOOLWIRE_STATE_KEY`` environment variable). To rotate
+it, give the new key first and the old ones after (a list, or the variable's keys separated
+by commas): states are sealed with the first and accepted under any of them, so those handed
+out before the rotation stay valid until they expire.
 """
 
 from __future__ import annotations
@@ -45,15 +48,16 @@ def seal(key: bytes, bound_to: str, answers: dict[str, Any], ttl_seconds: float)
     return f"{_b64(payload)}.{_b64(mac)}"
 
 
-def unseal(key: bytes, bound_to: str, state: Any) -> dict[str, Any]:
-    """The answers in ``state``; ``ProtocolError(-32602)`` if it fails any check."""
+def unseal(keys: list[bytes], bound_to: str, state: Any) -> dict[str, Any]:
+    """The answers in ``state``, sealed under any of ``keys``; ``ProtocolError(-32602)`` if
+    it fails any check."""
     try:
         body, _, tag = state.partition(".")
         payload = _unb64(body)
         mac = _unb64(tag)
     except (AttributeError, ValueError):
         raise _refused("it is not a requestState this server issued") from None
-    if not hmac.compare_digest(hmac.new(key, payload, hashlib.sha256).digest(), mac):
+    if not any(hmac.compare_digest(hmac.new(key, payload, hashlib.sha256).digest(), mac) for key in keys):
         raise _refused("it failed verification")
     data = orjson.loads(payload)
     if data["b"] != bound_to:

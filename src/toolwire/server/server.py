@@ -51,6 +51,8 @@ class Server:
     - ``max_message_bytes``, ``max_depth``: larger or deeper messages are refused (-32600).
     - ``state_key``, ``state_ttl``: HMAC key and lifetime (seconds) of 2026-07-28
       ``requestState``; the key defaults to ``TOOLWIRE_STATE_KEY`` or a random per-process key.
+      Several keys (a list, or the variable's keys separated by commas): the first seals, all
+      are accepted (to rotate keys without refusing states handed out before).
     - ``cache_ttl_ms``, ``cache_scope``: caching hints on 2026-07-28 discover and list results.
     - ``guards``: callables wrapped around every request that runs your code, outermost first
       (see :mod:`toolwire.guards`); :meth:`use` adds more.
@@ -79,7 +81,7 @@ class Server:
         lenient_arguments: bool = True,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         max_depth: int = DEFAULT_MAX_DEPTH,
-        state_key: bytes | str | None = None,
+        state_key: bytes | str | Sequence[bytes | str] | None = None,
         state_ttl: float = 600.0,
         cache_ttl_ms: int = 60_000,
         cache_scope: str = "public",
@@ -108,8 +110,8 @@ class Server:
         self.lenient_arguments = lenient_arguments
         self.max_message_bytes = max_message_bytes
         self.max_depth = max_depth
-        key = state_key if state_key is not None else os.environ.get("TOOLWIRE_STATE_KEY")
-        self.state_key = key.encode() if isinstance(key, str) else key if key is not None else os.urandom(32)
+        #: Keys sealing 2026-07-28 ``requestState``: the first seals, any unseals (rotation).
+        self.state_keys = _state_keys(state_key if state_key is not None else os.environ.get("TOOLWIRE_STATE_KEY"))
         self.state_ttl = state_ttl
         info: dict[str, Any] = {"name": name, "version": version}
         if title is not None:
@@ -661,3 +663,17 @@ class Server:
         from ..transports.http.serve import run_http
 
         run_http(self, host, port, **options)
+
+
+def _state_keys(given: bytes | str | Sequence[bytes | str] | None) -> list[bytes]:
+    """The sealing keys from ``state_key`` / ``TOOLWIRE_STATE_KEY`` (a random one without)."""
+    if given is None:
+        return [os.urandom(32)]
+    if isinstance(given, str):
+        given = [part for part in given.split(",") if part]
+    elif isinstance(given, bytes):
+        given = [given]
+    keys = [key.encode() if isinstance(key, str) else bytes(key) for key in given]
+    if not keys:
+        raise ValueError("state_key must hold at least one key")
+    return keys

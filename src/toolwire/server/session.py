@@ -453,7 +453,7 @@ class ServerSession:
         if not request.codec.modern or state is None:
             return None
         bound = binding(subject, arguments, self.caller_name(request))
-        data = unseal(self.server.state_key, bound, state)
+        data = unseal(self.server.state_keys, bound, state)
         answers: dict[str, Any] = data["answers"]
         responses = request.params.get("inputResponses")
         if type(responses) is dict:
@@ -470,7 +470,7 @@ class ServerSession:
         """The ``InputRequiredResult`` ending this round, its state sealed for ``subject``."""
         bound = binding(subject, arguments, self.caller_name(context.request))
         state = seal(
-            self.server.state_key,
+            self.server.state_keys[0],
             bound,
             {"answers": context.answers, "pending": list(exc.requests)},
             self.server.state_ttl,
