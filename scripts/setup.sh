@@ -33,12 +33,14 @@ for packages in tests/interop/node tests/conformance; do
 done
 # Debian packages the tests run for real: tmux drives `toolwire chat` (tests/test_host_cli.py),
 # redis-server backs the shared rate limiter and task store, chromium shows the inspector
-# page to Playwright (tests/test_dev.py; Playwright never downloads a browser here). Installed
+# page to Playwright (tests/test_dev.py; Playwright never downloads a browser here), haproxy
+# balances replicas (tests/test_scaling.py). Installed
 # when missing and this runs as root (as CI does); otherwise install them yourself.
 missing=""
 command -v tmux >/dev/null || missing="$missing tmux"
 command -v redis-server >/dev/null || missing="$missing redis-server"
 command -v chromium >/dev/null || missing="$missing chromium"
+command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing="$missing haproxy"
 if [ -n "$missing" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null

@@ -26,8 +26,9 @@ import os
 import sys
 from typing import Any
 
-USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB] [--http [HOST:]PORT [--allow-host HOST ...] [--stateless]
-                                         [--granian] [--issuer URL [--audience URI] [--scope SCOPE ...]]] [-- ARG ...]
+USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--http [HOST:]PORT [--allow-host HOST ...]
+                                         [--stateless] [--granian] [--issuer URL [--audience URI] [--scope SCOPE ...]]]
+                                         [-- ARG ...]
        toolwire tools TARGET [--json] [options]
        toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]
        toolwire resources TARGET [--json] [options]
@@ -56,7 +57,8 @@ commands:
                        by default http://HOST:PORT/mcp); --scope: a scope every request needs.
                        --tasks keeps the tasks of tools declared with task= in the SQLite file DB
                        (created if missing), so that they outlive the process, or in Redis when
-                       DB is a redis:// URL (for replicas).
+                       DB is a redis:// URL. --redis URL shares what replicas behind one address
+                       need (tasks, the requestState keys) through that Redis.
                        Words after -- are the file's own command line (its sys.argv[1:]).
   tools TARGET         list the tools of a server: a table, or their definitions as JSON.
   call TARGET TOOL     call a tool and print its result; images and audio are saved to files.
@@ -255,6 +257,7 @@ def _run(target: str, options: list[str]) -> None:
     sys.argv = [target.partition(":")[0], *own]
     http, verbose, http_options = _run_options(options)
     tasks = http_options.pop("tasks", None)
+    redis = http_options.pop("redis", None)
     if verbose:  # otherwise warnings and errors reach stderr through logging's last resort
         import logging
 
@@ -265,7 +268,7 @@ def _run(target: str, options: list[str]) -> None:
         from .transports.stdio import protect_stdout, run_stdio
 
         protocol = protect_stdout()  # before the file is imported: a print() there goes to stderr
-        server = _loaded(target, verbose, tasks)
+        server = _loaded(target, verbose, tasks, redis)
         if os.isatty(0):  # a person started it: say what it is, since it waits in silence
             sys.stderr.write(
                 f"toolwire: serving {target} over stdio: it reads JSON-RPC messages, one per line "
@@ -274,7 +277,7 @@ def _run(target: str, options: list[str]) -> None:
         with contextlib.suppress(KeyboardInterrupt):
             run_stdio(server, stdout=protocol)
         return
-    server = _loaded(target, verbose, tasks)
+    server = _loaded(target, verbose, tasks, redis)
     host, port = http
     issuer = http_options.pop("issuer", None)
     if issuer is not None:
@@ -429,12 +432,17 @@ def _proxy(argv: list[str]) -> None:
         raise ServingFailed(str(exc)) from None
 
 
-def _loaded(target: str, verbose: bool, tasks: str | None) -> Any:
+def _loaded(target: str, verbose: bool, tasks: str | None, redis: str | None = None) -> Any:
     """The target's Server; with ``-v``, logging a line per request it runs code for; with
-    ``tasks``, keeping its tasks in that SQLite file."""
+    ``tasks``, keeping its tasks in that SQLite file; with ``redis``, sharing its state with
+    other replicas through that Redis."""
     server = load_server(target)
+    if tasks is not None and redis is not None:
+        raise UsageError("--tasks and --redis do not go together: --redis keeps the tasks in Redis")
     if tasks is not None:
         server.use_task_store(tasks)
+    if redis is not None:
+        server.use_redis(redis)
     if verbose:
         from .guards.requestlog import RequestLog
 
@@ -457,7 +465,7 @@ def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, bool, dict
             chosen["stateless"] = True
         elif word == "--granian":
             chosen["runner"] = "granian"
-        elif word in ("--http", "--allow-host", "--issuer", "--audience", "--scope", "--tasks"):
+        elif word in ("--http", "--allow-host", "--issuer", "--audience", "--scope", "--tasks", "--redis"):
             value = next(words, None)
             if value is None:
                 raise UsageError(f"{word} needs a value")
@@ -465,7 +473,7 @@ def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, bool, dict
                 chosen["allowed_hosts"].append(value)
             elif word == "--scope":
                 chosen["scopes"].append(value)
-            elif word in ("--issuer", "--audience", "--tasks"):
+            elif word in ("--issuer", "--audience", "--tasks", "--redis"):
                 chosen[word[2:]] = value
             else:
                 host, _, port = value.rpartition(":")

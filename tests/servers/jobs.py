@@ -69,6 +69,12 @@ async def protocol_failure() -> str:
 
 
 @server.tool
+def whoami() -> int:
+    """The process answering (to see which replica did)."""
+    return os.getpid()
+
+
+@server.tool
 def quick(x: int) -> int:
     """Never a task."""
     return x * 2

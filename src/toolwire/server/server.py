@@ -18,7 +18,7 @@ from ..protocol.codec import Codec
 from ..protocol.connection import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, ServerConnection, ServerIdentity
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
 from ..tools.tool import Tool, annotations_from
-from .lifespan import Lifespan, LifespanRunner
+from .lifespan import Lifespan, LifespanFailed, LifespanRunner
 
 if TYPE_CHECKING:
     from ..prompts.prompt import Prompt
@@ -137,6 +137,7 @@ class Server:
         self._tasks: TaskManager | None = None
         self._lifespan: LifespanRunner | None = None
         self._mounts: dict[str, Mount] = {}
+        self._redis: tuple[str, str] | None = None  # use_redis's URL and key prefix
         if lifespan is not None:
             self.lifespan(lifespan)
 
@@ -181,10 +182,34 @@ class Server:
         self._lifespan = LifespanRunner(self, function)
         return function
 
+    def use_redis(self, url: str, prefix: str = "toolwire:") -> None:
+        """Share what replicas must agree on through the Redis at ``url`` (keys under
+        ``prefix``): the task store, and the ``requestState`` sealing keys (read at start,
+        made by the first replica). Needs ``pip install 'toolwire[redis]'``. See docs/scaling.md."""
+        self.use_task_store(None)
+        from ..stores.redis import RedisTaskStore
+
+        self._task_options["store"] = RedisTaskStore(url, prefix=prefix + "tasks:")
+        self._redis = (url, prefix)
+
+    async def _share_state_keys(self) -> None:
+        assert self._redis is not None
+        url, prefix = self._redis
+        from ..stores.redis import shared_state_keys
+
+        try:
+            self.state_keys = await shared_state_keys(url, prefix + "state-keys")
+        except Exception as exc:
+            raise LifespanFailed(
+                f"cannot reach Redis at {url} for the shared state: {type(exc).__name__}: {exc}"
+            ) from exc
+
     async def start(self) -> None:
         """Enter the lifespan, and those of the servers mounted in this one (transports do
         this before serving; counted, so several may): :class:`~toolwire.server.lifespan.LifespanFailed`
         if one raises."""
+        if self._redis is not None:
+            await self._share_state_keys()
         for mount in self._mounts.values():
             await mount.child.start()
         if self._lifespan is not None:

@@ -160,3 +160,44 @@ class RedisTaskStore:
 
 def _ms(seconds: float) -> int:
     return int(seconds * 1000)
+
+
+async def shared_state_keys(redis: str | Any, key: str = "toolwire:state-keys") -> list[bytes]:
+    """The ``requestState`` sealing keys every replica using ``redis`` shares: made once (by
+    the first replica to ask, atomically), newest first. ``redis`` exceptions when it cannot
+    be reached."""
+    import base64
+    import os
+
+    client = _client(redis)
+    try:
+        fresh = orjson.dumps([base64.b64encode(os.urandom(32)).decode()])
+        await client.set(key, fresh, nx=True)  # only the first replica's key is kept
+        stored = orjson.loads(await client.get(key))
+    finally:
+        if isinstance(redis, str):
+            await client.aclose()
+    return [base64.b64decode(item) for item in stored]
+
+
+async def rotate_state_keys(redis: str | Any, key: str = "toolwire:state-keys", keep: int = 2) -> None:
+    """Put a new sealing key first, keeping the ``keep - 1`` newest old ones (states sealed
+    with them stay valid until they expire); replicas take it up when they next start."""
+    import base64
+    import os
+
+    client = _client(redis)
+    try:
+        current = orjson.loads(await client.get(key) or b"[]")
+        await client.set(key, orjson.dumps([base64.b64encode(os.urandom(32)).decode(), *current][:keep]))
+    finally:
+        if isinstance(redis, str):
+            await client.aclose()
+
+
+def _client(redis: str | Any) -> Any:
+    if isinstance(redis, str):
+        import redis.asyncio as aioredis
+
+        return aioredis.Redis.from_url(redis)
+    return redis

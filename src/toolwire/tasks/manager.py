@@ -346,7 +346,8 @@ class TaskManager:
 
         def take(found: TaskRecord) -> bool:
             for key in outstanding:
-                found.inputs.pop(key, None)
+                if found.inputs.pop(key, None) is not None:
+                    found.answers[key] = responses[key]  # for a runner in another process
             if not found.inputs and found.status == INPUT_REQUIRED:
                 found.status = WORKING
             return True
@@ -398,7 +399,7 @@ class TaskManager:
                 live.record = updated
                 self._announce(live)
             try:
-                answer = await future
+                answer = await self._answer_to(live, key, future)
             finally:
                 live.inputs.pop(key, None)
             if check(answer) is None:
@@ -418,6 +419,23 @@ class TaskManager:
         self._notes.add(note)
         note.add_done_callback(self._notes.discard)
 
+    async def _answer_to(self, live: LiveTask, key: str, future: asyncio.Future[Any]) -> Any:
+        """The answer to question ``key``: given here (``future``) or, when ``tasks/update``
+        reached another process sharing the store, found in the store at the poll interval.
+        ``CancelledError`` when the task was cancelled (or is gone) meanwhile."""
+        while True:
+            try:
+                return await asyncio.wait_for(asyncio.shield(future), live.record.poll_ms / 1000)
+            except TimeoutError:
+                pass
+            found = await self.store.get(live.id)
+            if found is None or found.terminal:
+                if found is not None:
+                    self._forget(live, found)
+                raise asyncio.CancelledError
+            if key in found.answers:
+                return found.answers[key]
+
     async def progress(self, live: LiveTask, text: str) -> None:
         """Keep ``text`` as the task's status message."""
 
@@ -430,6 +448,15 @@ class TaskManager:
         updated = await self.store.update(live.id, note)
         if updated is not None:
             live.record = updated
+            self._stop_if_cancelled(live, updated)
+
+    def _stop_if_cancelled(self, live: LiveTask, record: TaskRecord) -> None:
+        """A task cancelled through another process sharing the store: stop its work here."""
+        if record.status == CANCELLED and live.id in self._live:
+            runner = live.runner
+            self._forget(live, record)
+            if runner is not None and runner is not asyncio.current_task():
+                runner.cancel()
 
     def notify(self, live: LiveTask, method: str, params: dict[str, Any]) -> None:
         """2025-11-25: a notification about the task to its client, tagged with the task."""

@@ -92,10 +92,13 @@ class TaskRecord:
     legacy session that created it (what ``tasks/list`` shows to callers without identity).
     ``version``: the protocol version the call spoke (its result is rendered for it).
     ``ttl_ms`` (``None``: kept until deleted) counts from ``created``; ``inputs`` are the
-    questions a 2026-07-28 task waits on, by key; ``result`` or ``error`` hold how it ended.
+    questions a 2026-07-28 task waits on, by key, and ``answers`` the answers given to them
+    (through the store, so that the process running it gets them wherever they arrived);
+    ``result`` or ``error`` hold how it ended.
     """
 
     __slots__ = (
+        "answers",
         "created",
         "error",
         "id",
@@ -130,6 +133,7 @@ class TaskRecord:
         result: dict[str, Any] | None = None,
         error: dict[str, Any] | None = None,
         inputs: dict[str, Any] | None = None,
+        answers: dict[str, Any] | None = None,
         runner: str | None = RUNNER,
     ) -> None:
         now = time.time()
@@ -147,6 +151,7 @@ class TaskRecord:
         self.result = result
         self.error = error
         self.inputs = inputs if inputs is not None else {}
+        self.answers = answers if answers is not None else {}
         self.runner = runner
 
     @property
@@ -174,7 +179,7 @@ class TaskRecord:
         )
         twin.status, twin.message, twin.created, twin.updated = self.status, self.message, self.created, self.updated
         twin.ttl_ms, twin.poll_ms, twin.result, twin.error = self.ttl_ms, self.poll_ms, self.result, self.error
-        twin.inputs, twin.runner = dict(self.inputs), self.runner
+        twin.inputs, twin.answers, twin.runner = dict(self.inputs), dict(self.answers), self.runner
         return twin
 
     def to_json(self) -> dict[str, Any]:
