@@ -90,3 +90,87 @@ async def test_many_calls_at_once_through_the_balancer(balanced: str) -> None:
     async with Client(balanced, protocol=MODERN) as client:
         results = await asyncio.gather(*(client.call_tool("quick", {"x": n}) for n in range(60)))
     assert [result.text for result in results] == [str(2 * n) for n in range(60)]
+
+
+# -- the event store of resumable streams, in Redis ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    with redis_server() as url:
+        yield url
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+async def test_event_stores_replay_what_came_after_in_order_and_forget(kind: str, redis_url: str) -> None:
+    from toolwire.stores.redis import RedisEventStore
+    from toolwire.transports.http.sse import MemoryEventStore
+
+    store: Any = MemoryEventStore(max_events=3) if kind == "memory" else RedisEventStore(redis_url, max_events=3)
+    for sequence in range(0, 5):
+        await store.store("s1", sequence, b'{"n": %d}' % sequence)
+    await store.store("s2", 0, b"other")
+    assert await store.replay_after("s1", 2) == [(3, b'{"n": 3}'), (4, b'{"n": 4}')]
+    assert [number for number, _ in await store.replay_after("s1", -1)] == [2, 3, 4]  # trimmed to 3
+    assert await store.replay_after("s2", -1) == [(0, b"other")]
+    await store.forget("s1")
+    assert await store.replay_after("s1", -1) == []
+    if kind == "redis":
+        await store.close()
+
+
+async def test_a_stream_resumes_from_events_kept_in_redis(redis_url: str) -> None:
+    import httpx
+
+    from httpserve import STREAMING, InProcess, fresh_server, legacy_call, open_session, parse_sse, read_sse
+    from toolwire.stores.redis import RedisEventStore
+
+    store = RedisEventStore(redis_url, prefix="resume-test:")
+    app = fresh_server(STREAMING).http_app(event_store=store)
+    async with InProcess(app) as url, httpx.AsyncClient(timeout=10) as http:
+        headers = await open_session(http, url)
+        body = legacy_call("steps", {"n": 3, "delay": 0.15}, id=8, progressToken="s")
+        async with http.stream("POST", url, json=body, headers=headers) as reply:
+            events = read_sse(reply)
+            await events.__anext__()  # the priming event
+            first = await events.__anext__()
+        await asyncio.sleep(0.8)  # the call ends while nobody listens: its events wait in Redis
+        assert await store.redis.keys("resume-test:*")
+        resumed = await http.get(url, headers={**headers, "Accept": "text/event-stream", "Last-Event-ID": first.id})
+        rest = parse_sse(resumed.text)
+        assert [event.message.get("params", {}).get("progress") for event in rest[:2]] == [2, 3]
+        assert rest[-1].message["result"]["content"][0]["text"] == "3 steps"
+    await store.close()
+
+
+async def test_tasks_survive_a_redis_restart_with_clear_errors_meanwhile() -> None:
+    from toolwire.client import ServerError
+
+    with redis_server() as url:
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        with toolwire_http(JOBS, "--redis", url) as (server, _):
+            async with Client(server, protocol=MODERN) as client:
+                assert (await client.call_tool("sleep", {"seconds": 0}, task=True)).text == "slept 0 s"
+                import redis.asyncio as aioredis
+                from redis.exceptions import ConnectionError as RedisGone
+
+                admin = aioredis.Redis.from_url(url)
+                with contextlib.suppress(RedisGone):
+                    await admin.shutdown(nosave=True)  # Redis stops, as for a restart
+                await admin.aclose()
+                await asyncio.sleep(0.3)
+                with pytest.raises(ServerError, match="the task store failed") as down:
+                    await client.call_tool("sleep", {"seconds": 0}, task=True)
+                assert down.value.code == -32603
+                assert (await client.call_tool("quick", {"x": 4})).text == "8"  # what needs no Redis still works
+                restarted = subprocess.Popen(
+                    ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+                try:
+                    wait_for_port(port, restarted)
+                    assert (await client.call_tool("sleep", {"seconds": 0}, task=True)).text == "slept 0 s"
+                finally:
+                    restarted.terminate()
+                    restarted.wait(10)

@@ -1,5 +1,9 @@
 """Redis, for state shared by several server processes (``pip install 'toolwire[redis]'``).
 
+:class:`RedisEventStore` keeps the events of resumable Streamable HTTP streams: a Redis
+Stream per SSE stream, trimmed to the newest ``max_events`` and dropped ``ttl`` seconds after
+its last event, so that a client can resume with ``Last-Event-ID`` from any process.
+
 :class:`RedisTaskStore` keeps tasks: one string per task (its JSON), expiring with the task's
 TTL on Redis's own clock, and a sorted set per owner (and per legacy session) for
 ``tasks/list``, trimmed of expired tasks as it is read. Updates are optimistic
@@ -60,6 +64,42 @@ class RedisLimiter:
     async def take(self, key: str, rate: float, burst: int) -> float:
         wait = await self._take(keys=[self.prefix + key], args=[repr(rate), burst])
         return float(wait)
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+
+
+class RedisEventStore:
+    """An :class:`~toolwire.transports.http.sse.EventStore` in Redis. ``redis``: a URL or a
+    ``redis.asyncio.Redis`` client. Errors reaching Redis are ``redis`` exceptions."""
+
+    def __init__(
+        self,
+        redis: str | Any = "redis://127.0.0.1:6379/0",
+        prefix: str = "toolwire:events:",
+        max_events: int = 1000,
+        ttl: float = 300.0,
+    ) -> None:
+        self.redis: Any = _client(redis)
+        self.prefix = prefix
+        self.max_events = max_events
+        self.ttl_ms = int(ttl * 1000)
+
+    async def store(self, stream: str, sequence: int, data: bytes) -> None:
+        key = self.prefix + stream
+        async with self.redis.pipeline(transaction=True) as pipe:
+            # the stream's own sequence is the entry id: replays come back in order, once
+            pipe.xadd(key, {"d": data}, id=f"{sequence}-1", maxlen=self.max_events, approximate=False)
+            pipe.pexpire(key, self.ttl_ms)
+            await pipe.execute()
+
+    async def replay_after(self, stream: str, sequence: int) -> list[tuple[int, bytes]]:
+        start = f"({sequence}-1" if sequence >= 0 else "-"  # after the event with that sequence
+        entries = await self.redis.xrange(self.prefix + stream, min=start, max="+")
+        return [(int(entry_id.split(b"-")[0]), fields[b"d"]) for entry_id, fields in entries]
+
+    async def forget(self, stream: str) -> None:
+        await self.redis.delete(self.prefix + stream)
 
     async def close(self) -> None:
         await self.redis.aclose()
