@@ -174,3 +174,63 @@ async def test_tasks_survive_a_redis_restart_with_clear_errors_meanwhile() -> No
                 finally:
                     restarted.terminate()
                     restarted.wait(10)
+
+
+# -- the legacy wire: sessions shared by the replicas -------------------------------------------
+
+LEGACY = "2025-11-25"
+
+
+async def test_a_legacy_sessions_requests_land_on_every_replica(balanced: str) -> None:
+    async with Client(balanced, protocol=LEGACY) as client:
+        assert client.version == LEGACY
+        answered = {(await client.call_tool("whoami")).text for _ in range(6)}
+        assert len(answered) == 3  # one session, served by all three
+        tools = await client.list_tools(refresh=True)
+        assert "whoami" in {tool.name for tool in tools}
+
+
+async def test_a_legacy_question_is_answered_through_another_replica(balanced: str) -> None:
+    async with Client(balanced, protocol=LEGACY, elicitation=answer_name) as client:
+        for _ in range(3):  # the answer's POST lands anywhere; it reaches the replica that asked
+            assert (await client.call_tool("ask_name")).text == "Hello, Ada"
+        progress: list[float] = []
+        result = await client.call_tool(
+            "sleep", {"seconds": 0.2}, progress=lambda done, total, message: progress.append(done)
+        )
+        assert result.text == "slept 0.2 s" and progress == [1, 2, 3, 4]
+
+
+async def test_a_session_ended_on_one_replica_is_gone_on_all(balanced: str) -> None:
+    import httpx
+
+    async with Client(balanced, protocol=LEGACY) as client:
+        await client.call_tool("whoami")
+        session = client.transport.session_id  # type: ignore[attr-defined]
+    assert session is not None  # closing the client sent DELETE to one of the replicas
+    async with httpx.AsyncClient(timeout=10) as http:
+        for _ in range(3):
+            answer = await http.post(
+                balanced,
+                json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+                headers={
+                    "Mcp-Session-Id": session,
+                    "MCP-Protocol-Version": LEGACY,
+                    "Accept": "application/json, text/event-stream",
+                },
+            )
+            assert answer.status_code == 404
+
+
+async def test_the_official_sdk_client_keeps_a_session_across_replicas(balanced: str) -> None:
+    import mcp_types
+    from mcp import Client as SdkClient
+
+    async def elicit(context: Any, params: Any) -> mcp_types.ElicitResult:
+        return mcp_types.ElicitResult(action="accept", content={"name": "Lin"})
+
+    async with SdkClient(balanced, mode="legacy", read_timeout_seconds=10, elicitation_callback=elicit) as client:  # type: ignore[arg-type]
+        pids = {(await client.call_tool("whoami", {})).content[0].text for _ in range(6)}  # type: ignore[union-attr]
+        assert len(pids) == 3
+        asked = await client.call_tool("ask_name", {})
+        assert asked.content[0].text == "Hello, Lin"  # type: ignore[union-attr]

@@ -434,6 +434,14 @@ class ServerConnection:
             result["instructions"] = identity.instructions
         return self._result(id, result)
 
+    def adopt(self, version: str, capabilities: dict[str, Any], client_info: Any) -> None:
+        """Take up a session whose ``initialize`` another process answered (a replica): as if
+        this connection had. ``KeyError`` for a version not served here."""
+        self.legacy = codec_for(version)
+        self.client_capabilities = capabilities
+        self.client_info = client_info
+        self.initialized = True
+
     def _discover(self, codec: Codec) -> dict[str, Any]:
         identity = self.identity
         result: dict[str, Any] = {

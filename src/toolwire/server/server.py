@@ -184,13 +184,19 @@ class Server:
 
     def use_redis(self, url: str, prefix: str = "toolwire:") -> None:
         """Share what replicas must agree on through the Redis at ``url`` (keys under
-        ``prefix``): the task store, and the ``requestState`` sealing keys (read at start,
-        made by the first replica). Needs ``pip install 'toolwire[redis]'``. See docs/scaling.md."""
+        ``prefix``): the task store, the ``requestState`` sealing keys (read at start, made by
+        the first replica) and, over HTTP, legacy sessions and their streams' events. Needs
+        ``pip install 'toolwire[redis]'``. See docs/scaling.md."""
         self.use_task_store(None)
         from ..stores.redis import RedisTaskStore
 
         self._task_options["store"] = RedisTaskStore(url, prefix=prefix + "tasks:")
         self._redis = (url, prefix)
+
+    @property
+    def redis_url(self) -> str | None:
+        """The Redis replicas share state through (:meth:`use_redis`), or ``None``."""
+        return self._redis[0] if self._redis is not None else None
 
     async def _share_state_keys(self) -> None:
         assert self._redis is not None

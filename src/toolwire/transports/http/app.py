@@ -126,6 +126,9 @@ class StreamableHTTP:
       ``None`` together with ``resumable=False`` makes streams not resumable.
     - ``retry_ms``: the reconnection delay announced on resumable streams.
     - ``keep_alive``: seconds between SSE comments on otherwise quiet streams.
+    - ``redis``: a Redis URL shared with other replicas of this server (default: the
+      server's :meth:`~toolwire.Server.use_redis`): legacy sessions are then accepted by
+      every replica, and their streams' events kept in Redis (see docs/scaling.md).
     - ``auth``: a :class:`~toolwire.auth.ProtectedResource`: every request needs a bearer
       token it accepts (401 otherwise), the metadata is served at its well-known paths, and
       what needs scopes a token lacks is refused with 403 (see docs/authorization.md).
@@ -153,6 +156,7 @@ class StreamableHTTP:
         retry_ms: int = 1000,
         keep_alive: float = 15.0,
         auth: ProtectedResource | None = None,
+        redis: str | None = None,
     ) -> None:
         self.server = server
         self.path = path.rstrip("/") or "/"
@@ -165,7 +169,18 @@ class StreamableHTTP:
         self.max_streams_per_client = max_streams_per_client
         self.body_timeout = body_timeout
         self._listening: dict[str, int] = {}  # open subscriptions/listen streams by client
+        redis = redis if redis is not None else server.redis_url
+        #: Legacy sessions shared with other replicas through Redis (``None``: this process only).
+        self.shared: SharedSessions | None = None
+        if redis is not None:
+            from ...stores.redis import RedisEventStore
+            from .shared import SharedSessions
+
+            self.shared = SharedSessions(redis, idle_timeout=session_idle_timeout)
+            if event_store is None and resumable:
+                event_store = RedisEventStore(redis)
         self.store = event_store if event_store is not None else (sse.MemoryEventStore() if resumable else None)
+        self._passing: set[asyncio.Task[Any]] = set()  # messages being passed on to other replicas
         self.retry_ms = retry_ms
         self.keep_alive = keep_alive
         self._good_hosts: set[str] = set()  # Host values already found allowed
@@ -221,6 +236,8 @@ class StreamableHTTP:
             await session.close(grace=0)
         self._idle.clear()
         await self.server.close_tasks()
+        if self.shared is not None:
+            await self.shared.close()
 
     async def _start(self) -> None:
         """Enter the server's lifespan, once (``LifespanFailed`` if it raises)."""
@@ -536,20 +553,17 @@ class StreamableHTTP:
                 raise HttpError(exc.status, INTERNAL_ERROR, f"{what}: {exc}", _id(message)) from None
             ok = False
             try:
+                if self.shared is not None:
+                    legacy.elsewhere = self._pass_on(legacy.id)
                 await self._exchange(legacy, caller, body, message, receive, send, opening=True)
                 ok = legacy.session.connection.legacy is not None
+                if ok and self.shared is not None:
+                    await self._share(legacy, client)
             finally:
                 if not ok:
                     await self.sessions.end(legacy.id)
             return
-        found = self.sessions.get(session_id)
-        if found is None or not _owned_by(found, caller):
-            raise HttpError(
-                404,
-                INVALID_REQUEST,
-                "Session not found: it expired or was ended; open a new one with initialize",
-                _id(message),
-            )
+        found = await self._held(session_id, caller, _id(message))
         await self._exchange(found, caller, body, message, receive, send)
 
     async def _exchange(
@@ -586,6 +600,10 @@ class StreamableHTTP:
             for event in others:
                 if isinstance(event, Cancelled):
                     legacy.forgo(event.request.id)
+            if self.shared is not None and legacy.elsewhere is not None:
+                from .shared import FROM_CLIENT
+
+                await self._shared_call(self.shared.publish(legacy.id, FROM_CLIENT, body), _id(message))
             if immediate:
                 await respond(send, _legacy_status(immediate[0]), immediate[0], headers)
             else:
@@ -642,7 +660,10 @@ class StreamableHTTP:
     async def _get(self, headers: dict[str, str], caller: Identity | None, receive: Receive, send: Send) -> None:
         if not _accepts(headers.get("accept", ""), "text/event-stream"):
             raise HttpError(406, INVALID_REQUEST, "Not Acceptable: a GET stream is text/event-stream")
-        legacy = self._session(headers, caller)
+        session_id = headers.get(SESSION_HEADER.decode())
+        if session_id is None:
+            raise HttpError(400, INVALID_REQUEST, "Bad Request: no Mcp-Session-Id header")
+        legacy = await self._held(session_id, caller, None)
         last = headers.get("last-event-id")
         async with _watch_disconnect(receive) as disconnected:
             if last is not None:
@@ -698,21 +719,119 @@ class StreamableHTTP:
             raise HttpError(
                 400, INVALID_REQUEST, "Bad Request: DELETE needs the Mcp-Session-Id header of the session to end"
             )
-        found = self.sessions.get(session_id)
-        if (found is not None and not _owned_by(found, caller)) or not await self.sessions.end(session_id):
+        if self.shared is not None:
+            found = await self._held(session_id, caller, None)
+            await self._shared_call(self.shared.end(session_id), None)
+            await self.sessions.end(found.id)
+            await respond(send, 200)
+            return
+        local = self.sessions.get(session_id)
+        if (local is not None and not _owned_by(local, caller)) or not await self.sessions.end(session_id):
             raise HttpError(404, INVALID_REQUEST, "Session not found: it expired or was already ended")
         await respond(send, 200)
 
-    def _session(self, headers: dict[str, str], caller: Identity | None) -> LegacySession:
-        session_id = headers.get(SESSION_HEADER.decode())
-        if session_id is None:
-            raise HttpError(400, INVALID_REQUEST, "Bad Request: no Mcp-Session-Id header")
+    # -- sessions shared by replicas -----------------------------------------------------------
+
+    async def _held(self, session_id: str, caller: Identity | None, id: RequestId | None) -> LegacySession:
+        """The session ``session_id`` of ``caller``: this process's; with shared sessions, its
+        life renewed in Redis first (gone there: gone here), and one another replica opened
+        taken up. 404 otherwise; 503 when Redis cannot be reached."""
         found = self.sessions.get(session_id)
+        if self.shared is not None:
+            record = await self._shared_call(self.shared.renew(session_id), id)
+            if record is None:
+                if found is not None:
+                    await self.sessions.end(session_id)
+                found = None
+            elif found is None:
+                found = await self._take_up(session_id, record, id)
         if found is None or not _owned_by(found, caller):
             raise HttpError(
-                404, INVALID_REQUEST, "Session not found: it expired or was ended; open a new one with initialize"
+                404, INVALID_REQUEST, "Session not found: it expired or was ended; open a new one with initialize", id
             )
         return found
+
+    async def _share(self, legacy: LegacySession, client: str) -> None:
+        """Write a session opened here to Redis and follow what is passed on for it."""
+        assert self.shared is not None
+        connection = legacy.session.connection
+        assert connection.legacy is not None
+        record = {
+            "version": connection.legacy.version,
+            "capabilities": connection.client_capabilities,
+            "clientInfo": connection.client_info,
+            "owner": legacy.owner,
+            "client": client,
+        }
+        await self._shared_call(self.shared.register(legacy.id, record), None)
+        await self._shared_call(self.shared.follow(legacy.id, self._passed_on(legacy.id)), None)
+
+    async def _take_up(self, session_id: str, record: dict[str, Any], id: RequestId | None) -> LegacySession:
+        """A local copy of a session another replica opened."""
+        assert self.shared is not None
+        connection = self.server.connection(terminator=b"")
+        try:
+            connection.adopt(record["version"], record.get("capabilities") or {}, record.get("clientInfo"))
+            legacy = await self.sessions.create(
+                self.server, connection, self.store, str(record.get("client", "")), id=session_id
+            )
+        except TooManySessions as exc:
+            raise HttpError(exc.status, INTERNAL_ERROR, f"Service unavailable: {exc}", id) from None
+        except (KeyError, TypeError):
+            raise HttpError(404, INVALID_REQUEST, "Session not found: its shared record is unreadable", id) from None
+        legacy.owner = record.get("owner")
+        legacy.elsewhere = self._pass_on(session_id)
+        await self._shared_call(self.shared.follow(session_id, self._passed_on(session_id)), id)
+        return legacy
+
+    def _pass_on(self, session_id: str) -> Callable[[bytes], None]:
+        """What sends a message for the session's ``GET`` stream to the replica holding it."""
+
+        def pass_on(data: bytes) -> None:
+            if self.shared is None:
+                return
+            from .shared import TO_STREAM
+
+            task = asyncio.get_running_loop().create_task(self.shared.publish(session_id, TO_STREAM, data))
+            self._passing.add(task)
+            task.add_done_callback(self._passed)
+
+        return pass_on
+
+    def _passed(self, task: asyncio.Task[Any]) -> None:
+        self._passing.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("a message for another replica was lost: %s", task.exception())
+
+    def _passed_on(self, session_id: str) -> Callable[[bytes, bytes], None]:
+        """What handles what another replica passed on for the session."""
+        from .shared import ENDED, FROM_CLIENT, TO_STREAM
+
+        def handle(kind: bytes, data: bytes) -> None:
+            legacy = self.sessions.sessions.get(session_id)
+            if legacy is None:
+                return
+            if kind == FROM_CLIENT:
+                legacy.session.feed_message(data)  # an answer or a cancellation for work running here
+            elif kind == TO_STREAM:
+                channel = legacy.standalone or legacy.detached
+                if channel is not None:
+                    channel.put(data)
+            elif kind == ENDED:
+                task = asyncio.get_running_loop().create_task(self.sessions.end(session_id))
+                self._passing.add(task)
+                task.add_done_callback(self._passing.discard)
+
+        return handle
+
+    async def _shared_call(self, operation: Awaitable[Any], id: RequestId | None) -> Any:
+        """Await a Redis operation of the shared sessions; 503 saying so when Redis is down."""
+        from .shared import RedisUnavailable
+
+        try:
+            return await operation
+        except RedisUnavailable as exc:
+            raise HttpError(503, INTERNAL_ERROR, f"Service unavailable: {exc}; try again shortly", id) from None
 
 
 class _Stateless:

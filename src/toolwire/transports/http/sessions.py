@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import secrets
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ...logs import get_logger
@@ -52,6 +53,9 @@ class LegacySession:
         self._streams = 0
         self.session = ServerSession(server, connection, route=self.route)
         self.session.stream_closer = self.let_go
+        #: Where a message for the ``GET`` stream goes when this replica does not hold it
+        #: (set for sessions shared through Redis).
+        self.elsewhere: Callable[[bytes], None] | None = None
 
     def name_stream(self, channel: Channel) -> str:
         """A new stream id for ``channel``, which can be resumed by it from now on."""
@@ -78,6 +82,8 @@ class LegacySession:
         channel = self.channels.get(related) if related is not None else self.standalone or self.detached
         if channel is not None:
             channel.put(data)
+        elif related is None and self.elsewhere is not None:
+            self.elsewhere(data)
 
     def let_go(self, related: RequestId) -> None:
         """End the connection of request ``related``'s stream, keeping the stream (polling)."""
@@ -166,10 +172,16 @@ class SessionManager:
         return len(self.sessions)
 
     async def create(
-        self, server: Server, connection: ServerConnection, store: EventStore | None, client: str = ""
+        self,
+        server: Server,
+        connection: ServerConnection,
+        store: EventStore | None,
+        client: str = "",
+        id: str | None = None,
     ) -> LegacySession:
-        """A new session for ``client``; :class:`TooManySessions` if a cap is reached and
-        every session that counts against it is busy."""
+        """A new session for ``client`` (``id``: one another replica opened, taken up here);
+        :class:`TooManySessions` if a cap is reached and every session that counts against it
+        is busy."""
         mine = self._by_client.get(client, {})
         if len(mine) >= self.max_per_client and not await self._evict(mine):
             raise TooManySessions(
@@ -181,7 +193,7 @@ class SessionManager:
             raise TooManySessions(
                 f"the server holds its maximum of {self.max_sessions} sessions, all in use: try again later", 503
             )
-        id = secrets.token_urlsafe(24)
+        id = id if id is not None else secrets.token_urlsafe(24)
         session = self.sessions[id] = LegacySession(id, server, connection, store, client)
         self._by_client.setdefault(client, {})[id] = session
         if self.idle_timeout is not None and self._reaper is None:
