@@ -201,6 +201,19 @@ async def test_a_legacy_question_is_answered_through_another_replica(balanced: s
         assert result.text == "slept 0.2 s" and progress == [1, 2, 3, 4]
 
 
+async def test_list_changes_on_every_replica_reach_the_sessions_get_stream(balanced: str) -> None:
+    changed: list[str] = []
+    async with Client(balanced, protocol=LEGACY, on_tools_changed=lambda: changed.append("tools")) as client:
+        await client.list_tools()
+        for _ in range(3):  # one call on each replica; the GET stream is on one of them
+            await client.call_tool("grow")
+        for _ in range(50):
+            if len(changed) >= 3:
+                break
+            await asyncio.sleep(0.05)
+    assert len(changed) == 3
+
+
 async def test_a_session_ended_on_one_replica_is_gone_on_all(balanced: str) -> None:
     import httpx
 
@@ -234,3 +247,101 @@ async def test_the_official_sdk_client_keeps_a_session_across_replicas(balanced:
         assert len(pids) == 3
         asked = await client.call_tool("ask_name", {})
         assert asked.content[0].text == "Hello, Lin"  # type: ignore[union-attr]
+
+
+# -- a stream resumed on another replica -----------------------------------------------------------
+
+
+@contextlib.contextmanager
+def two_replicas() -> Iterator[tuple[tuple[str, Any], tuple[str, Any]]]:
+    with redis_server() as redis, contextlib.ExitStack() as stack:
+        first = stack.enter_context(toolwire_http(JOBS, "--redis", redis))
+        second = stack.enter_context(toolwire_http(JOBS, "--redis", redis))
+        yield first, second
+
+
+async def open_legacy(http: Any, url: str) -> dict[str, str]:
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": LEGACY}
+    opened = await http.post(
+        url,
+        json={
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        },
+        headers=headers,
+    )
+    session = {**headers, "Mcp-Session-Id": opened.headers["mcp-session-id"]}
+    await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+    return session
+
+
+async def first_events(http: Any, url: str, session: dict[str, str], seconds: float) -> list[Any]:
+    """Start ``sleep`` on ``url`` and read its stream's priming event and first progress."""
+    from httpserve import read_sse
+
+    call = {
+        "jsonrpc": "2.0",
+        "id": 5,
+        "method": "tools/call",
+        "params": {"name": "sleep", "arguments": {"seconds": seconds}, "_meta": {"progressToken": "p"}},
+    }
+    seen = []
+    async with http.stream("POST", url, json=call, headers=session) as reply:
+        events = read_sse(reply)
+        seen.append(await events.__anext__())  # priming
+        seen.append(await events.__anext__())  # progress 1
+    return seen
+
+
+async def test_a_stream_cut_off_resumes_on_another_replica_with_nothing_lost_or_repeated() -> None:
+    import httpx
+
+    from httpserve import parse_sse
+
+    with two_replicas() as ((first, _), (second, _)):
+        async with httpx.AsyncClient(timeout=15) as http:
+            session = await open_legacy(http, first)
+            priming, progress = await first_events(http, first, session, 0.5)  # then the connection drops
+            assert progress.message["params"]["progress"] == 1
+            await asyncio.sleep(1.0)  # the call ends on the first replica while nobody listens
+            resumed = await http.get(second, headers={**session, "Last-Event-ID": progress.id})
+            assert resumed.status_code == 200
+            rest = parse_sse(resumed.text)
+    steps = [event.message["params"]["progress"] for event in rest if "params" in event.message]
+    assert steps == list(range(2, 11))  # each event once, in order, none before the one seen
+    assert rest[-1].message == {
+        "jsonrpc": "2.0",
+        "id": 5,
+        "result": {"content": [{"type": "text", "text": "slept 0.5 s"}]},
+    }
+    ids = [event.id for event in rest]
+    assert len(set(ids)) == len(ids) and priming.id not in ids and progress.id not in ids
+
+
+async def test_a_replica_killed_mid_stream_leaves_its_events_to_another_and_runs_nothing_twice() -> None:
+    import os
+    import signal
+
+    import httpx
+
+    from httpserve import read_sse
+
+    with two_replicas() as ((first, first_process), (second, _)):
+        async with httpx.AsyncClient(timeout=15) as http:
+            session = await open_legacy(http, first)
+            _, progress = await first_events(http, first, session, 5)
+            await asyncio.sleep(0.3)  # a few more events are stored before the replica dies
+            os.kill(first_process.pid, signal.SIGKILL)
+            first_process.wait(10)
+            seen: list[Any] = []
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(2.0):
+                    async with http.stream("GET", second, headers={**session, "Last-Event-ID": progress.id}) as resumed:
+                        assert resumed.status_code == 200
+                        async for event in read_sse(resumed):
+                            seen.append(event)
+    steps = [event.message["params"]["progress"] for event in seen]
+    assert steps and steps == list(range(2, 2 + len(steps)))  # what was stored, once, in order
+    assert all("result" not in event.message for event in seen)  # the call died with its replica: not run again

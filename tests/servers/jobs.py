@@ -69,6 +69,18 @@ async def protocol_failure() -> str:
 
 
 @server.tool
+def grow() -> str:
+    """Adds a tool to this process's server: its list changes."""
+    name = f"grown_{len(server.registry.all())}"
+
+    def grown() -> str:
+        return "grown"
+
+    server.add_tool(grown, name=name)
+    return name
+
+
+@server.tool
 def whoami() -> int:
     """The process answering (to see which replica did)."""
     return os.getpid()

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import time
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -61,7 +62,7 @@ from ...protocol.versions import (
 from ...server.lifespan import LifespanFailed
 from ...server.session import ServerSession
 from . import sse
-from .channel import Channel, error_code, respond
+from .channel import SSE_HEADERS, Channel, error_code, respond
 from .sessions import LegacySession, SessionManager, TooManySessions
 
 if TYPE_CHECKING:
@@ -78,6 +79,10 @@ SESSION_HEADER = b"mcp-session-id"
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 #: Connection-and-session pairs kept for 2026-07-28 requests.
 MAX_IDLE_WORKERS = 64
+#: Resuming a stream another replica served: how often its shared events are read, and how
+#: long it stays open with nothing new.
+REMOTE_POLL = 0.1
+REMOTE_QUIET = 30.0
 #: HTTP status of a 2026-07-28 error answer, by JSON-RPC code (others: 200).
 _MODERN_STATUS = {METHOD_NOT_FOUND: 404, -32020: 400, -32021: 400, UNSUPPORTED_PROTOCOL_VERSION: 400}
 
@@ -703,6 +708,9 @@ class StreamableHTTP:
             problem = f"Bad Request: Last-Event-ID {shown(last)} is not an event id of this server"
             raise HttpError(400, INVALID_REQUEST, problem)
         channel = legacy.streams.get(place[0])
+        if channel is None and self.shared is not None and self.store is not None:
+            await self._resume_elsewhere(place[0], place[1], send, disconnected)
+            return
         if channel is None or self.store is None:
             raise HttpError(404, INVALID_REQUEST, f"Not found: no stream to resume after event {shown(last)}")
         if channel is legacy.detached:
@@ -712,6 +720,31 @@ class StreamableHTTP:
             await self._standalone(legacy, channel, channel.resume(send, place[1], disconnected))
             return
         await channel.resume(send, place[1], disconnected)
+
+    async def _resume_elsewhere(self, stream: str, after: int, send: Send, disconnected: asyncio.Event) -> None:
+        """Resume a stream another replica served (its connection, or that replica, gone):
+        replay its events kept in the shared store after ``after``, then each new one as it
+        is stored, until the answer it carries arrives, the client leaves, or nothing comes
+        for :data:`REMOTE_QUIET` seconds. 404 when the store has none of it."""
+        assert self.store is not None
+        kept = await self.store.replay_after(stream, after)
+        if not kept and after < 0:
+            raise HttpError(404, INVALID_REQUEST, "Not found: no stream to resume after that event")
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        quiet_until = time.monotonic() + REMOTE_QUIET
+        while not disconnected.is_set() and time.monotonic() < quiet_until:
+            if kept:
+                frames = b"".join(sse.event(data, f"{stream}:{sequence}") for sequence, data in kept)
+                await send({"type": "http.response.body", "body": frames, "more_body": True})
+                after = kept[-1][0]
+                if any(_is_answer(data) for _, data in kept):
+                    break
+                quiet_until = time.monotonic() + REMOTE_QUIET
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(disconnected.wait(), REMOTE_POLL)
+            kept = await self.store.replay_after(stream, after)
+        if not disconnected.is_set():
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _delete(self, headers: dict[str, str], caller: Identity | None, send: Send) -> None:
         session_id = headers.get(SESSION_HEADER.decode())
@@ -913,6 +946,14 @@ def _accepts(accept: str, kind: str) -> bool:
         media = item.split(";")[0].strip().lower()
         if media in (kind, "*/*", f"{major}/*"):
             return True
+    return False
+
+
+def _is_answer(data: bytes) -> bool:
+    """Whether an event's message is a JSON-RPC answer (which ends a request's stream)."""
+    with contextlib.suppress(orjson.JSONDecodeError):
+        message = orjson.loads(data)
+        return isinstance(message, dict) and "method" not in message and ("result" in message or "error" in message)
     return False
 
 

@@ -30,6 +30,8 @@ log = get_logger("toolwire.http")
 
 #: Seconds a stream that lost its connection stays resumable after its exchange is over.
 LINGER = 60.0
+#: Part of every stream id: streams named by replicas sharing a session never collide.
+PROCESS_TAG = secrets.token_hex(3)
 
 
 class LegacySession:
@@ -60,7 +62,7 @@ class LegacySession:
     def name_stream(self, channel: Channel) -> str:
         """A new stream id for ``channel``, which can be resumed by it from now on."""
         self._streams += 1
-        stream = f"{self.id[:8]}{self._streams}"
+        stream = f"{self.id[:8]}{PROCESS_TAG}{self._streams}"
         self.streams[stream] = channel
         return stream
 
