@@ -345,3 +345,17 @@ async def test_a_replica_killed_mid_stream_leaves_its_events_to_another_and_runs
     steps = [event.message["params"]["progress"] for event in seen]
     assert steps and steps == list(range(2, 2 + len(steps)))  # what was stored, once, in order
     assert all("result" not in event.message for event in seen)  # the call died with its replica: not run again
+
+
+async def test_list_changes_reach_2026_07_28_listeners_on_every_replica(balanced: str) -> None:
+    changed: list[str] = []
+    async with Client(balanced, protocol=MODERN, on_tools_changed=lambda: changed.append("tools")) as client:
+        await client.list_tools()
+        await asyncio.sleep(0.3)  # the subscriptions/listen stream is open on one replica
+        for _ in range(3):  # one change on each replica
+            await client.call_tool("grow")
+        for _ in range(60):
+            if len(changed) >= 3:
+                break
+            await asyncio.sleep(0.05)
+    assert len(changed) == 3

@@ -103,11 +103,11 @@ class ServerSession:
             return
         server = self.server
         self._stop_listening = [
-            server.registry.on_change(lambda: self._list_changed("tools")),
-            server.prompts.on_change(lambda: self._list_changed("prompts")),
-            server.resources.on_change(lambda: self._list_changed("resources")),
-            server.resource_templates.on_change(lambda: self._list_changed("resources")),
-            server.on_resource_updated(self._resource_updated),
+            server.registry.on_change(lambda: self.list_changed("tools")),
+            server.prompts.on_change(lambda: self.list_changed("prompts")),
+            server.resources.on_change(lambda: self.list_changed("resources")),
+            server.resource_templates.on_change(lambda: self.list_changed("resources")),
+            server.on_resource_updated(self.resource_updated),
         ]
 
     @property
@@ -625,10 +625,10 @@ class ServerSession:
         honoured["taskIds"] = watched
         return None
 
-    def _list_changed(self, kind: str) -> None:
+    def list_changed(self, kind: str) -> None:
         """Tell the client the list of ``kind`` (tools, prompts, resources) changed: legacy
         clients always, modern ones on the subscriptions that asked for it."""
-        if not self._on_loop(self._list_changed, kind):
+        if not self._on_loop(self.list_changed, kind):
             return
         method = f"notifications/{kind}/list_changed"
         if self.connection.legacy is not None:
@@ -638,8 +638,8 @@ class ServerSession:
             if honoured.get(key):
                 self.send_for(request, method, {"_meta": {META_SUBSCRIPTION_ID: request.id}})
 
-    def _resource_updated(self, uri: str) -> None:
-        if not self._on_loop(self._resource_updated, uri):
+    def resource_updated(self, uri: str) -> None:
+        if not self._on_loop(self.resource_updated, uri):
             return
         method = "notifications/resources/updated"
         if uri in self.resource_subscriptions:

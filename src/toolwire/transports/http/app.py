@@ -68,6 +68,7 @@ from .sessions import LegacySession, SessionManager, TooManySessions
 if TYPE_CHECKING:
     from ...auth.resource import AuthError, ProtectedResource
     from ...server.server import Server
+    from .shared import SharedSessions
 
 log = get_logger("toolwire.http")
 
@@ -245,13 +246,53 @@ class StreamableHTTP:
             await self.shared.close()
 
     async def _start(self) -> None:
-        """Enter the server's lifespan, once (``LifespanFailed`` if it raises)."""
+        """Enter the server's lifespan, once (``LifespanFailed`` if it raises); with shared
+        sessions, hear the other replicas' news and tell them this one's."""
         self._started = True
         try:
             await self.server.start()
+            if self.shared is not None:
+                await self._share_news(self.shared)
         except BaseException:
             self._started = False
             raise
+
+    async def _share_news(self, shared: SharedSessions) -> None:
+        from .shared import RedisUnavailable
+
+        server = self.server
+        loop = asyncio.get_running_loop()
+
+        def spawn(news: dict[str, Any]) -> None:
+            task = loop.create_task(shared.broadcast(news))
+            self._passing.add(task)
+            task.add_done_callback(self._passed)
+
+        def tell(news: dict[str, Any]) -> None:  # from any thread (a sync tool adding a tool)
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(spawn, news)
+
+        for kind, catalog in (
+            ("tools", server.registry),
+            ("prompts", server.prompts),
+            ("resources", server.resources),
+            ("resources", server.resource_templates),
+        ):
+            catalog.on_change(functools.partial(tell, {"kind": kind}))
+        server.on_resource_updated(lambda uri: tell({"kind": "updated", "uri": uri}))
+        try:
+            await shared.hear(self._heard)
+        except RedisUnavailable as exc:
+            log.warning("replicas' list changes will not reach this one's subscribers: %s", exc)
+
+    def _heard(self, news: dict[str, Any]) -> None:
+        """What another replica broadcast: told to the ``subscriptions/listen`` streams here."""
+        kind, uri = news.get("kind"), news.get("uri")
+        for session in list(self._requests):
+            if kind in ("tools", "prompts", "resources"):
+                session.list_changed(str(kind))
+            elif kind == "updated" and isinstance(uri, str):
+                session.resource_updated(uri)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:

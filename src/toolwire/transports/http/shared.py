@@ -6,6 +6,9 @@ session it does not hold finds it there and takes it up (a local copy of the sam
 a session ended (``DELETE``) or expired anywhere is gone everywhere, since each request
 renews it in Redis first and a missing one is "not found" (404).
 
+List changes and resource updates on one replica are broadcast to the others, which tell
+the 2026-07-28 ``subscriptions/listen`` streams they hold.
+
 What a client sends that belongs to work running on another replica (its answer to a
 server's question, a ``notifications/cancelled``) is passed on over Redis pub/sub to every
 replica holding the session, where the one waiting for it takes it; a message for the
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +37,8 @@ log = get_logger("toolwire.http")
 FROM_CLIENT = b"c"
 TO_STREAM = b"s"
 ENDED = b"e"
+#: This process, on the broadcast channel (what it sent comes back to it, and is skipped).
+PROCESS = secrets.token_hex(8)
 
 
 class RedisUnavailable(Exception):
@@ -52,6 +58,7 @@ class SharedSessions:
         self.prefix = prefix
         self.ttl_ms = int((idle_timeout or 86_400) * 1000)
         self._listeners: dict[str, Callable[[bytes, bytes], None]] = {}
+        self._broadcast: Callable[[dict[str, Any]], None] | None = None
         self._pubsub: Any = None
         self._reader: asyncio.Task[None] | None = None
 
@@ -101,8 +108,22 @@ class SharedSessions:
             with contextlib.suppress(Exception):
                 await self._pubsub.unsubscribe(self._channel(session_id))
 
+    async def broadcast(self, news: dict[str, Any]) -> None:
+        """Tell every other replica ``news`` (a list changed, a resource was updated)."""
+        await self._call(self.redis.publish(self.prefix + "broadcast", orjson.dumps({**news, "from": PROCESS})))
+
+    async def hear(self, listener: Callable[[dict[str, Any]], None]) -> None:
+        """Call ``listener(news)`` with what other replicas broadcast."""
+        self._broadcast = listener
+        if self._pubsub is None:
+            self._pubsub = self.redis.pubsub()
+        await self._call(self._pubsub.subscribe(self.prefix + "broadcast"))
+        if self._reader is None:
+            self._reader = asyncio.get_running_loop().create_task(self._read())
+
     async def _read(self) -> None:
         prefix = len(self._channel(""))
+        broadcast = self.prefix + "broadcast"
         while True:
             try:
                 message = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
@@ -114,13 +135,22 @@ class SharedSessions:
             if message is None or message.get("type") != "message":
                 continue
             channel = message["channel"].decode() if isinstance(message["channel"], bytes) else message["channel"]
-            listener = self._listeners.get(channel[prefix:])
             data: bytes = message["data"]
+            if channel == broadcast:
+                self._heard(data)
+                continue
+            listener = self._listeners.get(channel[prefix:])
             if listener is not None and data:
                 try:
                     listener(data[:1], data[1:])
                 except Exception:
                     log.exception("a message passed on for a session could not be handled")
+
+    def _heard(self, data: bytes) -> None:
+        with contextlib.suppress(orjson.JSONDecodeError, TypeError, AttributeError):
+            news = orjson.loads(data)
+            if news.get("from") != PROCESS and self._broadcast is not None:
+                self._broadcast(news)
 
     async def close(self) -> None:
         if self._reader is not None:
