@@ -1,6 +1,7 @@
 """The toolwire server of the HTTP benchmark: ``echo_server.py``'s server over Streamable HTTP.
 
     python benchmarks/http_echo_server.py PORT [--runner uvicorn|granian] [--auth cached|every --jwks FILE]
+                                           [--redis URL]
 
 Adds ``echo_progress``, which reports one progress step before it answers: a call that
 carries a ``progressToken`` then gets its answer as an SSE stream (progress, then result).
@@ -67,10 +68,14 @@ def main() -> None:
     parser.add_argument("--runner", choices=("uvicorn", "granian"), default="uvicorn")
     parser.add_argument("--auth", choices=("cached", "every"), help="ask for tokens (uvicorn only)")
     parser.add_argument("--jwks", help="the issuer's keys, for --auth")
+    parser.add_argument("--redis", help="share state with other replicas through this Redis (uvicorn only)")
     args = parser.parse_args()
     if args.runner == "uvicorn":
         auth = protection(args.port, args.jwks, args.auth == "cached") if args.auth else None
-        build().run_http("127.0.0.1", args.port, auth=auth)
+        server = build()
+        if args.redis:
+            server.use_redis(args.redis)
+        server.run_http("127.0.0.1", args.port, auth=auth)
         return
     from granian.constants import Interfaces
     from granian.server import Server as Granian

@@ -1,0 +1,130 @@
+"""Benchmark what sharing state through Redis costs a call: the HTTP benchmark's server
+without and with ``--redis`` (a real ``redis-server`` on 127.0.0.1), side by side in one run.
+
+    python benchmarks/scaling_run.py [--quick] [--docs | --no-docs]
+
+``http_load.py`` sends each server ``tools/call`` requests over 16 keep-alive connections:
+2026-07-28 (stateless; a call that needs no shared state touches no Redis) and 2025-11-25
+sessions (each request renews its session in Redis first). The server's CPU time per call
+is the measure; the Redis server's own CPU is not counted. Targets: 2026-07-28 calls cost
+nothing extra, legacy calls at most +150 µs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import http_run
+import run as stdio
+
+START_MARK = "<!-- scaling-results:start -->"
+END_MARK = "<!-- scaling-results:end -->"
+CASES = {"modern": "2026-07-28, JSON answers", "legacy_json": "2025-11-25 session, JSON answers"}
+KINDS = {"off": "in this process", "redis": "shared through Redis"}
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise stdio.BenchError("this benchmark needs redis-server (apt-get install redis-server)")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
+            if time.monotonic() > deadline:
+                raise stdio.BenchError("redis-server did not start")
+            time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def measure(rounds: int, seconds: float, warmup: float) -> dict[str, dict[str, list[dict[str, float]]]]:
+    with redis_server() as redis:
+        servers: dict[str, http_run.Server] = {}
+        load: http_run.Load | None = None
+        try:
+            for kind in KINDS:
+                servers[kind] = http_run.Server("toolwire", "uvicorn", () if kind == "off" else ("--redis", redis))
+            load = http_run.Load()
+            for server in servers.values():
+                server.wait_ready()
+            for case in CASES:
+                for server in servers.values():
+                    load.run(server, case, warmup)
+            samples: dict[str, dict[str, list[dict[str, float]]]] = {case: {kind: [] for kind in KINDS} for case in CASES}
+            for number in range(rounds):
+                for case in CASES:
+                    for kind, server in servers.items():
+                        samples[case][kind].append(load.run(server, case, seconds))
+                stdio._log(f"  round {number + 1}/{rounds} done")
+            return samples
+        finally:
+            if load is not None:
+                load.close()
+            for server in servers.values():
+                server.stop()
+
+
+def render(samples: dict[str, dict[str, list[dict[str, float]]]], mode: str, rounds: int, seconds: float) -> str:
+    text = (
+        f"Run of {datetime.date.today().isoformat()} ({mode}: {rounds} rounds of {seconds:g} s, "
+        f"{http_run.CONNECTIONS} connections), Python {platform.python_version()}, {platform.machine()}, "
+        f"{os.cpu_count()} cores.\n\n"
+        "| case | state | calls/s | server CPU per call | added per call | target |\n"
+        "|---|---|---|---|---|---|\n"
+    )
+    targets = {"modern": "+0 µs", "legacy_json": "<= +150 µs"}
+    for case, case_label in CASES.items():
+        plain = statistics.median(s["cpu_us"] for s in samples[case]["off"])
+        for kind, label in KINDS.items():
+            rate = statistics.median(s["rate"] for s in samples[case][kind])
+            cpu = statistics.median(s["cpu_us"] for s in samples[case][kind])
+            added = f"{cpu - plain:+.1f} µs" if kind != "off" else ""
+            target = targets[case] if kind != "off" else ""
+            text += f"| {case_label} | {label} | {rate:,.0f} | {cpu:.1f} µs | {added} | {target} |\n"
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a short run (about 20 s)")
+    docs = parser.add_mutually_exclusive_group()
+    docs.add_argument("--docs", action="store_true", help="write the results into docs/performance.md")
+    docs.add_argument("--no-docs", action="store_true", help="leave docs/performance.md alone")
+    args = parser.parse_args(argv)
+    mode = "quick" if args.quick else "full"
+    rounds, seconds, warmup = (2, 1.0, 0.5) if args.quick else (5, 2.0, 1.0)
+    text = render(measure(rounds, seconds, warmup), mode, rounds, seconds)
+    print(text)
+    wants_docs = args.docs or (mode == "full" and not args.no_docs)
+    if wants_docs and not stdio.update_docs(text, START_MARK, END_MARK):
+        print("docs/performance.md has no scaling results markers: not updated", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
