@@ -75,7 +75,9 @@ def measure(rounds: int, seconds: float, warmup: float) -> dict[str, dict[str, l
             for case in CASES:
                 for server in servers.values():
                     load.run(server, case, warmup)
-            samples: dict[str, dict[str, list[dict[str, float]]]] = {case: {kind: [] for kind in KINDS} for case in CASES}
+            samples: dict[str, dict[str, list[dict[str, float]]]] = {
+                case: {kind: [] for kind in KINDS} for case in CASES
+            }
             for number in range(rounds):
                 for case in CASES:
                     for kind, server in servers.items():
