@@ -769,7 +769,7 @@ class StreamableHTTP:
         for :data:`REMOTE_QUIET` seconds. 404 when the store has none of it."""
         assert self.store is not None
         kept = await self.store.replay_after(stream, after)
-        if not kept and after < 0:
+        if not kept and not await self.store.replay_after(stream, -1):  # a stream nobody kept
             raise HttpError(404, INVALID_REQUEST, "Not found: no stream to resume after that event")
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
         quiet_until = time.monotonic() + REMOTE_QUIET
