@@ -235,14 +235,16 @@ async def test_a_session_ended_on_one_replica_is_gone_on_all(balanced: str) -> N
             assert answer.status_code == 404
 
 
-async def test_the_official_sdk_client_keeps_a_session_across_replicas(balanced: str) -> None:
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_the_official_sdk_client_works_across_replicas(balanced: str, mode: str) -> None:
     import mcp_types
     from mcp import Client as SdkClient
 
     async def elicit(context: Any, params: Any) -> mcp_types.ElicitResult:
         return mcp_types.ElicitResult(action="accept", content={"name": "Lin"})
 
-    async with SdkClient(balanced, mode="legacy", read_timeout_seconds=10, elicitation_callback=elicit) as client:  # type: ignore[arg-type]
+    async with SdkClient(balanced, mode=mode, read_timeout_seconds=10, elicitation_callback=elicit) as client:  # type: ignore[arg-type]
+        assert client.protocol_version == (LEGACY if mode == "legacy" else MODERN)
         pids = {(await client.call_tool("whoami", {})).content[0].text for _ in range(6)}  # type: ignore[union-attr]
         assert len(pids) == 3
         asked = await client.call_tool("ask_name", {})
