@@ -91,6 +91,69 @@ def measure(rounds: int, seconds: float, warmup: float) -> dict[str, dict[str, l
                 server.stop()
 
 
+class Balanced:
+    """``haproxy`` (round robin) in front of three replicas with ``--redis``, looking to
+    ``http_load.py`` like one server (the CPU it reports is haproxy's alone: not used)."""
+
+    def __init__(self, redis: str, directory: Path) -> None:
+        self.replicas = [http_run.Server("toolwire", "uvicorn", ("--redis", redis)) for _ in range(3)]
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        backends = "\n".join(f"    server r{n} 127.0.0.1:{replica.port}" for n, replica in enumerate(self.replicas))
+        config = directory / "haproxy.cfg"
+        config.write_text(
+            "defaults\n    mode http\n    timeout connect 5s\n    timeout client 60s\n    timeout server 60s\n"
+            f"frontend mcp\n    bind 127.0.0.1:{self.port}\n    default_backend replicas\n"
+            f"backend replicas\n    balance roundrobin\n{backends}\n"
+        )
+        binary = shutil.which("haproxy") or "/usr/sbin/haproxy"
+        self.process = subprocess.Popen([binary, "-f", str(config), "-db"], stdout=subprocess.DEVNULL)
+        self.label = "three replicas behind haproxy"
+
+    def wait_ready(self) -> None:
+        for replica in self.replicas:
+            replica.wait_ready()
+        deadline = time.monotonic() + 10
+        while socket.socket().connect_ex(("127.0.0.1", self.port)) != 0:
+            if time.monotonic() > deadline:
+                raise stdio.BenchError("haproxy did not start")
+            time.sleep(0.05)
+
+    def died(self, what: str) -> stdio.BenchError:
+        return stdio.BenchError(f"{self.label}: {what}")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(10)
+        for replica in self.replicas:
+            replica.stop()
+
+
+def measure_balanced(rounds: int, seconds: float, warmup: float) -> dict[str, list[float]]:
+    """Calls per second (2026-07-28) of one replica, and of three behind haproxy."""
+    import tempfile
+
+    with redis_server() as redis:
+        one = http_run.Server("toolwire", "uvicorn", ("--redis", redis))
+        three = Balanced(redis, Path(tempfile.mkdtemp(prefix="scaling-bench-")))
+        load = http_run.Load()
+        try:
+            one.wait_ready()
+            three.wait_ready()
+            rates: dict[str, list[float]] = {"one": [], "three": []}
+            for target in (one, three):
+                load.run(target, "modern", warmup)  # type: ignore[arg-type]
+            for _ in range(rounds):
+                for name, target in (("one", one), ("three", three)):
+                    rates[name].append(load.run(target, "modern", seconds)["rate"])  # type: ignore[arg-type]
+            return rates
+        finally:
+            load.close()
+            one.stop()
+            three.stop()
+
+
 def render(samples: dict[str, dict[str, list[dict[str, float]]]], mode: str, rounds: int, seconds: float) -> str:
     text = (
         f"Run of {datetime.date.today().isoformat()} ({mode}: {rounds} rounds of {seconds:g} s, "
@@ -111,6 +174,14 @@ def render(samples: dict[str, dict[str, list[dict[str, float]]]], mode: str, rou
     return text
 
 
+def render_balanced(rates: dict[str, list[float]]) -> str:
+    one, three = statistics.median(rates["one"]), statistics.median(rates["three"])
+    return (
+        "\n| 2026-07-28, 16 connections, all on this machine | calls/s |\n|---|---|\n"
+        f"| one replica | {one:,.0f} |\n| three replicas behind haproxy | {three:,.0f} ({three / one:.2f}x) |\n"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a short run (about 20 s)")
@@ -121,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     mode = "quick" if args.quick else "full"
     rounds, seconds, warmup = (2, 1.0, 0.5) if args.quick else (5, 2.0, 1.0)
     text = render(measure(rounds, seconds, warmup), mode, rounds, seconds)
+    text += render_balanced(measure_balanced(rounds, seconds, warmup))
     print(text)
     wants_docs = args.docs or (mode == "full" and not args.no_docs)
     if wants_docs and not stdio.update_docs(text, START_MARK, END_MARK):
