@@ -33,6 +33,7 @@ import run as stdio
 
 START_MARK = "<!-- scaling-results:start -->"
 END_MARK = "<!-- scaling-results:end -->"
+DEPLOY = Path(__file__).resolve().parent.parent / "examples" / "deploy"
 CASES = {"modern": "2026-07-28, JSON answers", "legacy_json": "2025-11-25 session, JSON answers"}
 KINDS = {"off": "in this process", "redis": "shared through Redis"}
 
@@ -93,22 +94,19 @@ def measure(rounds: int, seconds: float, warmup: float) -> dict[str, dict[str, l
 
 class Balanced:
     """``haproxy`` (round robin) in front of three replicas with ``--redis``, looking to
-    ``http_load.py`` like one server (the CPU it reports is haproxy's alone: not used)."""
+    ``http_load.py`` like one server (the CPU it reports is haproxy's alone: not used). The
+    configuration is the shipped one, examples/deploy/haproxy.cfg."""
 
-    def __init__(self, redis: str, directory: Path) -> None:
+    def __init__(self, redis: str) -> None:
         self.replicas = [http_run.Server("toolwire", "uvicorn", ("--redis", redis)) for _ in range(3)]
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
-        backends = "\n".join(f"    server r{n} 127.0.0.1:{replica.port}" for n, replica in enumerate(self.replicas))
-        config = directory / "haproxy.cfg"
-        config.write_text(
-            "defaults\n    mode http\n    timeout connect 5s\n    timeout client 60s\n    timeout server 60s\n"
-            f"frontend mcp\n    bind 127.0.0.1:{self.port}\n    default_backend replicas\n"
-            f"backend replicas\n    balance roundrobin\n{backends}\n"
-        )
+        addresses = {f"REPLICA_{n}": f"127.0.0.1:{replica.port}" for n, replica in enumerate(self.replicas)}
+        environment = {**os.environ, "MCP_BIND": f"127.0.0.1:{self.port}", **addresses}
         binary = shutil.which("haproxy") or "/usr/sbin/haproxy"
-        self.process = subprocess.Popen([binary, "-f", str(config), "-db"], stdout=subprocess.DEVNULL)
+        command = [binary, "-f", str(DEPLOY / "haproxy.cfg"), "-db"]
+        self.process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.label = "three replicas behind haproxy"
 
     def wait_ready(self) -> None:
@@ -132,11 +130,9 @@ class Balanced:
 
 def measure_balanced(rounds: int, seconds: float, warmup: float) -> dict[str, list[float]]:
     """Calls per second (2026-07-28) of one replica, and of three behind haproxy."""
-    import tempfile
-
     with redis_server() as redis:
         one = http_run.Server("toolwire", "uvicorn", ("--redis", redis))
-        three = Balanced(redis, Path(tempfile.mkdtemp(prefix="scaling-bench-")))
+        three = Balanced(redis)
         load = http_run.Load()
         try:
             one.wait_ready()

@@ -7,37 +7,39 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from httpserve import SERVERS, free_port, toolwire_http, wait_for_port
+from httpserve import ROOT, SERVERS, free_port, toolwire_http, wait_for_port
 from redisserve import redis_server
 from toolwire.client import Client
 
 JOBS = str(SERVERS / "jobs.py")
 MODERN = "2026-07-28"
+DEPLOY = ROOT / "examples" / "deploy"
 
 
 @contextlib.contextmanager
-def haproxy(ports: list[int], directory: Path) -> Iterator[str]:
-    """``haproxy`` on a free port of 127.0.0.1, round robin over ``ports``; yields its URL."""
+def haproxy(ports: list[int]) -> Iterator[str]:
+    """``haproxy`` with the shipped configuration (examples/deploy/haproxy.cfg) on a free port of
+    127.0.0.1, round robin over the three replicas on ``ports``; yields its URL."""
     binary = shutil.which("haproxy") or "/usr/sbin/haproxy"
     assert Path(binary).exists(), "these tests need haproxy (scripts/setup.sh installs it when run as root)"
     port = free_port()
-    servers = "\n".join(f"    server r{index} 127.0.0.1:{replica}" for index, replica in enumerate(ports))
-    config = directory / "haproxy.cfg"
-    config.write_text(
-        "defaults\n    mode http\n    timeout connect 5s\n    timeout client 60s\n    timeout server 60s\n"
-        f"frontend mcp\n    bind 127.0.0.1:{port}\n    default_backend replicas\n"
-        f"backend replicas\n    balance roundrobin\n{servers}\n"
-    )
-    process = subprocess.Popen([binary, "-f", str(config), "-db"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    addresses = {f"REPLICA_{index}": f"127.0.0.1:{replica}" for index, replica in enumerate(ports)}
+    environment = {**os.environ, "MCP_BIND": f"127.0.0.1:{port}", **addresses}
+    command = [binary, "-f", str(DEPLOY / "haproxy.cfg"), "-db"]
+    process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}/mcp"
@@ -47,13 +49,13 @@ def haproxy(ports: list[int], directory: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def balanced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def balanced() -> Iterator[str]:
     with contextlib.ExitStack() as stack:
         redis = stack.enter_context(redis_server())
         ports = [free_port() for _ in range(3)]
         for port in ports:
             stack.enter_context(toolwire_http(JOBS, "--redis", redis, "--allow-host", "127.0.0.1", port=port))
-        yield stack.enter_context(haproxy(ports, tmp_path_factory.mktemp("haproxy")))
+        yield stack.enter_context(haproxy(ports))
 
 
 async def answer_name(params: dict[str, Any]) -> dict[str, Any]:
@@ -361,3 +363,71 @@ async def test_list_changes_reach_2026_07_28_listeners_on_every_replica(balanced
                 break
             await asyncio.sleep(0.05)
     assert len(changed) == 3
+
+
+# -- the deployment files of examples/deploy: all of them but the container runtime --------------
+
+
+def here(command: list[str], redis: str, port: int) -> list[str]:
+    """A container's ``toolwire run`` command as run on this machine: this Python, the test's
+    Redis, and a free port of 127.0.0.1 in place of the container's ``0.0.0.0:8000``."""
+    assert command[:2] == ["toolwire", "run"]
+    swapped = {"0.0.0.0:8000": f"127.0.0.1:{port}", "redis://redis:6379/0": redis}
+    return [sys.executable, "-m", "toolwire", *(swapped.get(word, word) for word in command[1:])]
+
+
+async def test_the_compose_set_up_serves_both_eras_run_without_containers() -> None:
+    services = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]
+    names = ["replica1", "replica2", "replica3"]
+    assert set(services) == {"redis", "haproxy", *names}
+    balancer = services["haproxy"]
+    assert balancer["volumes"] == ["./haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro"]
+    assert [balancer["environment"][f"REPLICA_{index}"] for index in range(3)] == [f"{name}:8000" for name in names]
+    with contextlib.ExitStack() as stack:
+        redis = stack.enter_context(redis_server())
+        ports = [free_port() for _ in names]
+        for name, port in zip(names, ports, strict=True):
+            process = subprocess.Popen(
+                here(services[name]["command"], redis, port), cwd=ROOT, stderr=subprocess.DEVNULL
+            )
+            stack.callback(process.wait, 10)
+            stack.callback(process.kill)
+            wait_for_port(port, process)
+        url = stack.enter_context(haproxy(ports))
+        for protocol in (MODERN, "2025-11-25"):
+            async with Client(url, protocol=protocol) as client:  # six requests or more: every replica
+                for a in range(3):
+                    assert (await client.call_tool("calculator", {"operation": "add", "a": a, "b": 2})).text == str(
+                        a + 2
+                    )
+
+
+def test_the_kubernetes_manifest_and_the_image_run_the_compose_command() -> None:
+    replica = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]["replica1"]
+    documents = {
+        (document["kind"], document["metadata"]["name"]): document
+        for document in yaml.safe_load_all((DEPLOY / "kubernetes.yaml").read_text())
+    }
+    assert set(documents) == {
+        ("Deployment", "redis"),
+        ("Service", "redis"),
+        ("Deployment", "toolwire"),
+        ("Service", "toolwire"),
+        ("Ingress", "toolwire"),
+    }
+    deployment = documents["Deployment", "toolwire"]["spec"]
+    container = deployment["template"]["spec"]["containers"][0]
+    command = container["command"]
+    allow = command.index("--allow-host")
+    assert command[:allow] + command[allow + 2 :] == replica["command"]  # the same, with its public name
+    assert deployment["replicas"] == 3
+    assert container["ports"] == [{"containerPort": 8000}] and container["readinessProbe"]["tcpSocket"] == {
+        "port": 8000
+    }
+    assert documents["Service", "toolwire"]["spec"]["ports"] == [{"port": 80, "targetPort": 8000}]
+    assert documents["Service", "redis"]["spec"]["ports"][0]["port"] == 6379
+    backend = documents["Ingress", "toolwire"]["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]
+    assert backend == {"name": "toolwire", "port": {"number": 80}}
+    image = [line for line in (DEPLOY / "Dockerfile").read_text().splitlines() if line.startswith("CMD ")]
+    assert [json.loads(line[4:]) for line in image] == [replica["command"]]
+    assert replica["build"] == {"context": "../..", "dockerfile": "examples/deploy/Dockerfile"}
