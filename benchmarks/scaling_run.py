@@ -1,5 +1,7 @@
 """Benchmark what sharing state through Redis costs a call: the HTTP benchmark's server
-without and with ``--redis`` (a real ``redis-server`` on 127.0.0.1), side by side in one run.
+without ``--redis`` (twice: the second shows the noise between two identical servers) and
+with it (a real ``redis-server`` on 127.0.0.1), side by side in one run; then three replicas
+with ``--redis`` behind haproxy (examples/deploy/haproxy.cfg) against one.
 
     python benchmarks/scaling_run.py [--quick] [--docs | --no-docs]
 
@@ -35,7 +37,8 @@ START_MARK = "<!-- scaling-results:start -->"
 END_MARK = "<!-- scaling-results:end -->"
 DEPLOY = Path(__file__).resolve().parent.parent / "examples" / "deploy"
 CASES = {"modern": "2026-07-28, JSON answers", "legacy_json": "2025-11-25 session, JSON answers"}
-KINDS = {"off": "in this process", "redis": "shared through Redis"}
+#: "again" is a second server like "off": how far two identical servers differ (the noise).
+KINDS = {"off": "in this process", "again": "in this process, a second server", "redis": "shared through Redis"}
 
 
 @contextlib.contextmanager
@@ -69,7 +72,7 @@ def measure(rounds: int, seconds: float, warmup: float) -> dict[str, dict[str, l
         load: http_run.Load | None = None
         try:
             for kind in KINDS:
-                servers[kind] = http_run.Server("toolwire", "uvicorn", () if kind == "off" else ("--redis", redis))
+                servers[kind] = http_run.Server("toolwire", "uvicorn", ("--redis", redis) if kind == "redis" else ())
             load = http_run.Load()
             for server in servers.values():
                 server.wait_ready()
@@ -165,7 +168,7 @@ def render(samples: dict[str, dict[str, list[dict[str, float]]]], mode: str, rou
             rate = statistics.median(s["rate"] for s in samples[case][kind])
             cpu = statistics.median(s["cpu_us"] for s in samples[case][kind])
             added = f"{cpu - plain:+.1f} µs" if kind != "off" else ""
-            target = targets[case] if kind != "off" else ""
+            target = targets[case] if kind == "redis" else "(noise)" if kind == "again" else ""
             text += f"| {case_label} | {label} | {rate:,.0f} | {cpu:.1f} µs | {added} | {target} |\n"
     return text
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import socket
 import threading
 import time
@@ -39,6 +40,7 @@ def run_http(
     (more are answered 503 and closed; the limit is lowered to fit the process's file
     descriptors, whose soft limit is first raised to the hard one).
 
+    Objects made before serving are frozen out of garbage collection (``gc.freeze()``).
     ``on_ready()`` is called once the port is bound. :class:`CannotListen` (one line: the
     address and why) when it cannot be, before anything is served.
     """
@@ -60,6 +62,7 @@ def run_http(
         )
         if on_ready is not None:
             on_ready()  # the socket is bound and listening: connections wait for the server
+        _freeze_startup_objects()
         _Uvicorn(config, app).run(sockets=[listener])
     elif runner == "granian":
         from granian.constants import Interfaces
@@ -80,9 +83,18 @@ def run_http(
             http1_settings=HTTP1Settings(header_read_timeout=int(header_timeout * 1000)),
             backpressure=max_connections,
         )
+        _freeze_startup_objects()
         event_loop_runner()(granian.serve())
     else:
         raise ValueError(f"unknown runner {runner!r}: use 'uvicorn' or 'granian'")
+
+
+def _freeze_startup_objects() -> None:
+    """Leave what exists before serving (modules, the server, its tools) out of garbage
+    collection: it lives as long as the process, and full collections would otherwise walk
+    it again and again while serving."""
+    gc.collect()
+    gc.freeze()
 
 
 class CannotListen(OSError):
