@@ -216,6 +216,35 @@ async def test_list_changes_on_every_replica_reach_the_sessions_get_stream(balan
     assert len(changed) == 3
 
 
+async def test_a_sessions_log_level_and_subscriptions_hold_on_every_replica(balanced: str) -> None:
+    logged: list[str] = []
+    updated: list[str] = []
+    async with Client(
+        balanced,
+        protocol=LEGACY,
+        log_level="warning",  # sent once, to one replica
+        on_log=lambda entry: logged.append(entry["data"]),
+        on_resource_updated=updated.append,
+    ) as client:
+        for _ in range(3):  # one call on each replica
+            assert (await client.call_tool("chatter")).text == "said"
+        assert logged == ["a warning line"] * 3  # the debug lines stayed below the level everywhere
+        await client.subscribe_resource("jobs://counter")  # on one replica
+        for _ in range(6):  # updates on every replica, two of which did not receive the subscription
+            await client.call_tool("bump")
+        for _ in range(60):
+            if len(updated) >= 6:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.2)  # nothing comes twice
+        assert updated == ["jobs://counter"] * 6
+        await client.unsubscribe_resource("jobs://counter")
+        for _ in range(3):
+            await client.call_tool("bump")
+        await asyncio.sleep(0.3)
+    assert len(updated) == 6
+
+
 async def test_a_session_ended_on_one_replica_is_gone_on_all(balanced: str) -> None:
     import httpx
 

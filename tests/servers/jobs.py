@@ -92,5 +92,26 @@ def quick(x: int) -> int:
     return x * 2
 
 
+@server.resource("jobs://counter")
+def counter() -> str:
+    """A resource the ``bump`` tool changes."""
+    return "counter"
+
+
+@server.tool
+def bump() -> str:
+    """Tells subscribers that ``jobs://counter`` changed, on this process."""
+    server.resource_updated("jobs://counter")
+    return "bumped"
+
+
+@server.tool
+async def chatter(ctx: Context) -> str:
+    """Logs one debug and one warning line."""
+    await ctx.debug("a debug line")
+    await ctx.warning("a warning line")
+    return "said"
+
+
 if __name__ == "__main__":
     server.run()

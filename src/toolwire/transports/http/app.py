@@ -286,9 +286,11 @@ class StreamableHTTP:
             log.warning("replicas' list changes will not reach this one's subscribers: %s", exc)
 
     def _heard(self, news: dict[str, Any]) -> None:
-        """What another replica broadcast: told to the ``subscriptions/listen`` streams here."""
+        """What another replica broadcast: told to the ``subscriptions/listen`` streams here,
+        and to the legacy sessions whose ``GET`` stream is here."""
         kind, uri = news.get("kind"), news.get("uri")
-        for session in list(self._requests):
+        streams = [legacy.session for legacy in self.sessions.sessions.values() if legacy.standalone or legacy.detached]
+        for session in [*self._requests, *streams]:
             if kind in ("tools", "prompts", "resources"):
                 session.list_changed(str(kind))
             elif kind == "updated" and isinstance(uri, str):
@@ -610,7 +612,27 @@ class StreamableHTTP:
                     await self.sessions.end(legacy.id)
             return
         found = await self._held(session_id, caller, _id(message))
+        if self.shared is None:
+            await self._exchange(found, caller, body, message, receive, send)
+            return
+        from .shared import session_state
+
+        before = session_state(found)
         await self._exchange(found, caller, body, message, receive, send)
+        after = session_state(found)
+        if after != before:  # logging/setLevel, resources/subscribe: for every replica
+            await self._remember(found.id, after)
+
+    async def _remember(self, session_id: str, state: dict[str, Any]) -> None:
+        """Share a session's changed state (its request was answered already: a failure is
+        logged, and the state stays on this replica)."""
+        from .shared import RedisUnavailable
+
+        assert self.shared is not None
+        try:
+            await self.shared.remember(session_id, state)
+        except RedisUnavailable as exc:
+            log.warning("a session's log level or subscriptions stay on this replica: %s", exc)
 
     async def _exchange(
         self,
@@ -808,10 +830,13 @@ class StreamableHTTP:
 
     async def _held(self, session_id: str, caller: Identity | None, id: RequestId | None) -> LegacySession:
         """The session ``session_id`` of ``caller``: this process's; with shared sessions, its
-        life renewed in Redis first (gone there: gone here), and one another replica opened
-        taken up. 404 otherwise; 503 when Redis cannot be reached."""
+        life renewed in Redis first (gone there: gone here) and its shared state (log level,
+        subscriptions) taken from there, and one another replica opened taken up. 404
+        otherwise; 503 when Redis cannot be reached."""
         found = self.sessions.get(session_id)
         if self.shared is not None:
+            from .shared import apply_state
+
             record = await self._shared_call(self.shared.renew(session_id), id)
             if record is None:
                 if found is not None:
@@ -819,6 +844,8 @@ class StreamableHTTP:
                 found = None
             elif found is None:
                 found = await self._take_up(session_id, record, id)
+            else:
+                apply_state(found, record)
         if found is None or not _owned_by(found, caller):
             raise HttpError(
                 404, INVALID_REQUEST, "Session not found: it expired or was ended; open a new one with initialize", id
@@ -842,6 +869,8 @@ class StreamableHTTP:
 
     async def _take_up(self, session_id: str, record: dict[str, Any], id: RequestId | None) -> LegacySession:
         """A local copy of a session another replica opened."""
+        from .shared import apply_state
+
         assert self.shared is not None
         connection = self.server.connection(terminator=b"")
         try:
@@ -855,6 +884,7 @@ class StreamableHTTP:
             raise HttpError(404, INVALID_REQUEST, "Session not found: its shared record is unreadable", id) from None
         legacy.owner = record.get("owner")
         legacy.elsewhere = self._pass_on(session_id)
+        apply_state(legacy, record)
         await self._shared_call(self.shared.follow(session_id, self._passed_on(session_id)), id)
         return legacy
 
@@ -862,9 +892,10 @@ class StreamableHTTP:
         """What sends a message for the session's ``GET`` stream to the replica holding it."""
 
         def pass_on(data: bytes) -> None:
-            if self.shared is None:
+            from .shared import BROADCAST, TO_STREAM
+
+            if self.shared is None or data.startswith(BROADCAST):
                 return
-            from .shared import TO_STREAM
 
             task = asyncio.get_running_loop().create_task(self.shared.publish(session_id, TO_STREAM, data))
             self._passing.add(task)
@@ -879,7 +910,7 @@ class StreamableHTTP:
 
     def _passed_on(self, session_id: str) -> Callable[[bytes, bytes], None]:
         """What handles what another replica passed on for the session."""
-        from .shared import ENDED, FROM_CLIENT, TO_STREAM
+        from .shared import ENDED, FROM_CLIENT, STATE, TO_STREAM, apply_state
 
         def handle(kind: bytes, data: bytes) -> None:
             legacy = self.sessions.sessions.get(session_id)
@@ -891,6 +922,9 @@ class StreamableHTTP:
                 channel = legacy.standalone or legacy.detached
                 if channel is not None:
                     channel.put(data)
+            elif kind == STATE:
+                with contextlib.suppress(orjson.JSONDecodeError, AttributeError):
+                    apply_state(legacy, orjson.loads(data))
             elif kind == ENDED:
                 task = asyncio.get_running_loop().create_task(self.sessions.end(session_id))
                 self._passing.add(task)

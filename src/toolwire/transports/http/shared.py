@@ -7,7 +7,9 @@ a session ended (``DELETE``) or expired anywhere is gone everywhere, since each 
 renews it in Redis first and a missing one is "not found" (404).
 
 List changes and resource updates on one replica are broadcast to the others, which tell
-the 2026-07-28 ``subscriptions/listen`` streams they hold.
+the 2026-07-28 ``subscriptions/listen`` streams and the legacy ``GET`` streams they hold. A
+session's own state (its ``logging/setLevel`` level, its ``resources/subscribe`` URIs) is kept
+in its record and passed to every replica holding the session when it changes.
 
 What a client sends that belongs to work running on another replica (its answer to a
 server's question, a ``notifications/cancelled``) is passed on over Redis pub/sub to every
@@ -25,11 +27,15 @@ import asyncio
 import contextlib
 import secrets
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ...logs import get_logger
+from ...protocol.codec import LOG_SEVERITY
+
+if TYPE_CHECKING:
+    from .sessions import LegacySession
 
 log = get_logger("toolwire.http")
 
@@ -37,8 +43,37 @@ log = get_logger("toolwire.http")
 FROM_CLIENT = b"c"
 TO_STREAM = b"s"
 ENDED = b"e"
+STATE = b"t"
 #: This process, on the broadcast channel (what it sent comes back to it, and is skipped).
 PROCESS = secrets.token_hex(8)
+
+
+#: Notifications every replica hears of through the broadcast, so that the replica holding a
+#: session's ``GET`` stream sends them itself: passed on from a copy as well, they would
+#: arrive twice.
+BROADCAST = tuple(
+    b'{"jsonrpc":"2.0","method":"notifications/' + name + b'"'
+    for name in (b"resources/updated", b"tools/list_changed", b"prompts/list_changed", b"resources/list_changed")
+)
+
+
+def session_state(legacy: LegacySession) -> dict[str, Any]:
+    """What a session's own requests set: its log level, its resource subscriptions."""
+    session = legacy.session
+    return {"logLevel": session.connection.log_level, "subscriptions": sorted(session.resource_subscriptions)}
+
+
+def apply_state(legacy: LegacySession, state: dict[str, Any]) -> None:
+    """Take up a session's state from its record or from another replica (what is not
+    well-formed is ignored)."""
+    session = legacy.session
+    level = state.get("logLevel")
+    if type(level) is str and level in LOG_SEVERITY:
+        session.connection.log_level = level
+    subscriptions = state.get("subscriptions")
+    if type(subscriptions) is list:
+        session.resource_subscriptions.clear()
+        session.resource_subscriptions.update(uri for uri in subscriptions if type(uri) is str)
 
 
 class RedisUnavailable(Exception):
@@ -88,6 +123,17 @@ class SharedSessions:
         removed = await self._call(self.redis.delete(self._key(session_id)))
         await self._call(self.redis.publish(self._channel(session_id), ENDED))
         return bool(removed)
+
+    async def remember(self, session_id: str, state: dict[str, Any]) -> None:
+        """Keep ``state`` in the session's record (unless the session is gone) and pass it to
+        the replicas holding the session."""
+        key = self._key(session_id)
+        data = await self._call(self.redis.get(key))
+        if data is None:
+            return
+        record = {**orjson.loads(data), **state}
+        await self._call(self.redis.set(key, orjson.dumps(record), px=self.ttl_ms, xx=True))
+        await self._call(self.redis.publish(self._channel(session_id), STATE + orjson.dumps(state)))
 
     async def publish(self, session_id: str, kind: bytes, data: bytes) -> None:
         """Pass a message on to the replicas holding the session."""
