@@ -216,19 +216,9 @@ async def test_list_changes_on_every_replica_reach_the_sessions_get_stream(balan
     assert len(changed) == 3
 
 
-async def test_a_sessions_log_level_and_subscriptions_hold_on_every_replica(balanced: str) -> None:
-    logged: list[str] = []
+async def test_a_sessions_resource_subscriptions_hold_on_every_replica(balanced: str) -> None:
     updated: list[str] = []
-    async with Client(
-        balanced,
-        protocol=LEGACY,
-        log_level="warning",  # sent once, to one replica
-        on_log=lambda entry: logged.append(entry["data"]),
-        on_resource_updated=updated.append,
-    ) as client:
-        for _ in range(3):  # one call on each replica
-            assert (await client.call_tool("chatter")).text == "said"
-        assert logged == ["a warning line"] * 3  # the debug lines stayed below the level everywhere
+    async with Client(balanced, protocol=LEGACY, on_resource_updated=updated.append) as client:
         await client.subscribe_resource("jobs://counter")  # on one replica
         for _ in range(6):  # updates on every replica, two of which did not receive the subscription
             await client.call_tool("bump")
@@ -460,3 +450,19 @@ def test_the_kubernetes_manifest_and_the_image_run_the_compose_command() -> None
     image = [line for line in (DEPLOY / "Dockerfile").read_text().splitlines() if line.startswith("CMD ")]
     assert [json.loads(line[4:]) for line in image] == [replica["command"]]
     assert replica["build"] == {"context": "../..", "dockerfile": "examples/deploy/Dockerfile"}
+
+
+async def test_a_sessions_log_level_set_on_one_replica_holds_on_the_other() -> None:
+    import httpx
+
+    def call(id: int) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "chatter", "arguments": {}}}
+
+    with two_replicas() as ((first, _), (second, _)):
+        async with httpx.AsyncClient(timeout=10) as http:
+            session = await open_legacy(http, first)
+            level = {"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "debug"}}
+            assert (await http.post(first, json=level, headers=session)).status_code == 200
+            for url in (second, first):  # the second replica takes the session up after the change
+                answer = (await http.post(url, json=call(3), headers=session)).text
+                assert "a debug line" in answer and "a warning line" in answer  # not only the default "info"
