@@ -612,25 +612,20 @@ class StreamableHTTP:
                     await self.sessions.end(legacy.id)
             return
         found = await self._held(session_id, caller, _id(message))
-        if self.shared is None:
-            await self._exchange(found, caller, body, message, receive, send)
-            return
-        from .shared import session_state
-
-        before = session_state(found)
         await self._exchange(found, caller, body, message, receive, send)
-        after = session_state(found)
-        if after != before:  # logging/setLevel, resources/subscribe: for every replica
-            await self._remember(found.id, after)
 
-    async def _remember(self, session_id: str, state: dict[str, Any]) -> None:
-        """Share a session's changed state (its request was answered already: a failure is
-        logged, and the state stays on this replica)."""
-        from .shared import RedisUnavailable
+    async def _share_changes(self, legacy: LegacySession, before: dict[str, Any]) -> None:
+        """Share what a POST changed of a session's state (``logging/setLevel``,
+        ``resources/subscribe``) before it is answered, so that the client's next request
+        finds it on every replica. Redis unreachable: logged, and the change stays here."""
+        from .shared import RedisUnavailable, session_state
 
         assert self.shared is not None
+        after = session_state(legacy)
+        if after == before:
+            return
         try:
-            await self.shared.remember(session_id, state)
+            await self.shared.remember(legacy.id, after)
         except RedisUnavailable as exc:
             log.warning("a session's log level or subscriptions stay on this replica: %s", exc)
 
@@ -647,6 +642,12 @@ class StreamableHTTP:
         """Feed one POST to a session and answer it: 202 when it carried no request, else
         the answers (JSON, or a stream when more than the answer is to be sent).
         ``opening``: the POST opens the session (its id goes out once the handshake worked)."""
+        if self.shared is not None and legacy.elsewhere is not None:  # a session shared by replicas
+            from .shared import session_state
+
+            before: dict[str, Any] | None = session_state(legacy)
+        else:
+            before = None
         events = legacy.session.connection.receive_message(body, message)
         opened = opening and legacy.session.connection.legacy is not None
         headers = [(SESSION_HEADER, legacy.id.encode())] if opened else []
@@ -672,6 +673,8 @@ class StreamableHTTP:
                 from .shared import FROM_CLIENT
 
                 await self._shared_call(self.shared.publish(legacy.id, FROM_CLIENT, body), _id(message))
+            if before is not None:
+                await self._share_changes(legacy, before)
             if immediate:
                 await respond(send, _legacy_status(immediate[0]), immediate[0], headers)
             else:
@@ -692,6 +695,8 @@ class StreamableHTTP:
             for data in immediate:
                 channel.put(data)
             legacy.session.handle(others)
+            if before is not None:
+                await self._share_changes(legacy, before)
             answer = channel.immediate_answer()
             if answer is not None:
                 await respond(send, _legacy_status(answer), answer, headers)
