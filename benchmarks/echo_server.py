@@ -1,7 +1,8 @@
 """The toolwire server under benchmark: ``python -m toolwire run benchmarks/echo_server.py``.
 
-``echo`` (async) and ``echo_sync`` (a plain function: toolwire runs it on a worker thread)
-return their text. With ``BENCH_TOOLS=N`` in the environment, N more tools ``tool_0`` ...
+``echo`` (async), ``echo_sync`` (a plain function: toolwire runs it on a worker thread) and
+``echo_inline`` (a plain function with ``inline=True``: called on the event loop) return
+their text. With ``BENCH_TOOLS=N`` in the environment, N more tools ``tool_0`` ...
 ``tool_{N-1}`` are registered, each with three typed parameters and a docstring (about 230
 bytes of JSON each, like the floor server's ``--tools N``), for the ``tools/list`` benchmark.
 """
@@ -24,6 +25,12 @@ async def echo(text: str) -> str:
 @server.tool
 def echo_sync(text: str) -> str:
     """Echo the text back (sync: runs on a worker thread)."""
+    return text
+
+
+@server.tool(inline=True)
+def echo_inline(text: str) -> str:
+    """Echo the text back (sync, called on the event loop: it never blocks)."""
     return text
 
 

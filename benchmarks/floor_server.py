@@ -3,7 +3,7 @@
 A blocking loop over stdin lines with orjson: no asyncio, no validation, no framework. It
 answers what the benchmark sends toolwire: ``initialize`` (legacy result shape),
 ``server/discover``, ``tools/list`` (encoded once at start-up) and ``tools/call`` of ``echo`` /
-``echo_sync``, which return their text. Notifications are read and ignored. Every response
+``echo_sync`` / ``echo_inline``, which return their text. Notifications are read and ignored. Every response
 is written (and so flushed: stdout is written with ``os.write``) as soon as it is made.
 
     python benchmarks/floor_server.py [--tools N]
@@ -26,6 +26,11 @@ def tool_definitions(extra: int) -> list[dict[str, object]]:
         {
             "name": "echo_sync",
             "description": "Echo the text back (sync: runs on a worker thread).",
+            "inputSchema": text_schema,
+        },
+        {
+            "name": "echo_inline",
+            "description": "Echo the text back (sync, called on the event loop: it never blocks).",
             "inputSchema": text_schema,
         },
     ]

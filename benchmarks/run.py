@@ -348,8 +348,8 @@ def _check_list(peer: Peer, line: bytes) -> int:
     """The size of a ``tools/list`` answer, after checking it lists every tool."""
     message = orjson.loads(line)
     tools = message.get("result", {}).get("tools", [])
-    if len(tools) != LIST_TOOLS + 2 or not line.endswith(b"}\n"):
-        raise BenchError(f"{peer.label}: tools/list gave {len(tools)} tools, expected {LIST_TOOLS + 2}")
+    if len(tools) != LIST_TOOLS + 3 or not line.endswith(b"}\n"):
+        raise BenchError(f"{peer.label}: tools/list gave {len(tools)} tools, expected {LIST_TOOLS + 3}")
     return len(line)
 
 
@@ -433,11 +433,18 @@ def run(mode: str) -> dict[str, Any]:
 
     results: dict[str, Any] = {"mode": mode, "settings": settings, "machine": _machine()}
 
-    # Throughput: floor, toolwire (async echo) and toolwire (sync echo, its own process).
+    # Throughput: floor, toolwire (async echo), toolwire (sync echo, on a worker thread) and
+    # toolwire (sync echo with inline=True), each server in a process of its own.
     floor = Peer("floor", FLOOR)
     toolwire = Peer("toolwire", TOOLWIRE)
     toolwire_sync = Peer("toolwire (sync tool)", TOOLWIRE)
-    peers = [("floor", floor, "echo"), ("toolwire", toolwire, "echo"), ("toolwire_sync", toolwire_sync, "echo_sync")]
+    toolwire_inline = Peer("toolwire (inline sync tool)", TOOLWIRE)
+    peers = [
+        ("floor", floor, "echo"),
+        ("toolwire", toolwire, "echo"),
+        ("toolwire_sync", toolwire_sync, "echo_sync"),
+        ("toolwire_inline", toolwire_inline, "echo_inline"),
+    ]
     try:
         for _, peer, _ in peers:
             peer.handshake()
@@ -524,6 +531,16 @@ def run(mode: str) -> dict[str, Any]:
         for metric in ("sequential", "in_flight")
         for key in ("toolwire", "toolwire_sync")
     }
+    # And of the plain-function tools to the same tool written as `async def`.
+    results["paired_ratios"].update(
+        {
+            f"{metric}_{key}_to_async": [
+                t / a for t, a in zip(results[metric][key], results[metric]["toolwire"], strict=True)
+            ]
+            for metric in ("sequential", "in_flight")
+            for key in ("toolwire_sync", "toolwire_inline")
+        }
+    )
     results["duration_s"] = time.perf_counter() - began
     return results
 
@@ -638,6 +655,24 @@ def summarize(results: dict[str, Any]) -> list[dict[str, Any]]:
             flight["toolwire"] / client["in_flight"] <= 1.5,
         ),
         row(
+            "sync tool (worker thread), sequential (floor column: the same tool as async def)",
+            "calls/s",
+            seq["toolwire"],
+            seq["toolwire_sync"],
+            ">= 80% of async def",
+            seq["toolwire_sync"] >= 0.8 * seq["toolwire"],
+            "sequential_toolwire_sync_to_async",
+        ),
+        row(
+            "sync tool (worker thread), 64 in flight (floor column: the same tool as async def)",
+            "calls/s",
+            flight["toolwire"],
+            flight["toolwire_sync"],
+            ">= 50% of async def",
+            flight["toolwire_sync"] >= 0.5 * flight["toolwire"],
+            "in_flight_toolwire_sync_to_async",
+        ),
+        row(
             f"tools/list {LIST_TOOLS:,} tools, p50",
             "ms",
             listing["floor"]["p50_ms"],
@@ -719,6 +754,24 @@ def summarize(results: dict[str, Any]) -> list[dict[str, Any]]:
             "",
             None,
             "in_flight_toolwire_sync",
+        ),
+        row(
+            "sync tool with inline=True, sequential (floor column: the same tool as async def)",
+            "calls/s",
+            seq["toolwire"],
+            seq["toolwire_inline"],
+            "",
+            None,
+            "sequential_toolwire_inline_to_async",
+        ),
+        row(
+            "sync tool with inline=True, 64 in flight (floor column: the same tool as async def)",
+            "calls/s",
+            flight["toolwire"],
+            flight["toolwire_inline"],
+            "",
+            None,
+            "in_flight_toolwire_inline_to_async",
         ),
         row(
             f"tools/list {LIST_TOOLS:,} tools, first call",

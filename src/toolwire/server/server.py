@@ -307,12 +307,14 @@ class Server:
         scopes: Iterable[str] | None = None,
         task: bool | str | None = None,
         defer_task: bool = False,
+        inline: bool = False,
     ) -> Callable[[F], F]: ...
 
     def tool(self, fn: Any = None, /, **options: Any) -> Any:
         """Register a function as a tool: ``@server.tool`` or ``@server.tool(name=..., ...)``.
 
-        The function may be sync (run on a worker thread, never blocking the event loop) or
+        The function may be sync (run on a worker thread, never blocking the event loop;
+        ``inline=True`` calls it on the loop instead, for a function that never blocks) or
         async. Its name, docstring and type hints give the tool's name, description and
         schemas; the keywords override them. ``read_only``, ``destructive``, ``idempotent``
         and ``open_world`` set the annotation hints; ``timeout`` (seconds) and

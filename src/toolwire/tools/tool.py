@@ -9,8 +9,6 @@ and checks structured results against the ``outputSchema`` after.
 
 from __future__ import annotations
 
-import contextvars
-import functools
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
@@ -83,6 +81,7 @@ class Tool:
         scopes: Iterable[str] | None = None,
         task: bool | str | None = None,
         defer_task: bool = False,
+        inline: bool = False,
     ) -> None:
         if not isinstance(input_schema, dict) or input_schema.get("type") != "object":
             raise ValueError(f'tool {name!r}: inputSchema must be a JSON Schema object with "type": "object"')
@@ -116,6 +115,10 @@ class Tool:
         self.owner: Any = None
         self.enabled = True
         self.is_async = is_coroutine_function(handler)
+        if inline and self.is_async:
+            raise ValueError(f"tool {name!r}: inline=True is for plain functions (async ones run on the loop already)")
+        #: A plain function called on the event loop itself (its author vouches that it never blocks).
+        self.inline = inline
         self._raw = raw
         self._converters = converters or {}
         self._context_param = context_param
@@ -147,6 +150,7 @@ class Tool:
         scopes: Iterable[str] | None = None,
         task: bool | str | None = None,
         defer_task: bool = False,
+        inline: bool = False,
     ) -> Tool:
         """A tool from a function's signature and docstring.
 
@@ -189,6 +193,7 @@ class Tool:
             scopes=scopes,
             task=task,
             defer_task=defer_task,
+            inline=inline,
         )
 
     @classmethod
@@ -264,7 +269,8 @@ class Tool:
 
     def invoke(self, arguments: dict[str, Any], context: ToolContext | None = None) -> Awaitable[Any]:
         """The handler's return value, as is, for already validated ``arguments`` (converted
-        to the parameters' types); a sync handler runs on a worker thread."""
+        to the parameters' types); a plain function runs on a worker thread (see
+        :mod:`toolwire.tools.threads`) unless the tool is ``inline``."""
         if self._raw:
             args: tuple[Any, ...] = (arguments,) if self._context_param is None else (arguments, context)
             kwargs: dict[str, Any] = {}
@@ -276,7 +282,9 @@ class Tool:
                 kwargs = {**kwargs, self._context_param: context}
         if self.is_async:
             return self.handler(*args, **kwargs)  # type: ignore[no-any-return]
-        return self._run_sync(args, kwargs)
+        if self.inline:
+            return _returned(self.handler(*args, **kwargs))
+        return (_run_sync or _load_run_sync())(self.handler, *args, **kwargs)
 
     def _convert(self, arguments: dict[str, Any]) -> dict[str, Any]:
         converters = self._converters
@@ -286,12 +294,22 @@ class Tool:
             if key in self._params
         }
 
-    async def _run_sync(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """A sync handler runs on a worker thread: it never blocks the event loop."""
-        import asyncio
 
-        call = functools.partial(contextvars.copy_context().run, self.handler, *args, **kwargs)
-        return await asyncio.get_running_loop().run_in_executor(None, call)
+async def _returned(value: Any) -> Any:
+    return value
+
+
+_run_sync: Callable[..., Awaitable[Any]] | None = None
+
+
+def _load_run_sync() -> Callable[..., Awaitable[Any]]:
+    """:func:`toolwire.tools.threads.run_sync`, imported at the first sync call (it imports
+    asyncio, which a server registering its tools does not need yet)."""
+    global _run_sync
+    from .threads import run_sync
+
+    _run_sync = run_sync
+    return run_sync
 
 
 def _task_support(name: str, task: bool | str | None) -> str | None:
