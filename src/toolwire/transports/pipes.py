@@ -30,17 +30,29 @@ class PipePair:
     reading never blocks the event loop. ``pause_reading``: stop reading while more than
     :attr:`HIGH_WATER` bytes wait to be written, until the peer catches up (a server does
     this, so that a client that does not read cannot make it buffer without bound; a client
-    must not, or a server doing the same would wait for it forever). Regular files, which
-    event loops cannot watch, are read and written directly.
+    must not, or a server doing the same would wait for it forever). ``hold_while``: while it
+    returns true (a server: while other requests are still in flight), what is written is
+    held until the end of the event loop's turn and written then in one system call, so
+    that many answers wake the peer once, not once each; the last answer leaves at once.
+    Regular files, which event loops cannot watch, are read and written directly.
     """
 
     HIGH_WATER = 1 << 20
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, stdin: int, stdout: int, *, pause_reading: bool = True) -> None:
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        stdin: int,
+        stdout: int,
+        *,
+        pause_reading: bool = True,
+        hold_while: Callable[[], bool] | None = None,
+    ) -> None:
         self.loop = loop
         self.stdin = stdin
         self.stdout = stdout
         self.pause_reading = pause_reading
+        self.hold_while = hold_while
         #: Called with every chunk read; set it before :meth:`start_reading`.
         self.on_data: Callable[[bytes], None] = _ignore
         #: Done at end of input, or when the peer stops reading (a broken pipe).
@@ -83,14 +95,14 @@ class PipePair:
             return
         # Answers made while this read is handled leave in one write: one system call for
         # a whole pipelined burst rather than one per answer.
-        held: list[bytes] = []
-        self._held = held
+        if self._held is not None:  # already held until the end of this turn
+            self.on_data(data)
+            return
+        self._held = []
         try:
             self.on_data(data)
         finally:
-            self._held = None
-            if held:
-                self.write(b"".join(held))
+            self._release()
 
     def _stop_reading(self) -> None:
         if self._reading:
@@ -105,6 +117,20 @@ class PipePair:
         if self._held is not None:
             self._held.append(data)
             return
+        hold = self.hold_while
+        if hold is not None and hold():
+            self._held = [data]
+            self.loop.call_soon(self._release)
+            return
+        self._write(data)
+
+    def _release(self) -> None:
+        """Write what is held, in one piece."""
+        held, self._held = self._held, None
+        if held:
+            self._write(b"".join(held) if len(held) > 1 else held[0])
+
+    def _write(self, data: bytes) -> None:
         if self._broken:
             return
         if not self._queue:
@@ -141,6 +167,7 @@ class PipePair:
 
     def _break(self) -> None:
         self._broken = True
+        self._held = None
         self._queue.clear()
         self._stop_reading()
         self._finish()
@@ -151,12 +178,15 @@ class PipePair:
 
     async def drain(self) -> None:
         """Wait until everything written has reached the pipe."""
+        self._release()
         if self._queue and not self._broken:
             self._flushed = self.loop.create_future()
             await self._flushed
 
     def close(self) -> None:
-        """Stop watching both descriptors, restore their blocking mode and close the written one."""
+        """Stop watching both descriptors, restore their blocking mode and close the written one
+        (what is still held is written first, as far as the pipe takes it)."""
+        self._release()
         self._stop_reading()
         if self._queue:
             self.loop.remove_writer(self.stdout)

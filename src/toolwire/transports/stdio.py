@@ -115,8 +115,9 @@ async def serve_stdio(
     if stdout is None:
         stdout = protect_stdout()
     await server.start()  # LifespanFailed: nothing is served
-    pipes = PipePair(loop, stdin, stdout)
-    session = ServerSession(server, connection or server.connection(), pipes.write)
+    connection = connection or server.connection()
+    pipes = PipePair(loop, stdin, stdout, hold_while=lambda: bool(connection.in_flight))
+    session = ServerSession(server, connection, pipes.write)
     pipes.on_data = session.feed
     session.handle(pending or [])
     if eof:
