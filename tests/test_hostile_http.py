@@ -130,6 +130,26 @@ async def test_a_stalled_body_times_out(url: str) -> None:
     assert answer.startswith(b"HTTP/1.1 408") and b"did not arrive within 1 s" in answer
 
 
+async def test_a_body_sent_after_a_pause_is_timed_and_served(url: str) -> None:
+    """The headers alone first, then (within the body's deadline) the body in two pieces."""
+    body = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",' + (
+        b'"capabilities":{},"clientInfo":{"name":"late","version":"1"}}}'
+    )
+    head = (
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"Accept: application/json, text/event-stream\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
+    sock = socket.create_connection(address(url))
+    sock.sendall(head.encode())
+    await asyncio.sleep(0.3)
+    sock.sendall(body[:20])
+    await asyncio.sleep(0.3)
+    sock.sendall(body[20:])
+    answer = await asyncio.to_thread(read_some, sock, 5)
+    sock.close()
+    assert answer.startswith(b"HTTP/1.1 200") and b'"protocolVersion":"2025-11-25"' in answer
+
+
 async def test_one_client_flooding_sessions_evicts_only_its_own_idle_ones(url: str) -> None:
     async with client_from("127.0.0.2") as flood, client_from("127.0.0.3") as other:
         theirs = await open_session(other, url)

@@ -60,7 +60,7 @@ from ...protocol.versions import (
     SUPPORTED_VERSIONS,
 )
 from ...server.lifespan import LifespanFailed
-from ...server.session import ServerSession
+from ...server.session import EAGER_TASKS, ServerSession
 from . import sse
 from .channel import SSE_HEADERS, Channel, error_code, respond
 from .sessions import LegacySession, SessionManager, TooManySessions
@@ -445,16 +445,28 @@ class StreamableHTTP:
             await self._legacy(headers, client, caller, body, message, receive, send)
 
     async def _body(self, headers: dict[str, str], receive: Receive) -> bytes:
+        """The request's body: 413 past ``max_body_bytes``, 408 when it takes longer than
+        ``body_timeout`` (timed only when it is not all there at once, as it nearly always
+        is), 400 when the client goes away first."""
         limit = self.max_body_bytes
         declared = headers.get("content-length")
         if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
             raise HttpError(413, INVALID_REQUEST, f"Payload too large: {declared} bytes exceeds the limit of {limit}")
+        message, rest = _at_once(receive())
+        if rest is None and message["type"] == "http.request" and not message.get("more_body"):
+            body: bytes = message.get("body", b"")
+            if len(body) > limit:
+                raise HttpError(413, INVALID_REQUEST, f"Payload too large: the body exceeds the limit of {limit} bytes")
+            return body
         chunks: list[bytes] = []
         size = 0
         try:
             async with asyncio.timeout(self.body_timeout):
                 while True:
-                    message = await receive()
+                    if rest is not None:
+                        message, rest = await rest, None
+                    elif message is None:
+                        message = await receive()
                     if message["type"] == "http.disconnect":
                         raise HttpError(400, INVALID_REQUEST, "the client went away while sending the body")
                     chunk = message.get("body", b"")
@@ -465,6 +477,7 @@ class StreamableHTTP:
                     chunks.append(chunk)
                     if not message.get("more_body"):
                         return b"".join(chunks)
+                    message = None
         except TimeoutError:
             problem = f"Request timeout: the body did not arrive within {self.body_timeout:g} s"
             raise HttpError(408, INVALID_REQUEST, problem) from None
@@ -520,6 +533,7 @@ class StreamableHTTP:
                 self._open_listen_stream(client, id)
                 listening = True
             session.handle(events)
+            await _first_steps()
             answer = channel.immediate_answer()
             if answer is not None:
                 await respond(send, _modern_status(answer), answer)
@@ -695,6 +709,7 @@ class StreamableHTTP:
             for data in immediate:
                 channel.put(data)
             legacy.session.handle(others)
+            await _first_steps()
             if before is not None:
                 await self._share_changes(legacy, before)
             answer = channel.immediate_answer()
@@ -1077,6 +1092,54 @@ def _cancel(session: ServerSession, id: RequestId, reason: str) -> None:
     """Cancel request ``id`` as a ``notifications/cancelled`` from the client would."""
     notice = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": reason}}
     session.handle(session.connection.receive_message(orjson.dumps(notice)))
+
+
+def _at_once(awaitable: Awaitable[Any]) -> tuple[Any, Awaitable[Any] | None]:
+    """``(value, None)`` if ``awaitable`` gives its value without waiting, else ``(None, rest)``
+    where awaiting ``rest`` finishes it (in the awaiting task, with its cancellation), as
+    ``yield from`` would."""
+    steps = awaitable.__await__()
+    try:
+        pending = next(steps)
+    except StopIteration as done:
+        return done.value, None
+    return None, _Rest(steps, pending)
+
+
+class _Rest:
+    """The rest of an awaitable that has taken its first step and is waiting on ``pending``."""
+
+    def __init__(self, steps: Any, pending: Any) -> None:
+        self._steps = steps
+        self._pending = pending
+
+    def __await__(self) -> Any:
+        steps, pending = self._steps, self._pending
+        while True:
+            try:
+                value = yield pending
+            except BaseException as exc:  # cancellation or a timeout, thrown into the task
+                throw = getattr(steps, "throw", None)
+                if throw is None:  # a plain iterator (some servers' awaitables): it cannot be told
+                    raise
+                try:
+                    pending = throw(exc)
+                except StopIteration as done:
+                    return done.value
+            else:
+                try:
+                    pending = next(steps) if value is None else steps.send(value)
+                except StopIteration as done:
+                    return done.value
+
+
+async def _first_steps() -> None:
+    """Let the calls a POST just started take their first step before its answer is
+    waited for: most tools finish in it, and their answer then goes out whole, without
+    the machinery of waiting (a disconnect watcher, wake-ups, keep-alive timers). Python
+    3.12 and later start them at once (eager tasks); 3.11 needs this one turn of the loop."""
+    if not EAGER_TASKS:
+        await asyncio.sleep(0)
 
 
 @contextlib.asynccontextmanager
