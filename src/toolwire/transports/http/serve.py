@@ -178,7 +178,11 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class GuardedProtocol(HttpToolsProtocol):
-        _header_timer: asyncio.TimerHandle | None = None
+        # The headers being read must be complete by _deadline (None: none being read). One
+        # timer per connection checks it and re-arms itself while requests keep coming, so a
+        # request costs a clock reading, not a timer of its own.
+        _deadline: float | None = None
+        _timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -190,33 +194,37 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
-            if self._header_timer is None:
+            if self._deadline is None:
                 self._arm()
 
         def on_headers_complete(self) -> None:
-            self._disarm()
+            self._deadline = None
             super().on_headers_complete()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
+            self._deadline = None
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
             super().connection_lost(exc)
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
-            self._disarm()  # between requests, uvicorn's keep-alive timeout applies
+            self._deadline = None  # between requests, uvicorn's keep-alive timeout applies
 
         def _arm(self) -> None:
-            self._disarm()
-            self._header_timer = self.loop.call_later(header_timeout, self._headers_too_slow)
+            self._deadline = self.loop.time() + header_timeout
+            if self._timer is None:
+                self._timer = self.loop.call_at(self._deadline, self._check)
 
-        def _disarm(self) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
-                self._header_timer = None
-
-        def _headers_too_slow(self) -> None:
-            self._header_timer = None
-            if not self.transport.is_closing():
+        def _check(self) -> None:
+            self._timer = None
+            deadline = self._deadline
+            if deadline is None:
+                return
+            if self.loop.time() < deadline:  # a later request's headers: wait for its deadline
+                self._timer = self.loop.call_at(deadline, self._check)
+            elif not self.transport.is_closing():
                 why = f"the request headers did not arrive within {header_timeout:g} s"
                 self.transport.write(_refusal(408, "Request Timeout", why))
                 self.transport.close()
