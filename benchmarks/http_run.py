@@ -214,12 +214,19 @@ def run(mode: str, runners: list[str]) -> dict[str, Any]:
 
 # -- report ----------------------------------------------------------------------------------
 
-#: metric key, label, unit, the target's text, whether toolwire passes at a given ratio.
-METRICS = [
-    ("rate", "throughput", "calls/s", ">= 50% of floor", lambda ratio: ratio >= 0.5),
-    ("cpu_us", "server CPU per call", "µs", "<= 2x floor", lambda ratio: ratio <= 2.0),
-    ("p50_ms", "latency p50", "ms", "", None),
-    ("p99_ms", "latency p99", "ms", "<= 2x floor", lambda ratio: ratio <= 2.0),
+#: metric key, label, unit, then the target's text and its test of the ratio (for JSON
+#: answers, then for SSE answers, whose throughput target is lower).
+METRICS: list[tuple[str, str, str, tuple[str, Any], tuple[str, Any]]] = [
+    (
+        "rate",
+        "throughput",
+        "calls/s",
+        (">= 80% of floor", lambda ratio: ratio >= 0.8),
+        (">= 70% of floor", lambda ratio: ratio >= 0.7),
+    ),
+    ("cpu_us", "server CPU per call", "µs", *[("<= 1.5x floor", lambda ratio: ratio <= 1.5)] * 2),
+    ("p50_ms", "latency p50", "ms", *[("", None)] * 2),
+    ("p99_ms", "latency p99", "ms", *[("<= 2x floor", lambda ratio: ratio <= 2.0)] * 2),
 ]
 METRIC_KEYS = [metric[0] for metric in METRICS]
 
@@ -230,7 +237,8 @@ def summarize(samples: dict[str, dict[str, list[dict[str, float]]]]) -> list[dic
     rows = []
     for case, label in CASES.items():
         floor, toolwire = samples[case]["floor"], samples[case]["toolwire"]
-        for key, metric, unit, target, passes in METRICS:
+        for key, metric, unit, json_target, sse_target in METRICS:
+            target, passes = sse_target if case.endswith("_sse") else json_target
             f = statistics.median(s[key] for s in floor)
             t = statistics.median(s[key] for s in toolwire)
             paired = [b[key] / a[key] for a, b in zip(floor, toolwire, strict=True)]
