@@ -8,6 +8,8 @@ costs start-up time). Docstrings may be Google style (``Args:``; also ``Argument
 
 from __future__ import annotations
 
+import builtins as _builtins
+import keyword
 import re
 import typing
 from collections.abc import Callable
@@ -129,7 +131,7 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     if code is None:
         return _signature_by_inspect(fn)
     try:
-        hints = typing.get_type_hints(target, include_extras=True)
+        hints = type_hints(target)
     except NameError as exc:
         problem = f"cannot resolve a type hint ({exc}); define it at module level"
         raise TypeError(f"{target.__qualname__}: {problem}") from None
@@ -145,6 +147,46 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         Parameter(name, hints.get(name, Any), defaults.get(name), name not in defaults) for name in names[skip:]
     ]
     return Signature(parameters, hints.get("return", Any), "return" in hints)
+
+
+def type_hints(function: Any) -> dict[str, Any]:
+    """``typing.get_type_hints(function, include_extras=True)``: the same dict, the same errors.
+
+    Annotations that are a plain class, ``None`` or the name of either (``str``, ``"str"``)
+    are looked up in the function's globals and builtins, which is all that evaluating them
+    does, at a tenth of the cost; a function with any other annotation goes to ``typing``.
+    """
+    annotations = getattr(function, "__annotations__", None)
+    namespace = getattr(function, "__globals__", None)
+    if type(annotations) is not dict or type(namespace) is not dict or hasattr(function, "__wrapped__"):
+        return typing.get_type_hints(function, include_extras=True)
+    hints: dict[str, Any] = {}
+    for name, value in annotations.items():
+        if type(value) is str:
+            value = _lookup(value, namespace)
+        if value is None:
+            value = _NONE_TYPE
+        if type(value) is not type or value is typing.Generic:
+            return typing.get_type_hints(function, include_extras=True)
+        hints[name] = value
+    return hints
+
+
+def _lookup(name: str, namespace: dict[str, Any]) -> Any:
+    """What evaluating ``name`` in ``namespace`` gives if it is a plain name (``None`` for
+    ``"None"``), else a marker that is not a class."""
+    if name == "None":
+        return None
+    if not name.isidentifier() or keyword.iskeyword(name):
+        return _MISSING
+    if name in namespace:
+        return namespace[name]
+    builtins = namespace.get("__builtins__", _builtins)
+    return getattr(builtins, "__dict__", builtins).get(name, _MISSING)
+
+
+_NONE_TYPE = type(None)
+_MISSING: Any = object()
 
 
 def _signature_by_inspect(fn: Callable[..., Any]) -> Signature:
