@@ -165,6 +165,8 @@ class Validator:
 #: Keywords that say nothing about validity (annotations).
 _ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"})
 _SIMPLE_TYPES = frozenset({"string", "integer", "number", "boolean", "null"})
+_SIMPLE_OBJECT_KEYS = frozenset({"type", "properties", "required", "additionalProperties", "$schema"}) | _ANNOTATIONS
+_SIMPLE_PROPERTY_KEYS = frozenset({"type"}) | _ANNOTATIONS
 
 #: A simple schema, flattened: (required names, {name: type}, extra properties allowed).
 SimpleSchema = tuple[tuple[str, ...], dict[str, str], bool]
@@ -179,7 +181,7 @@ def simple_schema(schema: Any) -> SimpleSchema | None:
     """
     if type(schema) is not dict or schema.get("type") != "object":
         return None
-    if not set(schema) <= {"type", "properties", "required", "additionalProperties", "$schema"} | _ANNOTATIONS:
+    if not schema.keys() <= _SIMPLE_OBJECT_KEYS:
         return None
     if (
         schema.get("$schema", "https://json-schema.org/draft/2020-12/schema")
@@ -195,7 +197,7 @@ def simple_schema(schema: Any) -> SimpleSchema | None:
         return None
     types: dict[str, str] = {}
     for name, sub in properties.items():
-        if type(sub) is not dict or not set(sub) <= {"type"} | _ANNOTATIONS:
+        if type(sub) is not dict or not sub.keys() <= _SIMPLE_PROPERTY_KEYS:
             return None
         kind = sub.get("type")
         if type(kind) is not str or kind not in _SIMPLE_TYPES:
