@@ -131,15 +131,18 @@ class Validator:
     gives) are first checked by :func:`accepts`, in plain Python: it only ever *accepts*.
     Anything it does not accept goes to jsonschema-rs for the verdict and the message, so a
     server whose tools all have simple schemas never loads the compiled validator at all.
+    Both the compiled validator and that flat form are made on first use, not with the
+    validator (a server registering many tools builds neither).
     """
 
-    __slots__ = ("_compiled", "_simple", "lenient", "schema")
+    __slots__ = ("_compiled", "_flattened", "_simple", "lenient", "schema")
 
     def __init__(self, schema: dict[str, Any], lenient: bool = False) -> None:
         self.schema = schema
         self.lenient = lenient
         self._compiled: Any = None
-        self._simple = simple_schema(schema)
+        self._simple: SimpleSchema | None = None
+        self._flattened = False
 
     def compile(self) -> Any:
         if self._compiled is None:
@@ -152,6 +155,10 @@ class Validator:
         simple = self._simple
         if simple is not None and accepts(simple, instance):
             return instance
+        if not self._flattened:
+            self._flattened = True
+            self._simple = simple_schema(self.schema)
+            return self.check(instance, what, *names)
         compiled = self._compiled or self.compile()
         if compiled.is_valid(instance):
             return instance
