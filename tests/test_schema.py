@@ -352,3 +352,23 @@ def test_hints_naming_plain_classes_are_read_without_evaluating_them(monkeypatch
 
     monkeypatch.setattr(typing, "get_type_hints", None)
     assert type_hints(f) == {"a": str, "b": Point, "c": type(None), "return": type(None)}
+
+
+def test_header_annotations_are_found_and_checked_at_registration() -> None:
+    def mirrored(region: Annotated[str, {"x-mcp-header": "Region", "examples": [object()]}], n: int = 1) -> None: ...
+
+    assert Tool.from_function(mirrored).header_parameters == {"Region": ("region",)}
+
+    def plain(region: str, n: int = 1) -> None: ...
+
+    assert Tool.from_function(plain).header_parameters == {}
+
+    def twice(a: Annotated[str, {"x-mcp-header": "Region"}], b: Annotated[int, {"x-mcp-header": "region"}]) -> None: ...
+
+    with pytest.raises(ValueError, match="tool 'twice': x-mcp-header 'region' appears twice"):
+        Tool.from_function(twice)
+
+    def listed(items: Annotated[list[str], {"x-mcp-header": "Items"}]) -> None: ...
+
+    with pytest.raises(ValueError, match="tool 'listed': x-mcp-header 'Items' is on a 'array'"):
+        Tool.from_function(listed)
