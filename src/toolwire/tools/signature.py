@@ -28,6 +28,7 @@ _OTHER_SECTION = re.compile(
 _SPHINX_PARAM = re.compile(r"^\s*:param\s+(?:[^:]*\s)?(\w+)\s*:\s*(.*)$")
 _ITEM = re.compile(r"^(\s*)(\*{0,2}\w+)\s*(?:\(([^)]*)\))?\s*(?::|\uff1a)\s*(.*)$")
 _NUMPY_ITEM = re.compile(r"^(\s*)(\w+)\s*(?::\s*.*)?$")
+_BLANK_LINES = re.compile(r"\n{3,}")
 
 
 class Docs:
@@ -44,7 +45,7 @@ def parse_docstring(doc: str | None) -> Docs:
     """Split a docstring; unknown layouts give the whole text as the description."""
     if not doc:
         return Docs(None, {})
-    lines = _dedent(doc).splitlines()
+    lines = _dedented_lines(doc)
     description: list[str] = []
     params: dict[str, str] = {}
     current: str | None = None
@@ -72,7 +73,7 @@ def parse_docstring(doc: str | None) -> Docs:
             current, indent = _param_line(line, section, params, current, indent)
         i += 1
     text = "\n".join(description).strip()
-    return Docs(re.sub(r"\n{3,}", "\n\n", text) or None, {k: " ".join(v.split()) for k, v in params.items()})
+    return Docs(_BLANK_LINES.sub("\n\n", text) or None, {k: " ".join(v.split()) for k, v in params.items()})
 
 
 def _param_line(
@@ -93,11 +94,11 @@ def _param_line(
     return current, indent
 
 
-def _dedent(doc: str) -> str:
+def _dedented_lines(doc: str) -> list[str]:
     lines = doc.expandtabs().splitlines()
     rest = [len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()]
     margin = min(rest) if rest else 0
-    return "\n".join([lines[0].strip()] + [line[margin:] for line in lines[1:]])
+    return [lines[0].strip()] + [line[margin:] for line in lines[1:]]
 
 
 class Parameter:
