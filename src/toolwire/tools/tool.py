@@ -324,8 +324,8 @@ def _header_parameters(name: str, input_schema: dict[str, Any]) -> dict[str, tup
 
 
 def _as_null(value: Any) -> None:
-    """A value JSON has no form for, in the quick look: no keyword in it counts (the walk
-    looks into dicts and lists only, which JSON has)."""
+    """The quick look's ``default``: a value JSON has no form for becomes ``null`` (the walk
+    looks into dicts and lists only, which JSON encodes)."""
     return None
 
 

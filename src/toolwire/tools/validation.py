@@ -156,8 +156,8 @@ class Validator:
         if simple is not None and accepts(simple, instance):
             return instance
         if not self._flattened:
-            self._flattened = True
             self._simple = simple_schema(self.schema)
+            self._flattened = True
             return self.check(instance, what, *names)
         compiled = self._compiled or self.compile()
         if compiled.is_valid(instance):
