@@ -429,6 +429,19 @@ async def test_a_verifier_that_fails_is_a_503_and_keys_that_cannot_be_fetched_sa
         )
 
 
+def test_lists_differ_by_caller_while_some_tool_needs_scopes() -> None:
+    server = Server("gates")
+    server.add_tool(lambda: "x", name="open")
+    assert not server.registry.gated
+    server.add_tool(lambda: "x", name="admin", scopes=["admin"])
+    server.add_tool(lambda: "x", name="audit", scopes=["admin"])
+    assert server.registry.gated
+    server.remove_tool("admin")
+    assert server.registry.gated
+    server.remove_tool("audit")
+    assert not server.registry.gated
+
+
 def test_a_caller_without_scopes_never_gets_the_page_of_a_caller_who_sees_everything() -> None:
     import orjson
 

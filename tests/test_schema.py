@@ -1,11 +1,14 @@
 """inputSchema and outputSchema from type hints and docstrings, and conversion back to Python."""
 
 from __future__ import annotations
+import __future__
 
 import datetime
 import enum
+import functools
+import typing
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Generic, Literal
 
 import annotated_types
 import pydantic
@@ -14,7 +17,7 @@ from typing_extensions import TypedDict
 
 from toolwire import Context, Param, Tool
 from toolwire import ToolResult as ToolResultType
-from toolwire.tools.signature import parse_docstring
+from toolwire.tools.signature import parse_docstring, type_hints
 from toolwire.tools.validation import ArgumentsInvalid, SchemaError, Validator
 
 
@@ -289,3 +292,83 @@ def test_a_mapping_of_anything_says_so() -> None:
         "type": "object",
         "additionalProperties": True,
     }
+
+
+#: Functions whose hints ``type_hints`` reads directly or hands to ``typing``; each is compiled
+#: with and without ``from __future__ import annotations`` (where both compile).
+HINTED = [
+    "def f(a: str, b: int = 1, c: 'float' = 1.0, d: None = None, e: 'None' = None) -> 'None': ...",
+    "def f(a: Point, b: 'Point', c: 'Shape') -> Color: ...",
+    "def f(a: list[int], b: 'dict[str, int]', c: 'int | None', d: 'Annotated[int, 1]') -> Any: ...",
+    "def f(a: 'str') -> None: ...",
+    "def f(a: 'str', b: 'bytes') -> 'shadowed': ...",
+    "def f(a: 'Generic') -> None: ...",
+    "def f(a: 'True') -> None: ...",
+    "def f(a: 'class') -> None: ...",
+    "def f(a: 'Missing') -> None: ...",
+    "def f(a: ' str') -> None: ...",
+]
+
+
+def _outcome(read: Any, function: Any) -> Any:
+    try:
+        return read(function)
+    except Exception as exc:
+        return type(exc), str(exc)
+
+
+@pytest.mark.parametrize("future", [False, True])
+@pytest.mark.parametrize("source", HINTED)
+def test_type_hints_are_what_typing_gives_errors_included(source: str, future: bool) -> None:
+    def typing_hints(function: Any) -> dict[str, Any]:
+        return typing.get_type_hints(function, include_extras=True)
+
+    names = {"Point": Point, "Shape": Shape, "Color": Color, "Any": Any, "Annotated": Annotated}
+    namespaces = [
+        {**names, "Generic": typing.Generic, "shadowed": int, "str": bytes, "class": int, " str": int},
+        {**names, "__builtins__": {"bytes": float}},  # builtins of one's own: no str
+    ]
+    for namespace in namespaces:
+        try:
+            flags = __future__.annotations.compiler_flag if future else 0
+            exec(compile(source, "<hinted>", "exec", flags=flags, dont_inherit=True), namespace)
+        except (NameError, TypeError):
+            continue  # evaluated at definition time: the name is missing
+        function: Any = namespace["f"]
+        wrapped = functools.wraps(function)(lambda: None)
+        for candidate in (function, wrapped):
+            assert _outcome(type_hints, candidate) == _outcome(typing_hints, candidate), source
+
+
+def test_a_hint_typing_refuses_still_fails_at_registration() -> None:
+    def f(x: Generic) -> None: ...  # type: ignore[valid-type]
+
+    with pytest.raises(TypeError, match="Generic"):
+        Tool.from_function(f)
+
+
+def test_hints_naming_plain_classes_are_read_without_evaluating_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    def f(a: str, b: Point, c: None = None) -> None: ...
+
+    monkeypatch.setattr(typing, "get_type_hints", None)
+    assert type_hints(f) == {"a": str, "b": Point, "c": type(None), "return": type(None)}
+
+
+def test_header_annotations_are_found_and_checked_at_registration() -> None:
+    def mirrored(region: Annotated[str, {"x-mcp-header": "Region", "examples": [object()]}], n: int = 1) -> None: ...
+
+    assert Tool.from_function(mirrored).header_parameters == {"Region": ("region",)}
+
+    def plain(region: str, n: int = 1) -> None: ...
+
+    assert Tool.from_function(plain).header_parameters == {}
+
+    def twice(a: Annotated[str, {"x-mcp-header": "Region"}], b: Annotated[int, {"x-mcp-header": "region"}]) -> None: ...
+
+    with pytest.raises(ValueError, match="tool 'twice': x-mcp-header 'region' appears twice"):
+        Tool.from_function(twice)
+
+    def listed(items: Annotated[list[str], {"x-mcp-header": "Items"}]) -> None: ...
+
+    with pytest.raises(ValueError, match="tool 'listed': x-mcp-header 'Items' is on a 'array'"):
+        Tool.from_function(listed)

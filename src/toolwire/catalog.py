@@ -93,6 +93,8 @@ class Catalog(Generic[T]):
         if key in self._items:
             raise ValueError(f"a {self.noun} {key!r} is already registered: remove it first or pick another")
         self._items[key] = item
+        if item.scopes:
+            self._gated |= {item.scopes}
         self._changed()
         return item
 
@@ -100,6 +102,7 @@ class Catalog(Generic[T]):
         """Unregister and return the item; ``KeyError`` if there is none by that key."""
         item = self._require(key)
         del self._items[key]
+        self._gated = frozenset(other.scopes for other in self._items.values() if other.scopes)
         self._changed()
         return item
 
@@ -189,6 +192,5 @@ class Catalog(Generic[T]):
 
     def _changed(self) -> None:
         self._pages.clear()
-        self._gated = frozenset(item.scopes for item in self._items.values() if item.scopes)
         for listener in list(self._listeners.values()):
             listener()

@@ -115,11 +115,15 @@ def expand_scopes(granted: frozenset[str], hierarchy: Mapping[str, Iterable[str]
     return frozenset(found)
 
 
+#: What an item without scopes requires: one set for all (a server may have thousands of items).
+_NO_SCOPES: frozenset[str] = frozenset()
+
+
 def scope_set(owner: str, scopes: Iterable[str] | None) -> frozenset[str]:
     """The scopes a tool, resource or prompt (``owner``) requires, as a set; ``TypeError`` for
     a lone string (``scopes="a b"``: a list was meant)."""
     if scopes is None:
-        return frozenset()
+        return _NO_SCOPES
     if isinstance(scopes, str):
         raise TypeError(f"{owner!r}: scopes= takes a list of scope names, not a string")
     return frozenset(scopes)

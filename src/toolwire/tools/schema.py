@@ -85,6 +85,9 @@ class SchemaBuilder:
 
     def compile(self, tp: Any) -> TypeSpec:
         """The :class:`TypeSpec` of annotation ``tp``; ``TypeError`` if it cannot be expressed."""
+        spec = _SIMPLE.get(tp) if type(tp) is type else None
+        if spec is not None:  # str, int, float, bool, list, dict: known without asking typing
+            return spec
         origin = typing.get_origin(tp)
         if origin is typing.Annotated:
             base, *extras = typing.get_args(tp)

@@ -8,6 +8,8 @@ costs start-up time). Docstrings may be Google style (``Args:``; also ``Argument
 
 from __future__ import annotations
 
+import builtins as _builtins
+import keyword
 import re
 import typing
 from collections.abc import Callable
@@ -26,6 +28,7 @@ _OTHER_SECTION = re.compile(
 _SPHINX_PARAM = re.compile(r"^\s*:param\s+(?:[^:]*\s)?(\w+)\s*:\s*(.*)$")
 _ITEM = re.compile(r"^(\s*)(\*{0,2}\w+)\s*(?:\(([^)]*)\))?\s*(?::|\uff1a)\s*(.*)$")
 _NUMPY_ITEM = re.compile(r"^(\s*)(\w+)\s*(?::\s*.*)?$")
+_BLANK_LINES = re.compile(r"\n{3,}")
 
 
 class Docs:
@@ -42,7 +45,7 @@ def parse_docstring(doc: str | None) -> Docs:
     """Split a docstring; unknown layouts give the whole text as the description."""
     if not doc:
         return Docs(None, {})
-    lines = _dedent(doc).splitlines()
+    lines = _dedented_lines(doc)
     description: list[str] = []
     params: dict[str, str] = {}
     current: str | None = None
@@ -70,7 +73,7 @@ def parse_docstring(doc: str | None) -> Docs:
             current, indent = _param_line(line, section, params, current, indent)
         i += 1
     text = "\n".join(description).strip()
-    return Docs(re.sub(r"\n{3,}", "\n\n", text) or None, {k: " ".join(v.split()) for k, v in params.items()})
+    return Docs(_BLANK_LINES.sub("\n\n", text) or None, {k: " ".join(v.split()) for k, v in params.items()})
 
 
 def _param_line(
@@ -91,11 +94,11 @@ def _param_line(
     return current, indent
 
 
-def _dedent(doc: str) -> str:
+def _dedented_lines(doc: str) -> list[str]:
     lines = doc.expandtabs().splitlines()
     rest = [len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()]
     margin = min(rest) if rest else 0
-    return "\n".join([lines[0].strip()] + [line[margin:] for line in lines[1:]])
+    return [lines[0].strip()] + [line[margin:] for line in lines[1:]]
 
 
 class Parameter:
@@ -129,7 +132,7 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     if code is None:
         return _signature_by_inspect(fn)
     try:
-        hints = typing.get_type_hints(target, include_extras=True)
+        hints = type_hints(target)
     except NameError as exc:
         problem = f"cannot resolve a type hint ({exc}); define it at module level"
         raise TypeError(f"{target.__qualname__}: {problem}") from None
@@ -145,6 +148,47 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         Parameter(name, hints.get(name, Any), defaults.get(name), name not in defaults) for name in names[skip:]
     ]
     return Signature(parameters, hints.get("return", Any), "return" in hints)
+
+
+def type_hints(function: Any) -> dict[str, Any]:
+    """``typing.get_type_hints(function, include_extras=True)``: the same dict, the same errors.
+
+    Annotations that are a plain class, ``None`` or the name of either (``str``, ``"str"``)
+    are looked up in the function's globals and builtins, which is all that evaluating them
+    does (``typing`` compiles each string); a function with any other annotation goes to
+    ``typing``.
+    """
+    annotations = getattr(function, "__annotations__", None)
+    namespace = getattr(function, "__globals__", None)
+    if type(annotations) is not dict or type(namespace) is not dict or hasattr(function, "__wrapped__"):
+        return typing.get_type_hints(function, include_extras=True)
+    hints: dict[str, Any] = {}
+    for name, value in annotations.items():
+        if type(value) is str:
+            value = _lookup(value, namespace)
+        if value is None:
+            value = _NONE_TYPE
+        if type(value) is not type or value is typing.Generic:
+            return typing.get_type_hints(function, include_extras=True)
+        hints[name] = value
+    return hints
+
+
+def _lookup(name: str, namespace: dict[str, Any]) -> Any:
+    """What evaluating ``name`` in ``namespace`` gives if it is a plain name (``None`` for
+    ``"None"``), else a marker that is not a class."""
+    if name == "None":
+        return None
+    if not name.isidentifier() or keyword.iskeyword(name):
+        return _MISSING
+    if name in namespace:
+        return namespace[name]
+    builtins = namespace.get("__builtins__", _builtins)
+    return getattr(builtins, "__dict__", builtins).get(name, _MISSING)
+
+
+_NONE_TYPE = type(None)
+_MISSING: Any = object()
 
 
 def _signature_by_inspect(fn: Callable[..., Any]) -> Signature:

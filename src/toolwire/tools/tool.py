@@ -13,6 +13,8 @@ import re
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
+import orjson
+
 from ..auth.identity import scope_set
 from .results import ToolResult, build_result, raw_result
 from .schema import SchemaBuilder
@@ -325,7 +327,11 @@ def _task_support(name: str, task: bool | str | None) -> str | None:
 
 def _header_parameters(name: str, input_schema: dict[str, Any]) -> dict[str, tuple[str, ...]]:
     """The tool's ``x-mcp-header`` annotations; ``ValueError`` naming the tool if invalid."""
-    if "x-mcp-header" not in repr(input_schema):
+    try:  # a quick look first: most schemas do not mention the keyword at all
+        mentioned = b"x-mcp-header" in orjson.dumps(input_schema, default=_as_null)
+    except orjson.JSONEncodeError:  # keys that are not strings, say: walk it
+        mentioned = True
+    if not mentioned:
         return {}
     from ..protocol.http_headers import InvalidHeaderAnnotation, header_parameters
 
@@ -333,6 +339,12 @@ def _header_parameters(name: str, input_schema: dict[str, Any]) -> dict[str, tup
         return header_parameters(input_schema)
     except InvalidHeaderAnnotation as exc:
         raise ValueError(f"tool {name!r}: {exc}") from None
+
+
+def _as_null(value: Any) -> None:
+    """The quick look's ``default``: a value JSON has no form for becomes ``null`` (the walk
+    looks into dicts and lists only, which JSON encodes)."""
+    return None
 
 
 def _output_schema(returns: Any) -> dict[str, Any]:
@@ -358,10 +370,10 @@ def _output_schema(returns: Any) -> dict[str, Any]:
 def _wants_structured(returns: Any, choice: bool | None) -> bool:
     if choice is not None:
         return choice
-    from .content import Content
-
     if returns is Any or returns is str or returns is None or returns is type(None):
         return False
+    from .content import Content
+
     if isinstance(returns, type) and issubclass(returns, (Content, ToolResult)):
         return False
     import typing

@@ -131,15 +131,18 @@ class Validator:
     gives) are first checked by :func:`accepts`, in plain Python: it only ever *accepts*.
     Anything it does not accept goes to jsonschema-rs for the verdict and the message, so a
     server whose tools all have simple schemas never loads the compiled validator at all.
+    Both the compiled validator and that flat form are made on first use, not with the
+    validator (a server registering many tools builds neither).
     """
 
-    __slots__ = ("_compiled", "_simple", "lenient", "schema")
+    __slots__ = ("_compiled", "_flattened", "_simple", "lenient", "schema")
 
     def __init__(self, schema: dict[str, Any], lenient: bool = False) -> None:
         self.schema = schema
         self.lenient = lenient
         self._compiled: Any = None
-        self._simple = simple_schema(schema)
+        self._simple: SimpleSchema | None = None
+        self._flattened = False
 
     def compile(self) -> Any:
         if self._compiled is None:
@@ -152,6 +155,10 @@ class Validator:
         simple = self._simple
         if simple is not None and accepts(simple, instance):
             return instance
+        if not self._flattened:
+            self._simple = simple_schema(self.schema)
+            self._flattened = True
+            return self.check(instance, what, *names)
         compiled = self._compiled or self.compile()
         if compiled.is_valid(instance):
             return instance
@@ -165,6 +172,8 @@ class Validator:
 #: Keywords that say nothing about validity (annotations).
 _ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"})
 _SIMPLE_TYPES = frozenset({"string", "integer", "number", "boolean", "null"})
+_SIMPLE_OBJECT_KEYS = frozenset({"type", "properties", "required", "additionalProperties", "$schema"}) | _ANNOTATIONS
+_SIMPLE_PROPERTY_KEYS = frozenset({"type"}) | _ANNOTATIONS
 
 #: A simple schema, flattened: (required names, {name: type}, extra properties allowed).
 SimpleSchema = tuple[tuple[str, ...], dict[str, str], bool]
@@ -179,7 +188,7 @@ def simple_schema(schema: Any) -> SimpleSchema | None:
     """
     if type(schema) is not dict or schema.get("type") != "object":
         return None
-    if not set(schema) <= {"type", "properties", "required", "additionalProperties", "$schema"} | _ANNOTATIONS:
+    if not schema.keys() <= _SIMPLE_OBJECT_KEYS:
         return None
     if (
         schema.get("$schema", "https://json-schema.org/draft/2020-12/schema")
@@ -195,7 +204,7 @@ def simple_schema(schema: Any) -> SimpleSchema | None:
         return None
     types: dict[str, str] = {}
     for name, sub in properties.items():
-        if type(sub) is not dict or not set(sub) <= {"type"} | _ANNOTATIONS:
+        if type(sub) is not dict or not sub.keys() <= _SIMPLE_PROPERTY_KEYS:
             return None
         kind = sub.get("type")
         if type(kind) is not str or kind not in _SIMPLE_TYPES:
