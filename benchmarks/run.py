@@ -704,6 +704,14 @@ def summarize(results: dict[str, Any]) -> list[dict[str, Any]]:
             "<= 3x floor",
             discover_ratio <= 3.0,
         ),
+        row(
+            f"cold start to initialize answer, {LIST_TOOLS:,} tools (floor column: toolwire with one tool)",
+            "ms",
+            cold["toolwire_initialize"],
+            cold["toolwire_initialize_many"],
+            "<= 2x one tool",
+            cold["toolwire_initialize_many"] <= 2 * cold["toolwire_initialize"],
+        ),
         row("RSS after the throughput runs", "MiB", memory["floor"]["rss"], rss, "<= 30 MiB", rss <= 30.0),
         row(
             "cold start to first tools/call answer",
