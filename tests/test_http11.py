@@ -4,6 +4,8 @@ Each test serves a small scripted HTTP server (``asyncio.start_server``) that an
 test needs: lengths, chunks, streams, connections closed between and during requests, no
 answer at all, TLS with a certificate made here. The client is used as the Streamable HTTP
 transport uses it: ``httpx.AsyncClient`` on :class:`Http11Transport`, and the direct route.
+The last tests put the :class:`Client` before a toolwire server (uvicorn, in this process)
+that redirects, sets cookies or compresses its answers.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from typing import Any
 import httpx
 import pytest
 
+from httpserve import InProcess
+from toolwire import Server
+from toolwire.client import Client
 from toolwire.client.http11 import ConnectionPool, DirectRoute, Http11Transport
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -490,3 +495,109 @@ async def test_the_direct_route_refuses_codings_it_cannot_decode() -> None:
         assert direct.allows({"Authorization": "Bearer x"})
         assert not direct.allows({"Accept-Encoding": "br"})
         await http.aclose()
+
+
+# -- the Client --------------------------------------------------------------------------------
+
+PROTOCOLS = ["2026-07-28", "2025-11-25"]
+App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
+
+
+def echo_app() -> Any:
+    server = Server("echo", "1.0.0")
+
+    @server.tool
+    async def echo(text: str) -> str:
+        """Echo the text."""
+        return text
+
+    return server.http_app()
+
+
+async def calls(client: Client) -> list[str]:
+    return [(await client.call_tool("echo", {"text": f"call {n}"})).text for n in range(3)]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_the_client_follows_a_server_that_redirects(protocol: str) -> None:
+    app, redirected = echo_app(), []
+
+    async def moved(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/old":
+            redirected.append(scope["method"])
+            await send({"type": "http.response.start", "status": 307, "headers": [(b"location", b"/mcp")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await app(scope, receive, send)
+
+    async with InProcess(moved) as url, Client(url.replace("/mcp", "/old"), protocol=protocol) as client:
+        assert await calls(client) == ["call 0", "call 1", "call 2"]
+    assert "POST" in redirected
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_the_client_sends_back_the_cookie_a_server_sets(protocol: str) -> None:
+    app, cookies = echo_app(), []
+
+    async def sticky(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        cookies.append(dict(scope["headers"]).get(b"cookie"))
+
+        async def with_cookie(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message["headers"], (b"set-cookie", b"replica=2; Path=/")]}
+            await send(message)
+
+        await app(scope, receive, with_cookie)
+
+    async with InProcess(sticky) as url, Client(url, protocol=protocol) as client:
+        assert await calls(client) == ["call 0", "call 1", "call 2"]
+    assert cookies[0] is None and cookies[-1] == b"replica=2"
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_the_client_reads_answers_a_server_compresses(protocol: str) -> None:
+    app, compressed = echo_app(), []
+
+    async def gzipping(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or b"gzip" not in dict(scope["headers"]).get(b"accept-encoding", b""):
+            await app(scope, receive, send)
+            return
+        held: list[dict[str, Any]] = []
+
+        async def compress(message: dict[str, Any]) -> None:
+            start = message if message["type"] == "http.response.start" else held[0] if held else None
+            if start is not None and (b"content-type", b"application/json") not in start["headers"]:
+                await send(message)  # streams go as they are
+                return
+            held.append(message)
+            if message["type"] != "http.response.body" or message.get("more_body"):
+                return
+            start, body = held[0], b"".join(part.get("body", b"") for part in held[1:])
+            headers = [(name, value) for name, value in start["headers"] if name.lower() != b"content-length"]
+            if body:
+                body = gzip.compress(body)
+                headers.append((b"content-encoding", b"gzip"))
+                compressed.append(len(body))
+            headers.append((b"content-length", b"%d" % len(body)))
+            await send({**start, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+
+        await app(scope, receive, compress)
+
+    async with InProcess(gzipping) as url, Client(url, protocol=protocol) as client:
+        assert await calls(client) == ["call 0", "call 1", "call 2"]
+        assert client.transport._direct.usable  # type: ignore[attr-defined]
+    assert compressed
+
+
+async def test_with_a_proxy_in_the_environment_the_client_takes_httpx_own_transport(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    async with InProcess(echo_app()) as url, Client(url) as client:
+        assert await calls(client) == ["call 0", "call 1", "call 2"]
+        assert client.transport._direct is None  # type: ignore[attr-defined]
