@@ -21,6 +21,9 @@ connection, when its body can be sent again. Errors surface as the httpx excepti
 transport raises: ``ConnectError``/``ConnectTimeout``, ``ReadError``/``ReadTimeout``,
 ``WriteError``/``WriteTimeout``, ``RemoteProtocolError``, ``LocalProtocolError``,
 ``PoolTimeout``. ``HEAD`` requests and schemes other than http(s) go to httpx's own transport.
+
+:class:`DirectRoute` sends requests to one URL straight to the pool, as an httpx client on
+this transport would send them, for as long as that client's layer would add nothing.
 """
 
 from __future__ import annotations
@@ -657,7 +660,7 @@ class DirectRoute:
         parsed = httpx.URL(url)
         self._url = url
         self._origin: Origin = (parsed.scheme, parsed.host, parsed.port or (443 if parsed.scheme == "https" else 80))
-        self._start = parsed.raw_path  # the request target
+        self._target = parsed.raw_path
         self._host = parsed.netloc.decode("ascii")
         self._fixed: dict[tuple[str, ...], bytes] = {}
         self._timeouts = client.timeout.as_dict()
@@ -667,6 +670,7 @@ class DirectRoute:
 
     @property
     def usable(self) -> bool:
+        """Whether a request may take this route now."""
         return self._fits and not self._redirected and not self.client.cookies
 
     def allows(self, headers: dict[str, str]) -> bool:
@@ -687,7 +691,7 @@ class DirectRoute:
         if text.count("\n") != len(headers) or text.count("\r") != len(headers):
             raise httpx.LocalProtocolError("a header holds a line break")
         length = b"" if content is None else b"Content-Length: %d\r\n" % len(content)
-        head = b"%s %s HTTP/1.1\r\n%s%s%s\r\n" % (method.encode(), self._start, fixed, text.encode(), length)
+        head = b"%s %s HTTP/1.1\r\n%s%s%s\r\n" % (method.encode(), self._target, fixed, text.encode(), length)
         response = await self.pool.send(self._origin, head, content or b"", False, self._timeouts)
         if any(name.lower() == b"set-cookie" for name, _ in response.headers):
             self.client.cookies.extract_cookies(
