@@ -466,3 +466,45 @@ async def test_a_sessions_log_level_set_on_one_replica_holds_on_the_other() -> N
             for url in (second, first):  # the second replica takes the session up after the change
                 answer = (await http.post(url, json=call(3), headers=session)).text
                 assert "a debug line" in answer and "a warning line" in answer  # not only the default "info"
+
+
+async def test_a_session_is_found_on_the_other_replica_as_soon_as_it_is_opened() -> None:
+    from toolwire.client.http11 import ConnectionPool
+
+    initialize = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        }
+    ).encode()
+    initialized = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+
+    def head(url: str, body: bytes, session: bytes = b"") -> bytes:
+        port = url.split(":")[2].split("/")[0].encode()
+        extra = b"Mcp-Session-Id: " + session + b"\r\n" if session else b""
+        return (
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + port + b"\r\nContent-Type: application/json\r\n"
+            b"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: "
+            + LEGACY.encode()
+            + b"\r\n"
+            + extra
+            + b"Content-Length: %d\r\n\r\n" % len(body)
+        )
+
+    def origin(url: str) -> tuple[str, str, int]:
+        return ("http", "127.0.0.1", int(url.split(":")[2].split("/")[0]))
+
+    with two_replicas() as ((first, _), (second, _)):
+        pool = ConnectionPool()
+        statuses = []
+        for _ in range(20):  # the next request leaves the moment the answer is read
+            opened = await pool.send(origin(first), head(first, initialize), initialize, False, {})
+            await opened.read()
+            session = dict(opened.headers)[b"mcp-session-id"]
+            reply = await pool.send(origin(second), head(second, initialized, session), initialized, False, {})
+            await reply.read()
+            statuses.append(reply.status)
+        await pool.aclose()
+    assert statuses == [202] * 20

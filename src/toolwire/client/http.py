@@ -22,12 +22,19 @@ It reads what it needs from the messages themselves:
 A server that cannot be reached closes the transport (the client raises
 ``ConnectionClosed``); an HTTP error without a JSON-RPC body becomes an error answer to the
 request that caused it, naming the status.
+
+The HTTP is httpx's ``AsyncClient`` on :class:`~toolwire.client.http11.Http11Transport`
+(httpx's own transport when a proxy is configured in the environment). The POSTs of
+messages take the :class:`~toolwire.client.http11.DirectRoute` to the same connections while
+httpx's client layer would add nothing to them (no ``auth``, no cookies, no redirect): that
+layer costs several times what the rest of a request does.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import urllib.request
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urljoin
@@ -40,6 +47,7 @@ from ..logs import get_logger
 from ..protocol import http_headers
 from ..protocol.versions import META_PROTOCOL_VERSION
 from .errors import AUTHORIZATION_FAILED
+from .http11 import DirectRoute, Http11Transport, Reply
 
 log = get_logger("toolwire.client")
 
@@ -124,11 +132,19 @@ class StreamableHttpTransport:
         #: a server asking something while answering them has a stream to ask on.
         self._listening: asyncio.Event | None = None
         self._closed = False
+        #: POSTs go straight to the connection pool while httpx's client layer would add nothing.
+        self._direct: DirectRoute | None = None
+        #: The headers of every POST, for the session id and version they were made for.
+        self._post_headers: tuple[tuple[str | None, str | None], dict[str, str]] | None = None
 
     async def start(self) -> None:
+        transport = None if urllib.request.getproxies() else Http11Transport()  # a proxy: httpx's own
         self._http = httpx.AsyncClient(
-            timeout=httpx.Timeout(self.timeout, read=None), follow_redirects=True, auth=self.auth
+            timeout=httpx.Timeout(self.timeout, read=None), follow_redirects=True, auth=self.auth, transport=transport
         )
+        if transport is not None:
+            direct = DirectRoute(self._http, transport, self.url)
+            self._direct = direct if direct.allows(self.headers) else None
 
     # -- sending -----------------------------------------------------------------------------
 
@@ -182,7 +198,14 @@ class StreamableHttpTransport:
         return headers
 
     def _request_headers(self, message: dict[str, Any]) -> dict[str, str]:
-        headers = {**self._session_headers(), "Accept": ACCEPT, "Content-Type": "application/json"}
+        key = (self.session_id, self.protocol_version)
+        cached = self._post_headers
+        if cached is None or cached[0] != key:
+            cached = self._post_headers = (
+                key,
+                {**self._session_headers(), "Accept": ACCEPT, "Content-Type": "application/json"},
+            )
+        headers = cached[1].copy()
         params = message.get("params")
         params = params if isinstance(params, dict) else {}
         meta = params.get("_meta")
@@ -204,13 +227,12 @@ class StreamableHttpTransport:
         if self._endpoint is not None:
             await self._post_to_endpoint(data, message)
             return
-        if self._listening is not None and "id" in message:
+        if self._listening is not None and not self._listening.is_set() and "id" in message:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._listening.wait(), self.LISTEN_WAIT)
         try:
-            async with self._http.stream(
-                "POST", self.url, content=data, headers=self._request_headers(message)
-            ) as reply:
+            reply = await self._open(data, self._request_headers(message))
+            try:
                 if method == "initialize" and reply.status_code < 300:
                     self.session_id = reply.headers.get("mcp-session-id")
                 if reply.status_code == 404 and self.session_id is not None and not retried and method != "initialize":
@@ -226,6 +248,8 @@ class StreamableHttpTransport:
                     self._answer_error(message, reply.status_code, body)
                     return
                 await self._receive(reply, message)
+            finally:
+                await reply.aclose()
         except AuthorizationError as exc:
             self._answer_error(message, None, b"", f"authorization failed: {exc}", AUTHORIZATION_FAILED)
         except httpx.HTTPError as exc:
@@ -237,7 +261,20 @@ class StreamableHttpTransport:
             self._listening = asyncio.Event()
             self._spawn(self._listen(self._listening))
 
-    async def _receive(self, reply: httpx.Response, message: dict[str, Any]) -> None:
+    async def _open(self, data: bytes, headers: dict[str, str]) -> httpx.Response | Reply:
+        """POST ``data``; the answer once its head has come, to be closed after: on the
+        direct route while it holds, else (and for a redirect, sent again) through httpx's
+        client. Raises httpx's exceptions."""
+        assert self._http is not None
+        direct = self._direct
+        if direct is not None and direct.usable:
+            reply = await direct.send("POST", headers, data)
+            if reply is not None:
+                return reply
+        request = self._http.build_request("POST", self.url, content=data, headers=headers)
+        return await self._http.send(request, stream=True)
+
+    async def _receive(self, reply: httpx.Response | Reply, message: dict[str, Any]) -> None:
         """Deliver what a POST's answer holds: nothing (202), JSON, or a stream's events."""
         kind = reply.headers.get("content-type", "").split(";")[0].strip().lower()
         if reply.status_code == 202:
@@ -254,7 +291,7 @@ class StreamableHttpTransport:
             return
         self._deliver(body)
 
-    async def _read_stream(self, reply: httpx.Response, stream: _Stream, id: Any) -> bool:
+    async def _read_stream(self, reply: httpx.Response | Reply, stream: _Stream, id: Any) -> bool:
         """Deliver a stream's messages; whether the answer to ``id`` was among them."""
         answered = False
         try:

@@ -617,10 +617,8 @@ class StreamableHTTP:
             try:
                 if self.shared is not None:
                     legacy.elsewhere = self._pass_on(legacy.id)
-                await self._exchange(legacy, caller, body, message, receive, send, opening=True)
+                await self._exchange(legacy, caller, body, message, receive, send, opening=client)
                 ok = legacy.session.connection.legacy is not None
-                if ok and self.shared is not None:
-                    await self._share(legacy, client)
             finally:
                 if not ok:
                     await self.sessions.end(legacy.id)
@@ -651,11 +649,13 @@ class StreamableHTTP:
         message: Any,
         receive: Receive,
         send: Send,
-        opening: bool = False,
+        opening: str | None = None,
     ) -> None:
         """Feed one POST to a session and answer it: 202 when it carried no request, else
         the answers (JSON, or a stream when more than the answer is to be sent).
-        ``opening``: the POST opens the session (its id goes out once the handshake worked)."""
+        ``opening``: the POST opens the session for this client address (its id goes out once
+        the handshake worked; replicas sharing sessions have it before the answer leaves, so
+        that the client's next request finds it on any of them)."""
         if self.shared is not None and legacy.elsewhere is not None:  # a session shared by replicas
             from .shared import session_state
 
@@ -663,7 +663,7 @@ class StreamableHTTP:
         else:
             before = None
         events = legacy.session.connection.receive_message(body, message)
-        opened = opening and legacy.session.connection.legacy is not None
+        opened = opening is not None and legacy.session.connection.legacy is not None
         headers = [(SESSION_HEADER, legacy.id.encode())] if opened else []
         immediate: list[bytes] = []
         others: list[Any] = []
@@ -689,6 +689,8 @@ class StreamableHTTP:
                 await self._shared_call(self.shared.publish(legacy.id, FROM_CLIENT, body), _id(message))
             if before is not None:
                 await self._share_changes(legacy, before)
+            if opened and opening is not None and self.shared is not None:
+                await self._share(legacy, opening)  # the core answered initialize itself
             if immediate:
                 await respond(send, _legacy_status(immediate[0]), immediate[0], headers)
             else:
@@ -712,6 +714,8 @@ class StreamableHTTP:
             await _first_steps()
             if before is not None:
                 await self._share_changes(legacy, before)
+            if opened and opening is not None and self.shared is not None:
+                await self._share(legacy, opening)
             answer = channel.immediate_answer()
             if answer is not None:
                 await respond(send, _legacy_status(answer), answer, headers)
