@@ -43,7 +43,6 @@ import http_run  # the HTTP benchmark's server process, next to this file
 import run as stdio  # machine info, errors, the docs writer
 
 ROOT = stdio.ROOT
-DOCS = stdio.DOCS
 START_MARK = "<!-- http-client-results:start -->"
 END_MARK = "<!-- http-client-results:end -->"
 IN_FLIGHT = (1, 64)
@@ -195,17 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     rows = summarize(results)
     results["rows"] = rows
-    text = render(results, rows)
-    print(text)
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
-        _log(f"results written to {args.json}")
-    if args.docs:
-        if stdio.update_docs(text, START_MARK, END_MARK):
-            _log(f"results written to {DOCS.relative_to(ROOT)}")
-        else:
-            _log(f"{DOCS.relative_to(ROOT)} has no Client-over-HTTP results markers: not updated")
+    marks = (START_MARK, END_MARK)
+    stdio.publish(render(results, rows), results, args.json, args.docs, marks, "Client-over-HTTP results")
     failed = [f"{r['era']}, {r['in_flight']} in flight" for r in rows if r["passed"] is False]
     if failed:
         _log("targets missed: " + "; ".join(failed))

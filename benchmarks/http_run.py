@@ -42,7 +42,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run as stdio  # the stdio driver, next to this file: machine info, errors, the watchdog
 
 ROOT = stdio.ROOT
-DOCS = stdio.DOCS
 START_MARK = "<!-- http-results:start -->"
 END_MARK = "<!-- http-results:end -->"
 
@@ -356,17 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     tables = {runner: summarize(results["runners"][runner]) for runner in runners}
     results["tables"] = tables
-    text = render(results, tables)
-    print(text)
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
-        _log(f"results written to {args.json}")
-    if args.docs:
-        if stdio.update_docs(text, START_MARK, END_MARK):
-            _log(f"results written to {DOCS.relative_to(ROOT)}")
-        else:
-            _log(f"{DOCS.relative_to(ROOT)} has no HTTP results markers: not updated")
+    stdio.publish(render(results, tables), results, args.json, args.docs, (START_MARK, END_MARK), "HTTP results")
     failed = [f"{r['case']}: {r['metric']}" for rows in tables.values() for r in rows if r["passed"] is False]
     if failed:
         _log("targets missed: " + "; ".join(failed))

@@ -850,6 +850,28 @@ def update_docs(text: str, start_mark: str = START_MARK, end_mark: str = END_MAR
     return True
 
 
+def publish(
+    text: str,
+    results: dict[str, Any],
+    json_path: str | None,
+    docs: bool,
+    marks: tuple[str, str] = (START_MARK, END_MARK),
+    what: str = "results",
+) -> None:
+    """Print the table; with ``json_path``, write ``results`` there as JSON; with ``docs``,
+    put the table between ``marks`` in docs/performance.md (saying so when they are missing)."""
+    print(text)
+    if json_path:
+        Path(json_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(json_path).write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
+        _log(f"results written to {json_path}")
+    if docs:
+        if update_docs(text, *marks):
+            _log(f"results written to {DOCS.relative_to(ROOT)}")
+        else:
+            _log(f"{DOCS.relative_to(ROOT)} has no {what} markers: not updated")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a short run (about half a minute)")
@@ -867,17 +889,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rows = summarize(results)
     results["table"] = rows
-    text = render(results, rows)
-    print(text)
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
-        _log(f"results written to {args.json}")
-    if args.docs or (mode == "full" and not args.no_docs):
-        if update_docs(text):
-            _log(f"results written to {DOCS.relative_to(ROOT)}")
-        else:
-            _log(f"{DOCS.relative_to(ROOT)} has no results markers: not updated")
+    publish(render(results, rows), results, args.json, args.docs or (mode == "full" and not args.no_docs))
     failed = [r["metric"] for r in rows if r["passed"] is False]
     if failed:
         _log("targets missed: " + "; ".join(failed))
