@@ -149,13 +149,15 @@ class Server:
         self._compose()
         return guard
 
-    def _compose(self) -> None:
+    def _compose(self, tool_limits: bool = False) -> None:
         """Order the guards (``outermost`` ones first, then the built-in limits when any is
-        set and the user gave no :class:`Limits` of their own, then the rest) and compose."""
+        set and the user gave no :class:`Limits` of their own, then the rest) and compose.
+        ``tool_limits``: a tool with limits of its own was just added (no need to look for one)."""
         if self._limits in self.guards:
             self.guards.remove(self._limits)
         wanted = not any(getattr(guard, "applies_tool_limits", False) for guard in self.guards) and (
-            self.timeout is not None
+            tool_limits
+            or self.timeout is not None
             or self.max_concurrency is not None
             or any(tool.timeout is not None or tool.max_concurrency is not None for tool in self.registry.all())
         )
@@ -347,7 +349,7 @@ class Server:
         if tool.task is not None:
             self._declare("tasks", {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
         if tool.timeout is not None or tool.max_concurrency is not None:
-            self._compose()
+            self._compose(tool_limits=True)
         return tool
 
     def raw_tool(
