@@ -14,7 +14,6 @@ request (``every`` minus plain).
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import os
 import platform
@@ -116,19 +115,13 @@ def render(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a short run (about 20 s)")
-    docs = parser.add_mutually_exclusive_group()
-    docs.add_argument("--docs", action="store_true", help="write the results into docs/performance.md")
-    docs.add_argument("--no-docs", action="store_true", help="leave docs/performance.md alone")
+    parser = stdio.options(__doc__, "about 20 s")
     args = parser.parse_args(argv)
     mode = "quick" if args.quick else "full"
     rounds, seconds, warmup = (2, 1.0, 0.3) if args.quick else (5, 2.0, 1.0)
     samples = measure(rounds, seconds, warmup)
     text, passed = render(samples, mode, rounds, seconds)
-    print(text)
-    if (args.docs or (mode == "full" and not args.no_docs)) and not stdio.update_docs(text, START_MARK, END_MARK):
-        print("docs/performance.md has no authorization results markers: not updated", file=sys.stderr)
+    stdio.publish(text, None, None, stdio.wants_docs(args), (START_MARK, END_MARK), "authorization results")
     return 0 if passed else 1
 
 

@@ -13,7 +13,6 @@ is what carries over between machines. Targets: guarded >= 85% of plain, and the
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import os
 import platform
@@ -81,20 +80,13 @@ def render(samples: dict[str, list[float]], mode: str, rounds: int, seconds: flo
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a short run (about 10 s)")
-    docs = parser.add_mutually_exclusive_group()
-    docs.add_argument("--docs", action="store_true", help="write the results into docs/performance.md")
-    docs.add_argument("--no-docs", action="store_true", help="leave docs/performance.md alone")
+    parser = stdio.options(__doc__, "about 10 s")
     args = parser.parse_args(argv)
     mode = "quick" if args.quick else "full"
     rounds, seconds = (3, 0.5) if args.quick else (9, 1.0)
     samples = measure(rounds, seconds)
     text, passed = render(samples, mode, rounds, seconds)
-    print(text)
-    wants_docs = args.docs or (mode == "full" and not args.no_docs)
-    if wants_docs and not stdio.update_docs(text, START_MARK, END_MARK):
-        print("docs/performance.md has no guards results markers: not updated", file=sys.stderr)
+    stdio.publish(text, None, None, stdio.wants_docs(args), (START_MARK, END_MARK), "guards results")
     return 0 if passed else 1
 
 

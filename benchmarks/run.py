@@ -850,9 +850,25 @@ def update_docs(text: str, start_mark: str = START_MARK, end_mark: str = END_MAR
     return True
 
 
+def options(description: str, quick: str) -> argparse.ArgumentParser:
+    """A benchmark's command line: ``--quick`` (a short run, ``quick`` says how long) and
+    ``--docs`` / ``--no-docs``; see :func:`wants_docs`."""
+    parser = argparse.ArgumentParser(description=description.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help=f"a short run ({quick})")
+    docs = parser.add_mutually_exclusive_group()
+    docs.add_argument("--docs", action="store_true", help="write the results into docs/performance.md")
+    docs.add_argument("--no-docs", action="store_true", help="leave docs/performance.md alone")
+    return parser
+
+
+def wants_docs(args: argparse.Namespace) -> bool:
+    """A full run writes docs/performance.md unless ``--no-docs``; a quick one only with ``--docs``."""
+    return bool(args.docs or (not args.quick and not args.no_docs))
+
+
 def publish(
     text: str,
-    results: dict[str, Any],
+    results: dict[str, Any] | None,
     json_path: str | None,
     docs: bool,
     marks: tuple[str, str] = (START_MARK, END_MARK),
@@ -861,7 +877,7 @@ def publish(
     """Print the table; with ``json_path``, write ``results`` there as JSON; with ``docs``,
     put the table between ``marks`` in docs/performance.md (saying so when they are missing)."""
     print(text)
-    if json_path:
+    if json_path and results is not None:
         Path(json_path).parent.mkdir(parents=True, exist_ok=True)
         Path(json_path).write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
         _log(f"results written to {json_path}")
@@ -873,12 +889,8 @@ def publish(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a short run (about half a minute)")
+    parser = options(__doc__, "about half a minute")
     parser.add_argument("--json", metavar="PATH", help="also write the results (with every sample) as JSON")
-    docs = parser.add_mutually_exclusive_group()
-    docs.add_argument("--docs", action="store_true", help="write the results into docs/performance.md")
-    docs.add_argument("--no-docs", action="store_true", help="leave docs/performance.md alone")
     parser.add_argument("--strict", action="store_true", help="exit with status 1 if a target is missed")
     args = parser.parse_args(argv)
     mode = "quick" if args.quick else "full"
@@ -889,7 +901,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rows = summarize(results)
     results["table"] = rows
-    publish(render(results, rows), results, args.json, args.docs or (mode == "full" and not args.no_docs))
+    publish(render(results, rows), results, args.json, wants_docs(args))
     failed = [r["metric"] for r in rows if r["passed"] is False]
     if failed:
         _log("targets missed: " + "; ".join(failed))

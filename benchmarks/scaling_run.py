@@ -14,7 +14,6 @@ nothing extra, legacy calls at most +150 µs.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import datetime
 import os
@@ -182,20 +181,13 @@ def render_balanced(rates: dict[str, list[float]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a short run (about 20 s)")
-    docs = parser.add_mutually_exclusive_group()
-    docs.add_argument("--docs", action="store_true", help="write the results into docs/performance.md")
-    docs.add_argument("--no-docs", action="store_true", help="leave docs/performance.md alone")
+    parser = stdio.options(__doc__, "about 20 s")
     args = parser.parse_args(argv)
     mode = "quick" if args.quick else "full"
     rounds, seconds, warmup = (2, 1.0, 0.5) if args.quick else (5, 2.0, 1.0)
     text = render(measure(rounds, seconds, warmup), mode, rounds, seconds)
     text += render_balanced(measure_balanced(rounds, seconds, warmup))
-    print(text)
-    wants_docs = args.docs or (mode == "full" and not args.no_docs)
-    if wants_docs and not stdio.update_docs(text, START_MARK, END_MARK):
-        print("docs/performance.md has no scaling results markers: not updated", file=sys.stderr)
+    stdio.publish(text, None, None, stdio.wants_docs(args), (START_MARK, END_MARK), "scaling results")
     return 0
 
 
