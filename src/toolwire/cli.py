@@ -304,6 +304,15 @@ def _run(target: str, options: list[str]) -> None:
         raise ServingFailed(str(exc)) from None
 
 
+def _one_target(command: str, word: str, target: Any) -> str:
+    """``word`` as ``command``'s one TARGET; ``UsageError`` for an unknown option or a second one."""
+    if word.startswith("-"):
+        raise UsageError(f"unknown option for {command}: {word!r}")
+    if target is not None:
+        raise UsageError(f"unexpected {word!r}: {command} takes one TARGET")
+    return word
+
+
 def _dev(argv: list[str]) -> int:
     """``toolwire dev TARGET [options]`` (or ``-- COMMAND ...``); the exit status."""
     from .protocol.versions import SUPPORTED_VERSIONS
@@ -332,12 +341,8 @@ def _dev(argv: list[str]) -> int:
                 protocol = value
         elif word == "--no-browser":
             browser = False
-        elif word.startswith("-"):
-            raise UsageError(f"unknown option for dev: {word!r}")
-        elif target is None:
-            target = word
         else:
-            raise UsageError(f"unexpected {word!r}: dev takes one TARGET")
+            target = _one_target("dev", word, target)
     if target is None:
         raise UsageError("dev needs a TARGET: FILE.py[:OBJECT], a URL, or a command line after --")
     file = None
@@ -389,12 +394,8 @@ def _proxy(argv: list[str]) -> None:
                 options += [word, value]
         elif word in ("-v", "--stateless", "--granian"):
             options.append(word)
-        elif word.startswith("-"):
-            raise UsageError(f"unknown option for proxy: {word!r}")
-        elif target is None:
-            target = word
         else:
-            raise UsageError(f"unexpected {word!r}: proxy takes one TARGET")
+            target = _one_target("proxy", word, target)
     if target is None:
         raise UsageError("proxy needs a TARGET: a URL, FILE.py[:OBJECT], or a command line after --")
     local = isinstance(target, str) and not target.startswith(("http://", "https://"))
