@@ -30,6 +30,8 @@ import httpx
 import orjson
 import uvicorn
 
+from toolwire.transports.http import wire
+
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "tests" / "servers"
 LIBRARY = str(SERVERS / "library.py")
@@ -104,19 +106,27 @@ def fresh_server(path: str) -> Any:
 
 
 class InProcess:
-    """``app`` served by uvicorn on this event loop, on a free port of 127.0.0.1.
+    """``app`` served on this event loop, on a free port of 127.0.0.1: by toolwire's own HTTP
+    server (``run_http``'s default), or uvicorn with ``runner="uvicorn"``.
 
     ``async with InProcess(app) as url``: the server runs (its lifespan too) until the block
     ends; then it shuts down, waiting at most ``grace`` seconds for open responses.
     """
 
     def __init__(
-        self, app: Any, grace: float = 2.0, listener: socket.socket | None = None, lifespan: str = "on"
+        self,
+        app: Any,
+        grace: float = 2.0,
+        listener: socket.socket | None = None,
+        lifespan: str = "on",
+        runner: str = "toolwire",
     ) -> None:
         self.app = app
         self.grace = grace
         self.lifespan = lifespan
+        self.runner = runner
         self._server: uvicorn.Server | None = None
+        self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._listener = listener
 
@@ -126,6 +136,12 @@ class InProcess:
             self._listener.bind(("127.0.0.1", 0))
         listener = self._listener
         port = listener.getsockname()[1]
+        if self.runner == "toolwire":
+            listener.listen(128)
+            serving = wire.serve(self.app, listener, grace=self.grace, lifespan=self.lifespan == "on", stop=self._stop)
+            self._task = asyncio.create_task(serving)
+            await asyncio.sleep(0)
+            return f"http://127.0.0.1:{port}/mcp"
         config = uvicorn.Config(
             self.app, lifespan=self.lifespan, log_level="critical", timeout_graceful_shutdown=self.grace, ws="none"
         )
@@ -139,8 +155,10 @@ class InProcess:
         return f"http://127.0.0.1:{port}/mcp"
 
     async def __aexit__(self, *exc: object) -> None:
-        assert self._server is not None and self._task is not None
-        self._server.should_exit = True
+        assert self._task is not None
+        if self._server is not None:
+            self._server.should_exit = True
+        self._stop.set()
         await asyncio.wait_for(self._task, self.grace + 10)
         if self._listener is not None:
             self._listener.close()

@@ -387,7 +387,10 @@ def test_auth_options_of_toolwire_run_that_do_not_fit_are_usage_errors() -> None
     from clirun import toolwire
 
     for options, said in (
-        (["--issuer", "https://as.example"], "--allow-host, --stateless, --granian and --issuer go with --http"),
+        (
+            ["--issuer", "https://as.example"],
+            "--allow-host, --stateless, --uvicorn, --granian and --issuer go with --http",
+        ),
         (["--http", "8", "--audience", "https://x/mcp"], "--audience and --scope go with --issuer"),
         (
             ["--http", "8", "--issuer", "https://as", "--audience", "x.example"],

@@ -385,7 +385,7 @@ def test_failures_are_said_once_with_the_servers_reason() -> None:
     assert failed(missing, 1) == "toolwire: resource not found: notes://x (there is no note called x)"
 
 
-@pytest.mark.parametrize("runner", [[], ["--granian"]])
+@pytest.mark.parametrize("runner", [[], ["--uvicorn"], ["--granian"]])
 def test_http_serving_is_announced_once_bound_and_a_port_in_use_is_one_line(runner: list[str]) -> None:
     import socket
     import subprocess

@@ -27,8 +27,8 @@ import sys
 from typing import Any
 
 USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--http [HOST:]PORT [--allow-host HOST ...]
-                                         [--stateless] [--granian] [--issuer URL [--audience URI] [--scope SCOPE ...]]]
-                                         [-- ARG ...]
+                                         [--stateless] [--uvicorn | --granian]
+                                         [--issuer URL [--audience URI] [--scope SCOPE ...]]] [-- ARG ...]
        toolwire tools TARGET [--json] [options]
        toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]
        toolwire resources TARGET [--json] [options]
@@ -51,7 +51,8 @@ commands:
                        --http serves it over Streamable HTTP at http://HOST:PORT/mcp instead
                        (HOST defaults to 127.0.0.1); --allow-host accepts another Host name
                        (needed when HOST is not local), --stateless keeps no sessions,
-                       --granian serves with granian instead of uvicorn (pip install granian).
+                       It is served by toolwire's own HTTP/1.1 server; --uvicorn serves with
+                       uvicorn instead, --granian with granian (pip install granian).
                        --issuer asks every request for an OAuth access token (a JWT) from that
                        authorization server, issued for --audience (this server's public URL,
                        by default http://HOST:PORT/mcp); --scope: a scope every request needs.
@@ -392,7 +393,7 @@ def _proxy(argv: list[str]) -> None:
                 name = value
             else:
                 options += [word, value]
-        elif word in ("-v", "--stateless", "--granian"):
+        elif word in ("-v", "--stateless", "--uvicorn", "--granian"):
             options.append(word)
         else:
             target = _one_target("proxy", word, target)
@@ -457,15 +458,15 @@ def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, bool, dict
     :class:`UsageError` for anything else."""
     http: tuple[str, int] | None = None
     verbose = False
-    chosen: dict[str, Any] = {"allowed_hosts": [], "stateless": False, "runner": "uvicorn", "scopes": []}
+    chosen: dict[str, Any] = {"allowed_hosts": [], "stateless": False, "runner": "toolwire", "scopes": []}
     words = iter(options)
     for word in words:
         if word == "-v":
             verbose = True
         elif word == "--stateless":
             chosen["stateless"] = True
-        elif word == "--granian":
-            chosen["runner"] = "granian"
+        elif word in ("--granian", "--uvicorn"):
+            chosen["runner"] = word[2:]
         elif word in ("--http", "--allow-host", "--issuer", "--audience", "--scope", "--tasks", "--redis"):
             value = next(words, None)
             if value is None:
@@ -484,9 +485,9 @@ def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, bool, dict
         else:
             raise UsageError(f"unknown option for run: {word!r}")
     if http is None and (
-        chosen["allowed_hosts"] or chosen["stateless"] or chosen["runner"] != "uvicorn" or "issuer" in chosen
+        chosen["allowed_hosts"] or chosen["stateless"] or chosen["runner"] != "toolwire" or "issuer" in chosen
     ):
-        raise UsageError("--allow-host, --stateless, --granian and --issuer go with --http")
+        raise UsageError("--allow-host, --stateless, --uvicorn, --granian and --issuer go with --http")
     if ("audience" in chosen or chosen["scopes"]) and "issuer" not in chosen:
         raise UsageError("--audience and --scope go with --issuer")
     return http, verbose, chosen

@@ -412,8 +412,7 @@ class StreamableHTTP:
         content_type = headers.get("content-type", "")
         if not content_type.split(";")[0].strip().lower() == "application/json":
             raise HttpError(415, INVALID_REQUEST, "Unsupported Media Type: the body must be application/json")
-        accept = headers.get("accept", "")
-        if not _accepts(accept, "application/json") or not _accepts(accept, "text/event-stream"):
+        if not _accepts_json_and_sse(headers.get("accept", "")):
             raise HttpError(
                 406,
                 INVALID_REQUEST,
@@ -1036,6 +1035,11 @@ def _headers(scope: Scope) -> dict[str, str]:
 def _host_allowed(host: str, extra: set[str]) -> bool:
     name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
     return name in LOCAL_HOSTS or host in extra or name in extra
+
+
+@functools.lru_cache(maxsize=256)
+def _accepts_json_and_sse(accept: str) -> bool:
+    return _accepts(accept, "application/json") and _accepts(accept, "text/event-stream")
 
 
 @functools.lru_cache(maxsize=256)

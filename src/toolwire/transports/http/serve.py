@@ -1,4 +1,5 @@
-"""Running the Streamable HTTP application: uvicorn by default, granian when asked for."""
+"""Running the Streamable HTTP application: toolwire's own HTTP/1.1 server by default
+(:mod:`.wire`), uvicorn or granian when asked for."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def run_http(
     host: str = "127.0.0.1",
     port: int = 8000,
     *,
-    runner: str = "uvicorn",
+    runner: str = "toolwire",
     log_level: str = "warning",
     header_timeout: float = 10.0,
     max_connections: int = 1000,
@@ -31,14 +32,17 @@ def run_http(
 
     Binds to 127.0.0.1 unless told otherwise; a public ``host`` also needs ``allowed_hosts``
     for the names clients will use (DNS rebinding protection refuses others). ``options``
-    go to :class:`StreamableHTTP`. ``runner`` is ``"uvicorn"`` or ``"granian"`` (which must be
-    installed); ``ValueError`` for another.
+    go to :class:`StreamableHTTP`. ``runner`` is ``"toolwire"`` (the lean server of
+    :mod:`toolwire.transports.http.wire`, on uvloop when installed), ``"uvicorn"`` or
+    ``"granian"`` (which must be installed); ``ValueError`` for another. SIGINT and SIGTERM
+    stop it: streams end, requests being answered get 10 s to finish.
 
     Slow or idle clients cannot hold the server: a request's headers must arrive within
     ``header_timeout`` seconds (then 408 and the connection is closed), its body within the
     app's ``body_timeout``, and at most ``max_connections`` connections are open at once
     (more are answered 503 and closed; the limit is lowered to fit the process's file
-    descriptors, whose soft limit is first raised to the hard one).
+    descriptors, whose soft limit is first raised to the hard one). An idle keep-alive
+    connection is closed after 5 s.
 
     Objects made before serving are frozen out of garbage collection (``gc.freeze()``).
     ``on_ready()`` is called once the port is bound. :class:`CannotListen` (one line: the
@@ -47,7 +51,25 @@ def run_http(
     app = StreamableHTTP(server, **options)
     listener = _bind(host, port)
     max_connections = _fit_descriptors(max_connections)
-    if runner == "uvicorn":
+    if runner == "toolwire":
+        from ..stdio import event_loop_runner
+        from .wire import serve
+
+        access_log = log_level in ("debug", "trace", "info")
+        _log_to_stderr(log_level)
+        if on_ready is not None:
+            on_ready()
+        _freeze_startup_objects()
+        serving = serve(
+            app,
+            listener,
+            header_timeout=header_timeout,
+            max_connections=max_connections,
+            access_log=access_log,
+            on_stop=app.close,
+        )
+        event_loop_runner()(serving)
+    elif runner == "uvicorn":
         import uvicorn
 
         access_log = log_level in ("debug", "trace", "info")
@@ -86,7 +108,20 @@ def run_http(
         _freeze_startup_objects()
         event_loop_runner()(granian.serve())
     else:
-        raise ValueError(f"unknown runner {runner!r}: use 'uvicorn' or 'granian'")
+        raise ValueError(f"unknown runner {runner!r}: use 'toolwire', 'uvicorn' or 'granian'")
+
+
+def _log_to_stderr(level: str) -> None:
+    """toolwire's HTTP log (failures; requests at ``info``) on stderr at ``level``, unless
+    logging is already set up."""
+    import logging
+
+    logger = logging.getLogger("toolwire.http")
+    logger.setLevel(getattr(logging, level.upper(), logging.WARNING) if level != "trace" else logging.DEBUG)
+    if not logging.getLogger().handlers and not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+        logger.addHandler(handler)
 
 
 def _freeze_startup_objects() -> None:

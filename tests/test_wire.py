@@ -1,0 +1,443 @@
+"""toolwire's own HTTP/1.1 server (``toolwire.transports.http.wire``) over real sockets.
+
+Each test serves a small ASGI application (or toolwire's Streamable HTTP app) with
+:func:`serve` on a free port of 127.0.0.1 in this process, and talks to it with raw bytes
+over a socket, so that what goes on the wire is what is checked: keep-alive, pipelining,
+chunked bodies both ways, ``Expect: 100-continue``, ``HEAD``, the deadlines, the connection
+cap, failing applications, clients that leave, and stopping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, ClassVar
+
+import httpx
+import orjson
+import pytest
+
+from toolwire import Server
+from toolwire.transports.http import wire
+from toolwire.transports.http.app import StreamableHTTP
+
+App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
+
+
+async def echo(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Answers with the request's method, path and whole body."""
+    if scope["type"] == "lifespan":
+        await _lifespan(receive, send)
+        return
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            break
+    answer = f"{scope['method']} {scope['path']} {scope['query_string'].decode()} ".encode() + body
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+    await send({"type": "http.response.body", "body": answer})
+
+
+async def _lifespan(receive: Any, send: Any) -> None:
+    while True:
+        message = await receive()
+        await send({"type": message["type"] + ".complete"})
+        if message["type"] == "lifespan.shutdown":
+            return
+
+
+@contextlib.asynccontextmanager
+async def serving(app: App, **options: Any) -> AsyncIterator[int]:
+    """``app`` served on a free port until the block ends; yields the port."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
+    port = listener.getsockname()[1]
+    stop = asyncio.Event()
+    task = asyncio.create_task(wire.serve(app, listener, stop=stop, **options))
+    try:
+        await asyncio.sleep(0.05)
+        assert not task.done(), task.exception()
+        yield port
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 15)
+        listener.close()
+        await Peer.close_all()
+
+
+class Peer:
+    """A raw client connection (all closed when the server stops)."""
+
+    opened: ClassVar[list[Peer]] = []
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        Peer.opened.append(self)
+
+    @classmethod
+    async def open(cls, port: int) -> Peer:
+        return cls(*await asyncio.open_connection("127.0.0.1", port))
+
+    @classmethod
+    async def close_all(cls) -> None:
+        peers, cls.opened = cls.opened, []
+        for peer in peers:
+            peer.writer.close()
+            with contextlib.suppress(OSError):
+                await peer.writer.wait_closed()
+
+    def send(self, data: bytes) -> None:
+        self.writer.write(data)
+
+    async def answer(self) -> tuple[int, dict[bytes, bytes], bytes]:
+        """One answer: status, headers (lower-case names), body (by length, chunked, or to
+        the connection's end)."""
+        head = await asyncio.wait_for(self.reader.readuntil(b"\r\n\r\n"), 10)
+        lines = head[:-4].split(b"\r\n")
+        status = int(lines[0].split()[1])
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(b":")
+            headers[name.strip().lower()] = value.strip()
+        if status < 200 or status in (204, 304):
+            return status, headers, b""
+        if b"content-length" in headers:
+            body = await self.reader.readexactly(int(headers[b"content-length"]))
+        elif headers.get(b"transfer-encoding") == b"chunked":
+            body = b""
+            while True:
+                size = int((await self.reader.readuntil(b"\r\n"))[:-2], 16)
+                chunk = await self.reader.readexactly(size + 2)
+                if size == 0:
+                    break
+                body += chunk[:-2]
+        else:
+            body = await asyncio.wait_for(self.reader.read(), 10)
+        return status, headers, body
+
+    async def closed(self) -> bool:
+        """Whether the server closed the connection (nothing more arrives)."""
+        return await asyncio.wait_for(self.reader.read(1), 10) == b""
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def post(path: str, body: bytes, *extra: bytes) -> bytes:
+    head = [b"POST " + path.encode() + b" HTTP/1.1", b"host: 127.0.0.1", b"content-length: %d" % len(body), *extra]
+    return b"\r\n".join(head) + b"\r\n\r\n" + body
+
+
+async def test_keep_alive_answers_with_length_and_date() -> None:
+    async with serving(echo) as port:
+        peer = await Peer.open(port)
+        for number in range(3):
+            peer.send(post(f"/x/{number}?q=1", b"body %d" % number))
+            status, headers, body = await peer.answer()
+            assert status == 200
+            assert body == b"POST /x/%d q=1 body %d" % (number, number)
+            assert headers[b"content-length"] == str(len(body)).encode()
+            assert headers[b"date"].endswith(b"GMT")
+            assert b"connection" not in headers
+        peer.close()
+
+
+async def test_pipelined_requests_are_answered_in_order() -> None:
+    async def slow_first(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["path"] == "/0":
+            await asyncio.sleep(0.2)
+        await echo(scope, receive, send)
+
+    async with serving(slow_first) as port:
+        peer = await Peer.open(port)
+        peer.send(b"".join(post(f"/{number}", b"n%d" % number) for number in range(4)))
+        bodies = [(await peer.answer())[2] for _ in range(4)]
+        assert bodies == [b"POST /%d  n%d" % (number, number) for number in range(4)]
+        peer.close()
+
+
+async def test_chunked_request_body_arriving_in_pieces() -> None:
+    async with serving(echo) as port:
+        peer = await Peer.open(port)
+        peer.send(b"POST /c HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n")
+        await asyncio.sleep(0.1)
+        peer.send(b"6\r\n world\r\n0\r\n\r\n")
+        assert (await peer.answer())[2] == b"POST /c  hello world"
+        peer.close()
+
+
+async def test_a_large_body_is_read_whole_while_the_app_is_slow() -> None:
+    async def slow_reader(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        size = 0
+        while True:
+            await asyncio.sleep(0.01)
+            message = await receive()
+            size += len(message["body"])
+            if not message["more_body"]:
+                break
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": str(size).encode()})
+
+    body = bytes(3 * wire.BODY_BUFFER + 17)
+    async with serving(slow_reader) as port:
+        peer = await Peer.open(port)
+        peer.send(post("/big", body))
+        assert (await peer.answer())[2] == str(len(body)).encode()
+        peer.send(post("/again", b"12345"))
+        assert (await peer.answer())[2] == b"5"
+        peer.close()
+
+
+async def test_expect_continue_is_answered_when_the_app_reads() -> None:
+    async with serving(echo) as port:
+        peer = await Peer.open(port)
+        peer.send(b"POST /e HTTP/1.1\r\nhost: x\r\ncontent-length: 4\r\nexpect: 100-continue\r\n\r\n")
+        status, _, _ = await peer.answer()
+        assert status == 100
+        peer.send(b"data")
+        assert (await peer.answer())[2] == b"POST /e  data"
+        peer.close()
+
+
+async def streamer(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Answers in three pieces, without a length."""
+    if scope["type"] == "lifespan":
+        await _lifespan(receive, send)
+        return
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
+    for piece in (b"one ", b"two ", b"three"):
+        await send({"type": "http.response.body", "body": piece, "more_body": True})
+    await send({"type": "http.response.body", "body": b""})
+
+
+async def test_a_streamed_answer_is_chunked_and_the_connection_kept() -> None:
+    async with serving(streamer) as port:
+        peer = await Peer.open(port)
+        for _ in range(2):
+            peer.send(b"GET /s HTTP/1.1\r\nhost: x\r\n\r\n")
+            status, headers, body = await peer.answer()
+            assert (status, headers[b"transfer-encoding"], body) == (200, b"chunked", b"one two three")
+        peer.close()
+
+
+async def test_a_streamed_answer_to_http_1_0_ends_with_the_connection() -> None:
+    async with serving(streamer) as port:
+        peer = await Peer.open(port)
+        peer.send(b"GET /s HTTP/1.0\r\nhost: x\r\n\r\n")
+        status, headers, body = await peer.answer()
+        assert (status, headers[b"connection"], body) == (200, b"close", b"one two three")
+        peer.close()
+
+
+async def test_head_gets_the_head_only() -> None:
+    async with serving(echo) as port:
+        peer = await Peer.open(port)
+        peer.send(b"HEAD /h HTTP/1.1\r\nhost: x\r\n\r\n")
+        head = await asyncio.wait_for(peer.reader.readuntil(b"\r\n\r\n"), 10)
+        assert head.startswith(b"HTTP/1.1 200 OK\r\n") and b"content-length: 9\r\n" in head
+        peer.send(post("/after", b""))  # the next answer follows straight on: no body came
+        assert (await peer.answer())[2] == b"POST /after  "
+        peer.close()
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "status"),
+    [
+        (b"NOT HTTP AT ALL\r\n\r\n", 400),
+        (b"POST / HTTP/1.1\r\ncontent-length: 5\r\ncontent-length: 6\r\n\r\nhello", 400),
+        (b"GET / HTTP/1.1\r\nx-big: " + b"a" * (wire.MAX_HEAD_BYTES + 10) + b"\r\n\r\n", 431),
+    ],
+    ids=["garbage", "two-lengths", "head-too-large"],
+)
+async def test_bad_requests_get_an_error_and_the_connection_closed(request_bytes: bytes, status: int) -> None:
+    async with serving(echo) as port:
+        peer = await Peer.open(port)
+        peer.send(request_bytes)
+        got, headers, body = await peer.answer()
+        assert got == status and headers[b"connection"] == b"close"
+        assert body.startswith(str(status).encode())
+        assert await peer.closed()
+        good = await Peer.open(port)  # the server serves others on
+        good.send(post("/ok", b"fine"))
+        assert (await good.answer())[2] == b"POST /ok  fine"
+        good.close()
+
+
+async def test_a_head_that_stalls_gets_408() -> None:
+    async with serving(echo, header_timeout=0.3) as port:
+        peer = await Peer.open(port)
+        peer.send(b"POST /slow HTTP/1.1\r\nhost: x\r\n")
+        status, _, body = await peer.answer()
+        assert status == 408 and b"did not arrive within 0.3 s" in body
+        assert await peer.closed()
+
+
+async def test_an_idle_connection_is_closed_after_keep_alive() -> None:
+    async with serving(echo, keep_alive=0.3) as port:
+        peer = await Peer.open(port)
+        peer.send(post("/once", b""))
+        await peer.answer()
+        started = asyncio.get_running_loop().time()
+        assert await peer.closed()
+        assert 0.2 < asyncio.get_running_loop().time() - started < 3
+
+
+async def test_connections_past_the_cap_get_503() -> None:
+    async with serving(echo, max_connections=2) as port:
+        held = [await Peer.open(port) for _ in range(2)]
+        await asyncio.sleep(0.05)
+        extra = await Peer.open(port)
+        status, _, body = await extra.answer()
+        assert status == 503 and b"too many connections" in body
+        held[0].send(post("/still", b""))
+        assert (await held[0].answer())[0] == 200
+        for peer in held:
+            peer.close()
+
+
+async def test_an_app_that_fails_gets_500_and_others_are_served() -> None:
+    async def failing(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["path"] == "/fail":
+            raise ValueError("broken")
+        if scope["path"] == "/half":
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b"part", "more_body": True})
+            raise ValueError("broken half-way")
+        if scope["path"] == "/head-only":  # nothing reached the client yet: 500 still
+            await send({"type": "http.response.start", "status": 202, "headers": []})
+            raise ValueError("broken before the body")
+        if scope["path"] == "/bad-header":
+            await send({"type": "http.response.start", "status": 200, "headers": [(b"x", b"a\r\nset-cookie: b")]})
+        await echo(scope, receive, send)
+
+    async with serving(failing) as port:
+        peer = await Peer.open(port)
+        peer.send(post("/fail", b""))
+        status, headers, _ = await peer.answer()
+        assert status == 500 and headers[b"connection"] == b"close"
+        peer = await Peer.open(port)
+        peer.send(post("/head-only", b""))
+        assert (await peer.answer())[0] == 500
+        peer = await Peer.open(port)
+        peer.send(post("/bad-header", b""))
+        assert (await peer.answer())[0] == 500
+        peer = await Peer.open(port)
+        peer.send(post("/half", b""))
+        head = await asyncio.wait_for(peer.reader.readuntil(b"\r\n\r\n"), 10)
+        assert b"transfer-encoding: chunked" in head
+        rest = await asyncio.wait_for(peer.reader.read(), 10)  # cut short: closed, no last chunk
+        assert b"part" in rest and not rest.endswith(b"0\r\n\r\n")
+        peer = await Peer.open(port)
+        peer.send(post("/fine", b"ok"))
+        assert (await peer.answer())[2] == b"POST /fine  ok"
+        peer.close()
+
+
+async def test_a_client_that_leaves_is_a_disconnect_for_the_app() -> None:
+    told = asyncio.Event()
+
+    async def waits(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        told.set()
+
+    async with serving(waits) as port:
+        peer = await Peer.open(port)
+        peer.send(post("/w", b"body"))
+        await asyncio.sleep(0.1)
+        peer.close()
+        await asyncio.wait_for(told.wait(), 5)
+
+
+async def test_stopping_lets_a_request_finish_and_runs_the_lifespan() -> None:
+    events: list[str] = []
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                events.append(message["type"])
+                await send({"type": message["type"] + ".complete"})
+                if message["type"] == "lifespan.shutdown":
+                    return
+        await asyncio.sleep(0.3)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"finished"})
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    stop = asyncio.Event()
+    task = asyncio.create_task(wire.serve(app, listener, stop=stop, on_stop=lambda: events.append("on_stop")))
+    await asyncio.sleep(0.05)
+    peer = await Peer.open(listener.getsockname()[1])
+    peer.send(post("/", b""))
+    await asyncio.sleep(0.05)
+    stop.set()
+    status, headers, body = await peer.answer()
+    assert (status, body, headers[b"connection"]) == (200, b"finished", b"close")
+    await asyncio.wait_for(task, 5)
+    await Peer.close_all()
+    assert events == ["lifespan.startup", "on_stop", "lifespan.shutdown"]
+    listener.close()
+
+
+async def test_a_failed_startup_is_raised_before_serving() -> None:
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "lifespan.startup.failed", "message": "no database"})
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    with pytest.raises(RuntimeError, match="no database"):
+        await wire.serve(app, listener, stop=asyncio.Event())
+    listener.close()
+
+
+async def test_toolwire_app_over_the_wire_with_httpx() -> None:
+    server = Server("wire-test")
+
+    @server.tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    app = StreamableHTTP(server)
+    async with serving(app, on_stop=app.close) as port, httpx.AsyncClient() as client:
+        url = f"http://127.0.0.1:{port}/mcp"
+        headers = {
+            "accept": "application/json, text/event-stream",
+            "content-type": "application/json",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": "add",
+        }
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+        for number in range(3):
+            call = {"jsonrpc": "2.0", "id": number, "method": "tools/call"}
+            call["params"] = {"name": "add", "arguments": {"a": number, "b": 1}, "_meta": meta}
+            answer = await client.post(url, content=orjson.dumps(call), headers=headers)
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["result"]["structuredContent"] == number + 1
