@@ -1,12 +1,12 @@
 """The toolwire server of the HTTP benchmark: ``echo_server.py``'s server over Streamable HTTP.
 
-    python benchmarks/http_echo_server.py PORT [--runner uvicorn|granian] [--auth cached|every --jwks FILE]
-                                           [--redis URL]
+    python benchmarks/http_echo_server.py PORT [--runner toolwire|uvicorn|granian]
+                                           [--auth cached|every --jwks FILE] [--redis URL]
 
 Adds ``echo_progress``, which reports one progress step before it answers: a call that
 carries a ``progressToken`` then gets its answer as an SSE stream (progress, then result).
-With uvicorn (the default) it is served by ``Server.run_http`` at
-``http://127.0.0.1:PORT/mcp``. ``run_http(runner="granian")`` hands granian the application
+With toolwire's own HTTP server (the default) or uvicorn it is served by ``Server.run_http``
+at ``http://127.0.0.1:PORT/mcp``. ``run_http(runner="granian")`` hands granian the application
 object, which granian's worker processes cannot load (they import a ``module:attr`` string),
 so granian is given :func:`app` by name instead, with the settings ``run_http`` uses.
 ``--auth`` protects it (``benchmarks/auth_run.py``): every request needs a JWT signed by a key
@@ -65,17 +65,17 @@ def protection(port: int, jwks_file: str, cache: bool) -> Any:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("port", type=int)
-    parser.add_argument("--runner", choices=("uvicorn", "granian"), default="uvicorn")
-    parser.add_argument("--auth", choices=("cached", "every"), help="ask for tokens (uvicorn only)")
+    parser.add_argument("--runner", choices=("toolwire", "uvicorn", "granian"), default="toolwire")
+    parser.add_argument("--auth", choices=("cached", "every"), help="ask for tokens (not with granian)")
     parser.add_argument("--jwks", help="the issuer's keys, for --auth")
-    parser.add_argument("--redis", help="share state with other replicas through this Redis (uvicorn only)")
+    parser.add_argument("--redis", help="share state with other replicas through this Redis (not with granian)")
     args = parser.parse_args()
-    if args.runner == "uvicorn":
+    if args.runner != "granian":
         auth = protection(args.port, args.jwks, args.auth == "cached") if args.auth else None
         server = build()
         if args.redis:
             server.use_redis(args.redis)
-        server.run_http("127.0.0.1", args.port, auth=auth)
+        server.run_http("127.0.0.1", args.port, auth=auth, runner=args.runner)
         return
     from granian.constants import Interfaces
     from granian.server import Server as Granian

@@ -1,18 +1,19 @@
 """Benchmark toolwire's Streamable HTTP server against a raw floor, side by side, in one run.
 
-    python benchmarks/http_run.py [--quick] [--runner uvicorn|granian|both] [--json PATH] [--docs]
+    python benchmarks/http_run.py [--quick] [--runner toolwire,uvicorn,granian] [--json PATH] [--docs]
                                   [--strict]
 
-The floor (``http_floor.py``) is a bare ASGI application with orjson; toolwire serves
-``echo_server.py``'s server (``http_echo_server.py``, through ``Server.run_http``). Both run
-under the same ASGI server, one process each on 127.0.0.1: uvicorn (httptools, uvloop) by
-default, granian (one worker) with ``--runner granian``, both pairs with ``--runner both``.
+The floor (``http_floor.py``) is a bare ASGI application with orjson under uvicorn (httptools,
+uvloop); toolwire serves ``echo_server.py``'s server (``http_echo_server.py``, through
+``Server.run_http``) with each runner asked for: its own HTTP server and uvicorn by default,
+granian (one worker) when named. Each is a process of its own on 127.0.0.1.
 The load generator (``http_load.py``) is a process of its own: 16 keep-alive connections,
 each sending ``tools/call`` requests one after the other for a fixed time, in three cases:
 2025-11-25 sessions with JSON answers, the same with SSE answers (a tool that reports one
 progress step), and 2026-07-28 stateless requests.
 
-Rounds are interleaved (each case: floor, toolwire; then the next case; then again), and
+Rounds are interleaved (each case: the floor, then toolwire under each runner; then the next
+case; then again), and
 each figure is the median over the rounds. Per case: calls/s, the server's CPU time per
 call (its user + system time from ``/proc``, with its child processes, over the round) and
 the calls' latency (p50, p99) under that load, each against its target as a ratio to the
@@ -46,6 +47,8 @@ START_MARK = "<!-- http-results:start -->"
 END_MARK = "<!-- http-results:end -->"
 
 SERVERS = {"floor": "benchmarks/http_floor.py", "toolwire": "benchmarks/http_echo_server.py"}
+#: toolwire's runners, as ``run_http(runner=...)`` names them, and how the tables name them.
+RUNNERS = {"toolwire": "its own HTTP server", "uvicorn": "uvicorn", "granian": "granian (one worker)"}
 CASES = {
     "legacy_json": "2025-11-25 session, JSON answers",
     "legacy_sse": "2025-11-25 session, SSE answers (one progress step)",
@@ -175,16 +178,17 @@ class Load:
 
 
 def run(mode: str, runners: list[str]) -> dict[str, Any]:
+    """Every round of every case, per server: ``results["samples"][case]["floor" or runner]``."""
     settings = MODES[mode]
     rounds, seconds, warmup = settings["rounds"], settings["seconds"], settings["warmup"]
     began = time.perf_counter()
-    results: dict[str, Any] = {"mode": mode, "settings": settings, "machine": stdio._machine(), "runners": {}}
-    servers: dict[tuple[str, str], Server] = {}
+    results: dict[str, Any] = {"mode": mode, "settings": settings, "machine": stdio._machine(), "runners": runners}
+    servers: dict[str, Server] = {}
     load: Load | None = None
     try:
+        servers["floor"] = Server("floor", "uvicorn")
         for runner in runners:
-            for kind in SERVERS:
-                servers[runner, kind] = Server(kind, runner)
+            servers[runner] = Server("toolwire", runner)
         load = Load()
         for server in servers.values():
             server.wait_ready()
@@ -192,16 +196,14 @@ def run(mode: str, runners: list[str]) -> dict[str, Any]:
         for server in servers.values():
             for case in CASES:
                 load.run(server, case, warmup)
-        samples: dict[str, Any] = {
-            runner: {case: {kind: [] for kind in SERVERS} for case in CASES} for runner in runners
-        }
+        samples: dict[str, Any] = {case: {name: [] for name in servers} for case in CASES}
         _log(f"{rounds} interleaved rounds of {seconds:g} s per server and case, {CONNECTIONS} connections")
         for number in range(rounds):
             for case in CASES:
-                for (runner, kind), server in servers.items():
-                    samples[runner][case][kind].append(load.run(server, case, seconds))
+                for name, server in servers.items():
+                    samples[case][name].append(load.run(server, case, seconds))
             _log(f"  round {number + 1}/{rounds} done")
-        results["runners"] = samples
+        results["samples"] = samples
     finally:
         if load is not None:
             load.close()
@@ -230,12 +232,12 @@ METRICS: list[tuple[str, str, str, tuple[str, Any], tuple[str, Any]]] = [
 METRIC_KEYS = [metric[0] for metric in METRICS]
 
 
-def summarize(samples: dict[str, dict[str, list[dict[str, float]]]]) -> list[dict[str, Any]]:
+def summarize(samples: dict[str, dict[str, list[dict[str, float]]]], runner: str) -> list[dict[str, Any]]:
     """The rows of one runner's table: per case and metric, the medians, their ratio
-    (toolwire / floor), the range of each round's own ratio, and the verdict."""
+    (toolwire under ``runner`` / floor), the range of each round's own ratio, and the verdict."""
     rows = []
     for case, label in CASES.items():
-        floor, toolwire = samples[case]["floor"], samples[case]["toolwire"]
+        floor, toolwire = samples[case]["floor"], samples[case][runner]
         for key, metric, unit, json_target, sse_target in METRICS:
             target, passes = sse_target if case.endswith("_sse") else json_target
             f = statistics.median(s[key] for s in floor)
@@ -281,52 +283,44 @@ def render_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def render_runners(samples: dict[str, Any]) -> str:
-    """granian against uvicorn, for each server and case (a ``--runner both`` run)."""
-    lines = [
-        "| case | server | calls/s uvicorn | calls/s granian | granian / uvicorn | CPU/call uvicorn (µs) "
-        "| CPU/call granian (µs) | p99 uvicorn (ms) | p99 granian (ms) |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-
-    def median(runner: str, case: str, kind: str, key: str) -> float:
-        return statistics.median(sample[key] for sample in samples[runner][case][kind])
-
-    for case, label in CASES.items():
-        for kind in SERVERS:
-            u, g = ({key: median(r, case, kind, key) for key in METRIC_KEYS} for r in ("uvicorn", "granian"))
-            lines.append(
-                f"| {label} | {kind} | {u['rate']:,.0f} | {g['rate']:,.0f} | {g['rate'] / u['rate']:.2f}x | "
-                f"{u['cpu_us']:.0f} | {g['cpu_us']:.0f} | {u['p99_ms']:.2f} | {g['p99_ms']:.2f} |"
-            )
-    return "\n".join(lines)
-
-
 def render(results: dict[str, Any], tables: dict[str, list[dict[str, Any]]]) -> str:
     machine, settings = results["machine"], results["settings"]
     every = [
-        (kind, sample)
-        for cases in results["runners"].values()
-        for kinds in cases.values()
-        for kind, samples in kinds.items()
-        for sample in samples
+        (name, sample)
+        for servers in results["samples"].values()
+        for name, rounds in servers.items()
+        for sample in rounds
     ]
     client = max(sample["client_cores"] for _, sample in every)
-    busiest = {kind: max(sample["server_cores"] for k, sample in every if k == kind) for kind in SERVERS}
+    busiest = ", ".join(
+        f"{max(sample['server_cores'] for n, sample in every if n == name):.0%} ({_server_name(name)})"
+        for name in ("floor", *results["runners"])
+    )
     header = (
         f"{results['mode']} run, {machine['date']}, commit {machine['commit']}: {machine['cores']} cores "
         f"({machine['cpu']}), Python {machine['python']}, {machine['platform']}; median of {settings['rounds']} "
         f"interleaved rounds of {settings['seconds']:g} s per case and server, {CONNECTIONS} keep-alive "
         f"connections with one call in flight each; the load generator used at most {client:.0%} of a core, "
-        f"the servers at most {busiest['floor']:.0%} (floor) and {busiest['toolwire']:.0%} (toolwire); "
+        f"the servers at most {busiest}; "
         f"the run took {results['duration_s']:.0f} s."
     )
     parts = [header]
     for runner, rows in tables.items():
-        parts.append(f"**{runner}**\n\n" + render_table(rows))
-    if len(tables) == 2:
-        parts.append("**granian against uvicorn** (medians)\n\n" + render_runners(results["runners"]))
+        parts.append(f"**toolwire on {RUNNERS[runner]}**, floor on uvicorn\n\n" + render_table(rows))
     return "\n\n".join(parts) + "\n"
+
+
+def _server_name(name: str) -> str:
+    return "floor, uvicorn" if name == "floor" else f"toolwire, {RUNNERS[name]}"
+
+
+def _runners(text: str) -> list[str]:
+    """``--runner``'s comma-separated names, checked."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in RUNNERS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"runners are {', '.join(RUNNERS)} (comma-separated), not {text!r}")
+    return list(dict.fromkeys(names))
 
 
 def _interrupted(signum: int, frame: Any) -> None:
@@ -336,13 +330,15 @@ def _interrupted(signum: int, frame: Any) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a short run (about half a minute)")
-    parser.add_argument("--runner", choices=("uvicorn", "granian", "both"), default="uvicorn")
+    parser.add_argument(
+        "--runner", type=_runners, default=["toolwire", "uvicorn"], help="toolwire's runners: toolwire,uvicorn,granian"
+    )
     parser.add_argument("--json", metavar="PATH", help="also write the results (with every round) as JSON")
     parser.add_argument("--docs", action="store_true", help="write the results into docs/performance.md")
     parser.add_argument("--strict", action="store_true", help="exit with status 1 if a target is missed")
     args = parser.parse_args(argv)
     mode = "quick" if args.quick else "full"
-    runners = ["uvicorn", "granian"] if args.runner == "both" else [args.runner]
+    runners: list[str] = args.runner
     for signum in (signal.SIGINT, signal.SIGTERM):  # so that the servers are stopped
         signal.signal(signum, _interrupted)
     try:
@@ -353,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    tables = {runner: summarize(results["runners"][runner]) for runner in runners}
+    tables = {runner: summarize(results["samples"], runner) for runner in runners}
     results["tables"] = tables
     stdio.publish(render(results, tables), results, args.json, args.docs, (START_MARK, END_MARK), "HTTP results")
     failed = [f"{r['case']}: {r['metric']}" for rows in tables.values() for r in rows if r["passed"] is False]
