@@ -10,7 +10,7 @@ answers what the benchmark sends toolwire, on any path:
   the result (both events in one write). A 2026-07-28 request (``_meta`` with a protocol
   version) gets ``resultType`` and the server's info in ``_meta``, as toolwire answers it.
 
-    python benchmarks/http_floor.py PORT [--runner uvicorn|granian]
+    python benchmarks/http_floor.py PORT [--runner uvicorn|granian|toolwire]
 
 Served like toolwire's app: uvicorn (httptools, uvloop, one process) or granian (one worker).
 """
@@ -94,9 +94,18 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("port", type=int)
-    parser.add_argument("--runner", choices=("uvicorn", "granian"), default="uvicorn")
+    parser.add_argument("--runner", choices=("uvicorn", "granian", "toolwire"), default="uvicorn")
     args = parser.parse_args()
-    if args.runner == "uvicorn":  # as toolwire's run_http calls it
+    if args.runner == "toolwire":  # toolwire's own HTTP server, with nothing of toolwire's application
+        import socket
+
+        import uvloop
+
+        from toolwire.transports.http import wire
+
+        listener = socket.create_server(("127.0.0.1", args.port), backlog=2048)
+        uvloop.run(wire.serve(app, listener))
+    elif args.runner == "uvicorn":  # as toolwire's run_http calls it
         import uvicorn
 
         uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", lifespan="on", access_log=False)

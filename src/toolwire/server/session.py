@@ -5,7 +5,9 @@ transport feeds it bytes; the session passes them through the connection's proto
 machine, answers ``tools/list`` at once from the registry's encoded pages, and runs each
 ``tools/call`` as a task of its own (the unit of concurrency and of cancellation), started at
 once on Python 3.12+ so that a tool that does not wait answers without a trip around the
-event loop. Answers go out through the ``write`` callable the transport gave it.
+event loop (on 3.11 a transport may run a call in its request's own task instead: see
+:meth:`ServerSession.handle_inline`). Answers go out through the ``write`` callable the
+transport gave it.
 
 A tool that fails never takes the session down: its exception becomes an ``isError`` result
 (masked to a generic message when the server says so) and is logged to stderr with its
@@ -86,6 +88,10 @@ class ServerSession:
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
         self._tasks: dict[RequestId, asyncio.Task[None]] = {}
+        #: Calls run in their caller's task (see handle_inline): whether this session called
+        #: them off (cancelled them) since.
+        self._inline: dict[RequestId, bool] = {}
+        self._adopting: list[Coroutine[Any, Any, None]] | None = None
         self._subscriptions: dict[RequestId, tuple[Request, dict[str, Any]]] = {}
         #: Resource URIs a legacy client subscribed to with ``resources/subscribe``.
         self.resource_subscriptions: set[str] = set()
@@ -156,6 +162,21 @@ class ServerSession:
                 future = self._waiting.get(event.id)
                 if future is not None and not future.done():
                     future.set_result(event)
+
+    def handle_inline(self, events: list[Any]) -> Coroutine[Any, Any, None] | None:
+        """As :meth:`handle`, except that the first ``tools/call`` of a registered tool that
+        cannot become a task is not started as a task: its work is returned, to be awaited
+        by the caller's own task, which becomes the call's task (``current_task()``, the
+        target of cancellation and deadlines; the session's own cancellations of it are
+        taken back when the call ends). For Python 3.11, where tasks cannot start eagerly:
+        it saves a task and a turn of the event loop per call. ``None`` if there is none."""
+        adopted: list[Coroutine[Any, Any, None]] = []
+        self._adopting = adopted
+        try:
+            self.handle(events)
+        finally:
+            self._adopting = None
+        return adopted[0] if adopted else None
 
     # -- output ----------------------------------------------------------------------------
 
@@ -270,12 +291,27 @@ class ServerSession:
         work from its first line.
         """
         finishing = self._finish(request, work)
+        adopting = self._adopting
+        if adopting is not None and not adopting and self._may_run_inline(request):
+            adopting.append(finishing)
+            self._inline[request.id] = False
+            self._tasks[request.id] = asyncio.current_task()  # type: ignore[assignment]
+            return
         if EAGER_TASKS:
             task = asyncio.Task(finishing, loop=self._loop, eager_start=True)  # type: ignore[call-arg]
             if not task.done() and request.task is None:
                 self._tasks[request.id] = task
         else:
             self._tasks[request.id] = self._loop.create_task(finishing)
+
+    def _may_run_inline(self, request: Request) -> bool:
+        """Whether ``request`` is a call that can only end with its answer (it cannot
+        detach as a task, which would outlive the caller's request)."""
+        if request.method != "tools/call" or request.codec.tasks or request.id in self._inline:
+            return False
+        name = request.params.get("name")
+        tool = self.server.registry.get(name) if type(name) is str else None
+        return tool is not None and not tool.task
 
     def caller(self, request: Request) -> Identity | None:
         """Who sent ``request``, when the transport verified it (HTTP with ``auth=``), which
@@ -296,8 +332,15 @@ class ServerSession:
         try:
             self.send(await work, request.id)
         except asyncio.CancelledError:
-            pass  # cancelled by the client or at shutdown: nothing more is sent for it
+            # Cancelled by the client or at shutdown: nothing more is sent for it. A call run
+            # inline takes back the cancellations this session made; others are its caller's.
+            called_off = self._inline.pop(request.id, None)
+            if called_off is not None:
+                task = asyncio.current_task()
+                if not called_off or task is None or task.uncancel() > 0:
+                    raise
         finally:
+            self._inline.pop(request.id, None)
             if request.task is None:  # a task's id may serve a newer request by now
                 self._tasks.pop(request.id, None)
 
@@ -665,8 +708,14 @@ class ServerSession:
         self._subscriptions.pop(id, None)
         for stop in self._stop_watching.pop(id, ()):
             stop()
+        self._call_off(id)
+
+    def _call_off(self, id: RequestId) -> None:
+        """Cancel the call of request ``id``, if it runs."""
         task = self._tasks.get(id)
         if task is not None:
+            if id in self._inline:
+                self._inline[id] = True
             task.cancel()
 
     # -- shutdown --------------------------------------------------------------------------
@@ -683,11 +732,12 @@ class ServerSession:
         for future in self._waiting.values():
             if not future.done():
                 future.set_exception(ClientRequestFailed("the connection closed"))
-        tasks = list(self._tasks.values())
+        tasks = dict(self._tasks)
         if tasks:
-            _, pending = await asyncio.wait(tasks, timeout=grace)
-            for task in pending:
-                task.cancel()
+            _, pending = await asyncio.wait(tasks.values(), timeout=grace)
+            for id, task in tasks.items():
+                if task in pending:
+                    self._call_off(id)
             await asyncio.gather(*pending, return_exceptions=True)
         for request, _ in list(self._subscriptions.values()):
             self.send(self.connection.respond(request, {"_meta": {META_SUBSCRIPTION_ID: request.id}}), request.id)

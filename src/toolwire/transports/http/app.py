@@ -531,20 +531,22 @@ class StreamableHTTP:
             if type(request) is Request and request.method == "subscriptions/listen":
                 self._open_listen_stream(client, id)
                 listening = True
-            session.handle(events)
-            await _first_steps()
-            answer = channel.immediate_answer()
-            if answer is not None:
-                await respond(send, _modern_status(answer), answer)
-                return
-            if not listening and channel.complete():
-                await channel.send_whole(send)  # all queued: nothing to wait for
-                return
-            async with _watch_disconnect(receive) as disconnected:
-                serve = channel.stream if listening else channel.serve  # a subscription streams at once
-                completed = await serve(send, disconnected)
-            if not completed and isinstance(request, Request):
-                _cancel(session, request.id, "the client closed the response stream")
+            rest = await _first_steps(session, events)
+            if rest is None:
+                answer = channel.immediate_answer()
+                if answer is not None:
+                    await respond(send, _modern_status(answer), answer)
+                    return
+                if not listening and channel.complete():
+                    await channel.send_whole(send)  # all queued: nothing to wait for
+                    return
+            serve = channel.stream if listening else channel.serve  # a subscription streams at once
+
+            def gone() -> None:
+                if isinstance(request, Request):
+                    _cancel(session, request.id, "the client closed the response stream")
+
+            await _stream_beside(rest, receive, functools.partial(serve, send), gone)
         finally:
             if listening:
                 self._close_listen_stream(client)
@@ -709,21 +711,21 @@ class StreamableHTTP:
         try:
             for data in immediate:
                 channel.put(data)
-            legacy.session.handle(others)
-            await _first_steps()
+            rest = await _first_steps(legacy.session, others)
             if before is not None:
                 await self._share_changes(legacy, before)
             if opened and opening is not None and self.shared is not None:
                 await self._share(legacy, opening)
-            answer = channel.immediate_answer()
-            if answer is not None:
-                await respond(send, _legacy_status(answer), answer, headers)
-                return
-            if channel.complete():
-                await channel.send_whole(send)  # all queued: nothing to wait for
-                return
-            async with _watch_disconnect(receive) as disconnected:
-                await channel.serve(send, disconnected)  # resumable: goes on keeping events until done
+            if rest is None:
+                answer = channel.immediate_answer()
+                if answer is not None:
+                    await respond(send, _legacy_status(answer), answer, headers)
+                    return
+                if channel.complete():
+                    await channel.send_whole(send)  # all queued: nothing to wait for
+                    return
+            # resumable: the stream goes on keeping events until done, the client there or not
+            await _stream_beside(rest, receive, functools.partial(channel.serve, send))
         finally:
             legacy.release(channel, ids)
 
@@ -1141,13 +1143,52 @@ class _Rest:
                     return done.value
 
 
-async def _first_steps() -> None:
-    """Let the calls a POST just started take their first step before its answer is
-    waited for: most tools finish in it, and their answer then goes out whole, without
-    the machinery of waiting (a disconnect watcher, wake-ups, keep-alive timers). Python
-    3.12 and later start them at once (eager tasks); 3.11 needs this one turn of the loop."""
-    if not EAGER_TASKS:
+async def _first_steps(session: ServerSession, events: list[Any]) -> Awaitable[None] | None:
+    """Hand a POST's ``events`` to ``session``, and let the calls they start take their
+    first step before the answer is waited for: most tools finish in it, and their answer
+    then goes out whole, without the machinery of waiting (a disconnect watcher, wake-ups,
+    keep-alive timers). Python 3.12 and later start calls at once (eager tasks). On 3.11 a
+    call runs in this task (see :meth:`ServerSession.handle_inline`), and when it waits
+    the rest of it is returned, to be awaited here; other calls get one turn of the loop."""
+    if EAGER_TASKS:
+        session.handle(events)
+        return None
+    work = session.handle_inline(events)
+    if work is None:
         await asyncio.sleep(0)
+        return None
+    _, rest = _at_once(work)
+    return rest
+
+
+async def _stream_beside(
+    rest: Awaitable[None] | None,
+    receive: Receive,
+    serve: Callable[[asyncio.Event], Awaitable[bool | None]],
+    gone: Callable[[], None] | None = None,
+) -> None:
+    """Serve the response stream (``serve(disconnected)``: true once it completed) while
+    watching for the client going away, and call ``gone()`` if it did not complete. With
+    ``rest`` (a call running in this task, from :func:`_first_steps`), the stream is served
+    from a task of its own while this one finishes the call; if this task is cancelled,
+    so is the stream."""
+
+    async def streaming() -> None:
+        async with _watch_disconnect(receive) as disconnected:
+            completed = await serve(disconnected)
+        if not completed and gone is not None:
+            gone()
+
+    if rest is None:
+        await streaming()
+        return
+    streamer = asyncio.get_running_loop().create_task(streaming())
+    try:
+        await rest
+    except BaseException:
+        streamer.cancel()
+        raise
+    await streamer
 
 
 @contextlib.asynccontextmanager
