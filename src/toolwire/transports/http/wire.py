@@ -186,9 +186,15 @@ class _Request:
         elif kind == "http.response.body":
             if not self.started or self.finished:
                 raise RuntimeError("http.response.body sent before http.response.start or after the end")
-            body: bytes = message.get("body", b"")
             more = bool(message.get("more_body", False))
-            await self._body(body, more)
+            self._body(message.get("body", b""), more)
+            connection = self.connection
+            if connection.paused_writing and not self.gone:
+                await connection.drained()
+            if not more:
+                if self.left and not self.head_only:
+                    self.keep_alive = False  # shorter than announced: the client cannot tell where it ends
+                self.wake()
         else:
             raise RuntimeError(f"unexpected ASGI message {kind!r}")
 
@@ -211,7 +217,8 @@ class _Request:
         self.left = length
         self.head = [whole]
 
-    async def _body(self, body: bytes, more: bool) -> None:
+    def _body(self, body: bytes, more: bool) -> None:
+        """Write ``body`` (after the head, if it has not gone yet), framed as the answer is."""
         connection = self.connection
         out: list[bytes] = []
         if self.head:
@@ -247,15 +254,8 @@ class _Request:
                 out.append(body)
         if not more:
             self.finished = True
-        if not self.gone:
-            if out:
-                connection.transport.write(b"".join(out))
-            if connection.paused_writing:
-                await connection.drained()
-        if not more:
-            if self.left and not self.head_only:
-                self.keep_alive = False  # shorter than announced: the client cannot tell where it ends
-            self.wake()
+        if out and not self.gone:
+            connection.transport.write(b"".join(out))
 
 
 class HttpConnection(asyncio.Protocol):
@@ -275,6 +275,7 @@ class HttpConnection(asyncio.Protocol):
         self._url = b""
         self._headers: list[tuple[bytes, bytes]] = []
         self._head_bytes = 0
+        self._expect = False  # the request asked for 100 Continue
         self._parsing: _Request | None = None  # the request whose body is arriving
         self._current: _Request | None = None  # the request being answered
         self._waiting: collections.deque[_Request] = collections.deque()
@@ -368,28 +369,36 @@ class HttpConnection(asyncio.Protocol):
         self._url = b""
         self._headers = []
         self._head_bytes = 0
+        self._expect = False
         if self._idle:
             self._idle = False
             self._arm(self.settings.header_timeout)
 
     def on_url(self, url: bytes) -> None:
         self._url += url
-        self._count(len(url))
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        self._headers.append((name.lower(), value))
-        self._count(len(name) + len(value) + 4)
-
-    def _count(self, size: int) -> None:
-        self._head_bytes += size
+        self._head_bytes += len(url)
         if self._head_bytes > MAX_HEAD_BYTES:
             raise _HeadTooLarge
+
+    def on_header(self, name: bytes, value: bytes) -> None:  # called once per whole header
+        name = name.lower()
+        self._headers.append((name, value))
+        self._head_bytes += len(name) + len(value) + 4
+        if self._head_bytes > MAX_HEAD_BYTES:
+            raise _HeadTooLarge
+        if name == b"expect" and value.lower() == b"100-continue":
+            self._expect = True
 
     def on_headers_complete(self) -> None:
         self._deadline = None  # the head is in: no deadline until this request is answered
         parser = self.parser
-        parsed = httptools.parse_url(self._url)
-        path = parsed.path.decode("latin-1")
+        url = self._url
+        if url[:1] != b"/" or b"?" in url or b"#" in url:
+            parsed = httptools.parse_url(url)
+            raw_path, query = parsed.path, parsed.query or b""
+        else:
+            raw_path, query = url, b""  # the usual origin-form path, as is
+        path = raw_path.decode("latin-1")
         if "%" in path:
             from urllib.parse import unquote
 
@@ -406,13 +415,12 @@ class HttpConnection(asyncio.Protocol):
             "method": method,
             "root_path": "",
             "path": path,
-            "raw_path": parsed.path,
-            "query_string": parsed.query or b"",
+            "raw_path": raw_path,
+            "query_string": query,
             "headers": self._headers,
             "state": settings.state.copy(),
         }
-        expect = any(name == b"expect" and value.lower() == b"100-continue" for name, value in self._headers)
-        request = _Request(self, scope, parser.should_keep_alive() and not settings.stopping, expect)
+        request = _Request(self, scope, parser.should_keep_alive() and not settings.stopping, self._expect)
         self._parsing = request
         if self._current is None:
             self._start(request)
