@@ -13,8 +13,8 @@ import asyncio
 import contextvars
 
 import pytest
-from httpserve import LEGACY, MODERN, InProcess
 
+from httpserve import LEGACY, MODERN, InProcess
 from toolwire import Server
 from toolwire.client import Client
 
@@ -63,10 +63,11 @@ def build(started: asyncio.Event, ended: list[str]) -> Server:
     return server
 
 
+@pytest.mark.parametrize("runner", ["toolwire", "uvicorn"])
 @pytest.mark.parametrize("protocol", [LEGACY, MODERN])
-async def test_a_tool_keeps_its_task_its_timeouts_and_its_context(protocol: str) -> None:
+async def test_a_tool_keeps_its_task_its_timeouts_and_its_context(protocol: str, runner: str) -> None:
     server = build(asyncio.Event(), [])
-    async with InProcess(server.http_app()) as url, Client(url, protocol=protocol) as client:
+    async with InProcess(server.http_app(), runner=runner) as url, Client(url, protocol=protocol) as client:
         assert (await client.call_tool("steady")).text == "same task: True, timed out"
         assert (await client.call_tool("mark", {"value": "a"})).text == "unset"
         assert (await client.call_tool("mark", {"value": "b"})).text == "unset"  # nothing leaked
@@ -75,11 +76,12 @@ async def test_a_tool_keeps_its_task_its_timeouts_and_its_context(protocol: str)
         assert (await client.call_tool("steady")).text == "same task: True, timed out"
 
 
+@pytest.mark.parametrize("runner", ["toolwire", "uvicorn"])
 @pytest.mark.parametrize("protocol", [LEGACY, MODERN])
-async def test_a_call_cut_off_by_its_client_is_cancelled_and_the_server_goes_on(protocol: str) -> None:
+async def test_a_call_cut_off_by_its_client_is_cancelled_and_the_server_goes_on(protocol: str, runner: str) -> None:
     started, ended = asyncio.Event(), []
     server = build(started, ended)
-    async with InProcess(server.http_app()) as url:
+    async with InProcess(server.http_app(), runner=runner) as url:
         async with Client(url, protocol=protocol) as client:
             call = asyncio.create_task(client.call_tool("long"))
             await asyncio.wait_for(started.wait(), 10)

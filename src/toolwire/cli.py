@@ -50,8 +50,8 @@ commands:
                        line per request (method, tool, outcome, duration).
                        --http serves it over Streamable HTTP at http://HOST:PORT/mcp instead
                        (HOST defaults to 127.0.0.1); --allow-host accepts another Host name
-                       (needed when HOST is not local), --stateless keeps no sessions,
-                       It is served by toolwire's own HTTP/1.1 server; --uvicorn serves with
+                       (needed when HOST is not local), --stateless keeps no sessions.
+                       toolwire's own HTTP/1.1 server serves it; --uvicorn serves with
                        uvicorn instead, --granian with granian (pip install granian).
                        --issuer asks every request for an OAuth access token (a JWT) from that
                        authorization server, issued for --audience (this server's public URL,
