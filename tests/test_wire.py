@@ -257,9 +257,26 @@ async def test_head_gets_the_head_only() -> None:
     [
         (b"NOT HTTP AT ALL\r\n\r\n", 400),
         (b"POST / HTTP/1.1\r\ncontent-length: 5\r\ncontent-length: 6\r\n\r\nhello", 400),
+        (  # a smuggling attempt: which of the two frames the body?
+            b"POST / HTTP/1.1\r\ncontent-length: 4\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\nGET /x HTTP/1.1\r\n\r\n",
+            400,
+        ),
+        (b"POST / HTTP/1.1\r\ntransfer-encoding: chunked, identity\r\n\r\n3\r\nabc\r\n0\r\n\r\n", 400),
+        (b"POST / HTTP/1.1\r\nx: a\r\n folded\r\ncontent-length: 1\r\n\r\nz", 400),
+        (b"POST / HTTP/1.1\r\ncontent-length : 1\r\n\r\nz", 400),
+        (b"POST / HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\nfffffffffffffffffff\r\n", 400),
         (b"GET / HTTP/1.1\r\nx-big: " + b"a" * (wire.MAX_HEAD_BYTES + 10) + b"\r\n\r\n", 431),
     ],
-    ids=["garbage", "two-lengths", "head-too-large"],
+    ids=[
+        "garbage",
+        "two-lengths",
+        "length-and-chunked",
+        "chunked-not-last",
+        "folded-header",
+        "space-before-colon",
+        "chunk-size-overflow",
+        "head-too-large",
+    ],
 )
 async def test_bad_requests_get_an_error_and_the_connection_closed(request_bytes: bytes, status: int) -> None:
     async with serving(echo) as port:

@@ -12,7 +12,9 @@ What a client gets:
   the application first reads the body.
 - Answers with ``Content-Length`` when the application gave one or sent the body whole,
   chunked otherwise (close-delimited for HTTP/1.0); nothing but the head for ``HEAD``.
-- ``400`` and the connection closed for a request that does not parse; ``431`` for a head
+- ``400`` and the connection closed for a request that does not parse, or whose body's
+  end is ambiguous (``Content-Length`` with chunked, two lengths, folded headers: nothing
+  can be smuggled past it); ``431`` for a head
   over ``MAX_HEAD_BYTES``; ``408`` when a request's head takes longer than ``header_timeout``;
   ``503`` past ``max_connections``; an idle keep-alive connection is closed after
   ``keep_alive`` seconds. ``500`` when the application fails before any of its answer was
