@@ -417,6 +417,37 @@ def test_http_serving_is_announced_once_bound_and_a_port_in_use_is_one_line(runn
             process.stderr.close()
 
 
+def test_http_run_v_logs_each_request_and_sigterm_stops_it_cleanly() -> None:
+    import signal
+    import subprocess
+
+    import httpx
+
+    from clirun import TOOLWIRE, environment
+    from httpserve import free_port
+
+    port = free_port()
+    command = [*TOOLWIRE, "run", BASIC, "--http", str(port), "-v"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=environment())
+    try:
+        assert process.stderr is not None
+        assert process.stderr.readline().startswith("toolwire: serving")
+        hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+        opening = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+        accept = {"Accept": "application/json, text/event-stream"}
+        assert httpx.post(f"http://127.0.0.1:{port}/mcp", json=opening, headers=accept).status_code == 200
+        assert httpx.get(f"http://127.0.0.1:{port}/elsewhere").status_code == 404
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(10) == 0
+        log = process.stderr.read()
+        assert '"POST /mcp HTTP/1.1" 200' in log and '"GET /elsewhere HTTP/1.1" 404' in log, log
+    finally:
+        process.kill()
+        process.wait(10)
+        if process.stderr is not None:
+            process.stderr.close()
+
+
 def test_call_shows_the_servers_log_at_a_level_and_run_v_logs_each_request() -> None:
     import subprocess
 
