@@ -17,6 +17,8 @@ traceback; a protocol problem becomes the JSON-RPC error the specification presc
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextvars
 import os
 import sys
 import threading
@@ -41,6 +43,7 @@ from ..tools.validation import ArgumentsInvalid
 from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
 from .features import FEATURE_METHODS, OFFERED_BY
 from .request_state import binding, seal, unseal
+from .stepping import at_once
 
 if TYPE_CHECKING:
     from ..auth.identity import Identity
@@ -92,6 +95,13 @@ class ServerSession:
         #: them off (cancelled them) since.
         self._inline: dict[RequestId, bool] = {}
         self._adopting: list[Coroutine[Any, Any, None]] | None = None
+        #: Calls started and not yet run (Python 3.11), in order: run by one task, see
+        #: _run_queued. By request id: the call's work and its wrapper.
+        self._queued: dict[RequestId, tuple[Coroutine[Any, Any, Any], Coroutine[Any, Any, None]]] = {}
+        self._queue: collections.deque[tuple[RequestId, str]] = collections.deque()
+        self._runner_due = False  # a task will run what is queued
+        #: Tools (and methods) whose calls waited: theirs get a task of their own at once.
+        self._waited: set[str] = set()
         self._subscriptions: dict[RequestId, tuple[Request, dict[str, Any]]] = {}
         #: Resource URIs a legacy client subscribed to with ``resources/subscribe``.
         self.resource_subscriptions: set[str] = set()
@@ -122,7 +132,12 @@ class ServerSession:
         no change listened to."""
         return (
             not (
-                self._tasks or self._subscriptions or self._waiting or self._stop_listening or self.connection.in_flight
+                self._tasks
+                or self._queued
+                or self._subscriptions
+                or self._waiting
+                or self._stop_listening
+                or self.connection.in_flight
             )
             and not self._closed
         )
@@ -286,9 +301,11 @@ class ServerSession:
 
         On Python 3.12 and later the task starts at once (``eager_start``), up to its first
         real wait: most tools finish without waiting, so they answer without a trip around
-        the event loop. On 3.11 it starts at the loop's next turn. Either way the tool runs
-        inside its task: ``asyncio.timeout``, ``current_task()`` and libraries built on them
-        work from its first line.
+        the event loop. On 3.11 it starts at the loop's next turn, and the calls started
+        until then share one task for as long as each finishes without waiting (see
+        :meth:`_run_queued`). Either way the tool runs inside a task that is its own from
+        its first wait on, in a context of its own: ``asyncio.timeout``, ``current_task()``
+        and libraries built on them work from its first line.
         """
         finishing = self._finish(request, work)
         adopting = self._adopting
@@ -302,7 +319,52 @@ class ServerSession:
             if not task.done() and request.task is None:
                 self._tasks[request.id] = task
         else:
-            self._tasks[request.id] = self._loop.create_task(finishing)
+            what = request.params.get("name") if request.method == "tools/call" else request.method
+            if type(what) is not str or what in self._waited or request.id in self._queued:
+                self._tasks[request.id] = self._loop.create_task(finishing)
+                return
+            self._queued[request.id] = (work, finishing)
+            self._queue.append((request.id, what))
+            if not self._runner_due:
+                self._runner_due = True
+                self._loop.create_task(self._run_queued())
+
+    async def _run_queued(self) -> None:
+        """Run the queued calls one after another in this one task, each in a context of
+        its own, for as long as each finishes without waiting: the first that waits keeps
+        the task (it is then its own: its cancellation and deadlines reach it alone), and
+        what is still queued moves on to a new one. On Python 3.11, where a task cannot
+        start at once, this saves a task and its scheduling per call. The tool (or method)
+        of a call that waited gets a task of its own for its later calls (a plain function
+        on a worker thread always waits). A call that fails outright is logged and the
+        others run on."""
+        task = asyncio.current_task()
+        assert task is not None
+        queue, queued = self._queue, self._queued
+        while queue:
+            id, what = queue.popleft()
+            entry = queued.pop(id, None)
+            if entry is None:
+                continue  # called off before it ran
+            self._tasks[id] = task
+            try:
+                _, rest = at_once(entry[1], contextvars.copy_context())
+            except Exception:
+                log.exception("a call failed outside its tool")
+                self._tasks.pop(id, None)
+                continue
+            if rest is None and not task.cancelling():
+                continue
+            if rest is not None:
+                self._waited.add(what)
+            if queue:
+                self._loop.create_task(self._run_queued())  # the rest go on without waiting for this one
+            else:
+                self._runner_due = False
+            if rest is not None:
+                await rest
+            return
+        self._runner_due = False
 
     def _may_run_inline(self, request: Request) -> bool:
         """Whether ``request`` is a call that can only end with its answer (it cannot
@@ -711,7 +773,12 @@ class ServerSession:
         self._call_off(id)
 
     def _call_off(self, id: RequestId) -> None:
-        """Cancel the call of request ``id``, if it runs."""
+        """Cancel the call of request ``id``, if it runs (or drop it, if it has not started)."""
+        entry = self._queued.pop(id, None)
+        if entry is not None:
+            for coroutine in entry:
+                coroutine.close()
+            return
         task = self._tasks.get(id)
         if task is not None:
             if id in self._inline:
@@ -732,6 +799,12 @@ class ServerSession:
         for future in self._waiting.values():
             if not future.done():
                 future.set_exception(ClientRequestFailed("the connection closed"))
+        turns = 100 if grace > 0 else 0
+        while self._queued and turns:  # let calls not yet started take their first step
+            turns -= 1
+            await asyncio.sleep(0)
+        for id in list(self._queued):
+            self._call_off(id)
         tasks = dict(self._tasks)
         if tasks:
             _, pending = await asyncio.wait(tasks.values(), timeout=grace)

@@ -61,6 +61,7 @@ from ...protocol.versions import (
 )
 from ...server.lifespan import LifespanFailed
 from ...server.session import EAGER_TASKS, ServerSession
+from ...server.stepping import at_once
 from . import sse
 from .channel import SSE_HEADERS, Channel, error_code, respond
 from .sessions import LegacySession, SessionManager, TooManySessions
@@ -451,7 +452,7 @@ class StreamableHTTP:
         declared = headers.get("content-length")
         if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
             raise HttpError(413, INVALID_REQUEST, f"Payload too large: {declared} bytes exceeds the limit of {limit}")
-        message, rest = _at_once(receive())
+        message, rest = at_once(receive())
         if rest is None and message["type"] == "http.request" and not message.get("more_body"):
             body: bytes = message.get("body", b"")
             if len(body) > limit:
@@ -1104,45 +1105,6 @@ def _cancel(session: ServerSession, id: RequestId, reason: str) -> None:
     session.handle(session.connection.receive_message(orjson.dumps(notice)))
 
 
-def _at_once(awaitable: Awaitable[Any]) -> tuple[Any, Awaitable[Any] | None]:
-    """``(value, None)`` if ``awaitable`` gives its value without waiting, else ``(None, rest)``
-    where awaiting ``rest`` finishes it (in the awaiting task, with its cancellation), as
-    ``yield from`` would."""
-    steps = awaitable.__await__()
-    try:
-        pending = next(steps)
-    except StopIteration as done:
-        return done.value, None
-    return None, _Rest(steps, pending)
-
-
-class _Rest:
-    """The rest of an awaitable that has taken its first step and is waiting on ``pending``."""
-
-    def __init__(self, steps: Any, pending: Any) -> None:
-        self._steps = steps
-        self._pending = pending
-
-    def __await__(self) -> Any:
-        steps, pending = self._steps, self._pending
-        while True:
-            try:
-                value = yield pending
-            except BaseException as exc:  # cancellation or a timeout, thrown into the task
-                throw = getattr(steps, "throw", None)
-                if throw is None:  # a plain iterator (some servers' awaitables): it cannot be told
-                    raise
-                try:
-                    pending = throw(exc)
-                except StopIteration as done:
-                    return done.value
-            else:
-                try:
-                    pending = next(steps) if value is None else steps.send(value)
-                except StopIteration as done:
-                    return done.value
-
-
 async def _first_steps(session: ServerSession, events: list[Any]) -> Awaitable[None] | None:
     """Hand a POST's ``events`` to ``session``, and let the calls they start take their
     first step before the answer is waited for: most tools finish in it, and their answer
@@ -1157,7 +1119,7 @@ async def _first_steps(session: ServerSession, events: list[Any]) -> Awaitable[N
     if work is None:
         await asyncio.sleep(0)
         return None
-    _, rest = _at_once(work)
+    _, rest = at_once(work)
     return rest
 
 

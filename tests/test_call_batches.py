@@ -1,0 +1,136 @@
+"""Calls that arrive together (Python 3.11: run one after another in one task while each
+finishes without waiting; see ``ServerSession._run_queued``) behave as calls with tasks of
+their own: each has a context of its own, a call that waits holds up none after it and
+keeps its own timeouts, a call cancelled before it started never runs, and calls still
+queued when the session closes are answered. On Python 3.12+ the same hold with eager tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from typing import Any
+
+import orjson
+
+from toolwire import Server
+from toolwire.server.session import ServerSession
+
+MARK: contextvars.ContextVar[str] = contextvars.ContextVar("mark", default="unset")
+HELLO = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+
+
+def build(started: list[str]) -> Server:
+    server = Server("batches")
+
+    @server.tool
+    async def mark(value: str) -> str:
+        """Set a context variable; say what it was."""
+        before = MARK.get()
+        MARK.set(value)
+        return before
+
+    @server.tool
+    async def pause() -> str:
+        """Wait a little, then say what the context variable holds."""
+        await asyncio.sleep(0.05)
+        return MARK.get()
+
+    @server.tool
+    async def bounded() -> str:
+        """Time out on its own, across awaits, in one task."""
+        first = asyncio.current_task()
+        try:
+            async with asyncio.timeout(0.05):
+                await asyncio.sleep(10)
+        except TimeoutError:
+            return f"timed out, same task: {asyncio.current_task() is first}"
+        return "not timed out"
+
+    @server.tool
+    async def slow() -> str:
+        """Record that it started, then take long."""
+        started.append("slow")
+        await asyncio.sleep(10)
+        return "never"
+
+    return server
+
+
+def lines(*messages: dict[str, Any]) -> bytes:
+    return b"".join(orjson.dumps(message) + b"\n" for message in messages)
+
+
+def call(id: int, tool: str, **arguments: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+
+
+async def opened(server: Server) -> tuple[ServerSession, list[dict[str, Any]]]:
+    answers: list[dict[str, Any]] = []
+
+    def write(data: bytes) -> None:
+        answers.extend(orjson.loads(line) for line in data.splitlines() if line.strip())
+
+    session = ServerSession(server, server.connection(), write)
+    session.feed(lines({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": HELLO}))
+    session.feed(lines({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+    await asyncio.sleep(0.01)
+    answers.clear()
+    return session, answers
+
+
+async def until(answers: list[dict[str, Any]], count: int) -> None:
+    for _ in range(500):
+        if len(answers) >= count:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{len(answers)} answers of {count}: {answers}")
+
+
+def texts(answers: list[dict[str, Any]]) -> dict[Any, str]:
+    return {answer["id"]: answer["result"]["content"][0]["text"] for answer in answers if "result" in answer}
+
+
+async def test_calls_that_arrive_together_keep_their_own_context_timeouts_and_pace() -> None:
+    started: list[str] = []
+    session, answers = await opened(build(started))
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4}}
+    session.feed(
+        lines(
+            call(1, "mark", value="a"),
+            call(2, "pause"),
+            call(3, "mark", value="b"),
+            call(4, "slow"),
+            cancel,  # before the call started: it never does
+            call(5, "bounded"),
+            call(6, "mark", value="c"),
+        )
+    )
+    await until(answers, 5)
+    order = [answer["id"] for answer in answers]
+    assert order.index(3) < order.index(2) and order.index(6) < order.index(2)  # nothing waited for pause
+    assert texts(answers) == {
+        1: "unset",
+        2: "unset",
+        3: "unset",
+        5: "timed out, same task: True",
+        6: "unset",
+    }
+    assert started == [] and 4 not in order
+    await session.close(0.1)
+
+
+async def test_calls_not_yet_started_when_the_session_closes_are_answered() -> None:
+    session, answers = await opened(build([]))
+    session.feed(lines(*(call(id, "mark", value=str(id)) for id in range(1, 21))))
+    await session.close(1.0)  # in the same turn of the loop: none has started yet
+    assert texts(answers) == {id: "unset" for id in range(1, 21)}
+
+
+async def test_a_session_closed_at_once_drops_what_has_not_started() -> None:
+    started: list[str] = []
+    session, answers = await opened(build(started))
+    session.feed(lines(call(1, "slow"), call(2, "mark", value="x")))
+    await session.close(0)
+    await asyncio.sleep(0.05)
+    assert started == [] and answers == []
