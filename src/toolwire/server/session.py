@@ -55,6 +55,8 @@ log = get_logger("toolwire")
 
 #: Whether tasks can start eagerly (Python 3.12+), running their first step at once.
 EAGER_TASKS = sys.version_info >= (3, 12)
+#: The most tool (or method) names a session remembers as waiting (names come from clients).
+MAX_WAITED = 1024
 
 
 class ServerSession:
@@ -355,7 +357,7 @@ class ServerSession:
                 continue
             if rest is None and not task.cancelling():
                 continue
-            if rest is not None:
+            if rest is not None and len(self._waited) < MAX_WAITED:
                 self._waited.add(what)
             if queue:
                 self._loop.create_task(self._run_queued())  # the rest go on without waiting for this one
