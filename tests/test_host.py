@@ -308,11 +308,12 @@ async def test_cancelling_stops_the_calls_in_flight_and_keeps_the_conversation_v
             if isinstance(event, ToolProgress):
                 conversation.cancel()
         assert events[-1].reason == "cancelled"
+        marked = tmp_path / "cancelled"
         for _ in range(50):
-            if (tmp_path / "cancelled").exists():
+            if marked.exists() and marked.read_text():  # written, not only created
                 break
             await asyncio.sleep(0.05)
-        assert (tmp_path / "cancelled").read_text() == "slow"
+        assert marked.read_text() == "slow"
         assert (
             conversation.messages[-1]["content"][0]["text"] == "The call did not finish: the user cancelled the call."
         )
@@ -325,7 +326,11 @@ async def test_cancelling_stops_the_model_request(model: ModelServer) -> None:
     async with Host([f"seed={SEED}"], provider=provider("anthropic", model)) as host:
         conversation = host.conversation()
         task = asyncio.create_task(run(conversation, "tell me"))
-        await asyncio.sleep(0.5)
+        for _ in range(200):  # until the request is at the model (the SDK's first import is slow)
+            if model.requests:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.2)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
