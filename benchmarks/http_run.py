@@ -229,7 +229,6 @@ METRICS: list[tuple[str, str, str, tuple[str, Any], tuple[str, Any]]] = [
     ("p50_ms", "latency p50", "ms", *[("", None)] * 2),
     ("p99_ms", "latency p99", "ms", *[("<= 2x floor", lambda ratio: ratio <= 2.0)] * 2),
 ]
-METRIC_KEYS = [metric[0] for metric in METRICS]
 
 
 def summarize(samples: dict[str, dict[str, list[dict[str, float]]]], runner: str) -> list[dict[str, Any]]:
@@ -329,7 +328,7 @@ def _interrupted(signum: int, frame: Any) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a short run (about half a minute)")
+    parser.add_argument("--quick", action="store_true", help="a short run (about a minute)")
     parser.add_argument(
         "--runner", type=_runners, default=["toolwire", "uvicorn"], help="toolwire's runners: toolwire,uvicorn,granian"
     )
