@@ -542,11 +542,11 @@ class StreamableHTTP:
                     await channel.send_whole(send)  # all queued: nothing to wait for
                     return
             serve = channel.stream if listening else channel.serve  # a subscription streams at once
-
-            def gone() -> None:
-                if isinstance(request, Request):
-                    _cancel(session, request.id, "the client closed the response stream")
-
+            gone = (
+                functools.partial(_cancel, session, request.id, "the client closed the response stream")
+                if isinstance(request, Request)
+                else None
+            )
             await _stream_beside(rest, receive, functools.partial(serve, send), gone)
         finally:
             if listening:

@@ -51,11 +51,11 @@ def run_http(
     app = StreamableHTTP(server, **options)
     listener = _bind(host, port)
     max_connections = _fit_descriptors(max_connections)
+    access_log = log_level in ("debug", "trace", "info")
     if runner == "toolwire":
         from ..stdio import event_loop_runner
         from .wire import serve
 
-        access_log = log_level in ("debug", "trace", "info")
         _log_to_stderr(log_level)
         if on_ready is not None:
             on_ready()
@@ -72,7 +72,6 @@ def run_http(
     elif runner == "uvicorn":
         import uvicorn
 
-        access_log = log_level in ("debug", "trace", "info")
         config = uvicorn.Config(
             app,
             host=host,

@@ -67,7 +67,7 @@ def _status_line(status: int) -> bytes:
     return line
 
 
-def refusal(status: int, why: str) -> bytes:
+def _refusal(status: int, why: str) -> bytes:
     """A whole plain-text answer that closes the connection."""
     body = f"{status} {_REASONS.get(status, '')}: {why}\n".encode()
     return (
@@ -362,7 +362,7 @@ class HttpConnection(asyncio.Protocol):
     def _refuse(self, status: int, why: str) -> None:
         if not self.transport.is_closing():
             if self._current is None or not self._current.started:
-                self.transport.write(refusal(status, why))
+                self.transport.write(_refusal(status, why))
             self.transport.close()
 
     # -- the parser's callbacks ----------------------------------------------------------------
@@ -462,7 +462,7 @@ class HttpConnection(asyncio.Protocol):
             if not isinstance(exc, asyncio.CancelledError):
                 log.exception("the application failed on %s %s", request.scope["method"], request.scope["path"])
             if (not request.started or request.head) and not request.gone:  # nothing written yet
-                self.transport.write(refusal(500, "the server failed to answer"))
+                self.transport.write(_refusal(500, "the server failed to answer"))
                 request.keep_alive = False
                 request.finished = True
             if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt, SystemExit)):
