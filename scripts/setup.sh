@@ -34,13 +34,17 @@ done
 # Debian packages the tests run for real: tmux drives `toolwire chat` (tests/test_host_cli.py),
 # redis-server backs the shared rate limiter and task store, chromium shows the inspector
 # page to Playwright (tests/test_dev.py; Playwright never downloads a browser here), haproxy
-# balances replicas (tests/test_scaling.py). Installed
+# balances replicas (tests/test_scaling.py); docker.io, docker-compose and debootstrap run
+# examples/deploy in containers (tests/test_deploy_containers.py). Installed
 # when missing and this runs as root (as CI does); otherwise install them yourself.
 missing=""
 command -v tmux >/dev/null || missing="$missing tmux"
 command -v redis-server >/dev/null || missing="$missing redis-server"
 command -v chromium >/dev/null || missing="$missing chromium"
 command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing="$missing haproxy"
+command -v dockerd >/dev/null || missing="$missing docker.io"
+command -v docker-compose >/dev/null || docker compose version >/dev/null 2>&1 || missing="$missing docker-compose"
+command -v debootstrap >/dev/null || [ -x /usr/sbin/debootstrap ] || missing="$missing debootstrap"
 if [ -n "$missing" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null

@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -384,41 +383,7 @@ async def test_list_changes_reach_2026_07_28_listeners_on_every_replica(balanced
     assert len(changed) == 3
 
 
-# -- the deployment files of examples/deploy: all of them but the container runtime --------------
-
-
-def here(command: list[str], redis: str, port: int) -> list[str]:
-    """A container's ``toolwire run`` command as run on this machine: this Python, the test's
-    Redis, and a free port of 127.0.0.1 in place of the container's ``0.0.0.0:8000``."""
-    assert command[:2] == ["toolwire", "run"]
-    swapped = {"0.0.0.0:8000": f"127.0.0.1:{port}", "redis://redis:6379/0": redis}
-    return [sys.executable, "-m", "toolwire", *(swapped.get(word, word) for word in command[1:])]
-
-
-async def test_the_compose_set_up_serves_both_eras_run_without_containers() -> None:
-    services = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]
-    names = ["replica1", "replica2", "replica3"]
-    assert set(services) == {"redis", "haproxy", *names}
-    balancer = services["haproxy"]
-    assert balancer["volumes"] == ["./haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro"]
-    assert [balancer["environment"][f"REPLICA_{index}"] for index in range(3)] == [f"{name}:8000" for name in names]
-    with contextlib.ExitStack() as stack:
-        redis = stack.enter_context(redis_server())
-        ports = [free_port() for _ in names]
-        for name, port in zip(names, ports, strict=True):
-            process = subprocess.Popen(
-                here(services[name]["command"], redis, port), cwd=ROOT, stderr=subprocess.DEVNULL
-            )
-            stack.callback(process.wait, 10)
-            stack.callback(process.kill)
-            wait_for_port(port, process)
-        url = stack.enter_context(haproxy(ports))
-        for protocol in (MODERN, "2025-11-25"):
-            async with Client(url, protocol=protocol) as client:  # six requests or more: every replica
-                for a in range(3):
-                    assert (await client.call_tool("calculator", {"operation": "add", "a": a, "b": 2})).text == str(
-                        a + 2
-                    )
+# -- the deployment files of examples/deploy (run in containers: test_deploy_containers.py) -------
 
 
 def test_the_kubernetes_manifest_and_the_image_run_the_compose_command() -> None:
