@@ -473,3 +473,32 @@ async def test_a_session_is_found_on_the_other_replica_as_soon_as_it_is_opened()
             statuses.append(reply.status)
         await pool.aclose()
     assert statuses == [202] * 20
+
+
+async def test_a_change_the_shared_store_refuses_is_undone_and_answered_503() -> None:
+    import httpx
+    import redis.asyncio as aioredis
+
+    def call(id: int) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "chatter", "arguments": {}}}
+
+    level = {"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "debug"}}
+    with redis_server() as redis, contextlib.ExitStack() as stack:
+        first, _ = stack.enter_context(toolwire_http(JOBS, "--redis", redis))
+        second, _ = stack.enter_context(toolwire_http(JOBS, "--redis", redis))
+        store = aioredis.Redis.from_url(redis)
+        async with httpx.AsyncClient(timeout=10) as http:
+            session = await open_legacy(http, first)
+            # Redis takes the session's renewal (GETEX), then refuses the write of its new state.
+            await store.execute_command("ACL", "SETUSER", "default", "-set")
+            refused = await http.post(first, json=level, headers=session)
+            assert refused.status_code == 503
+            assert refused.json()["id"] == 2 and "nothing was changed" in refused.json()["error"]["message"]
+            for url in (first, second):  # the level changed nowhere
+                answer = (await http.post(url, json=call(3), headers=session)).text
+                assert "a warning line" in answer and "a debug line" not in answer
+            await store.execute_command("ACL", "SETUSER", "default", "+set")
+            assert (await http.post(first, json=level, headers=session)).status_code == 200
+            for url in (second, first):
+                assert "a debug line" in (await http.post(url, json=call(4), headers=session)).text
+        await store.aclose()

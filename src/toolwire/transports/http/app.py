@@ -628,11 +628,15 @@ class StreamableHTTP:
         found = await self._held(session_id, caller, _id(message))
         await self._exchange(found, caller, body, message, receive, send)
 
-    async def _share_changes(self, legacy: LegacySession, before: dict[str, Any]) -> None:
+    async def _share_changes(
+        self, legacy: LegacySession, before: dict[str, Any], undo: bool, id: RequestId | None = None
+    ) -> None:
         """Share what a POST changed of a session's state (``logging/setLevel``,
         ``resources/subscribe``) before it is answered, so that the client's next request
-        finds it on every replica. Redis unreachable: logged, and the change stays here."""
-        from .shared import RedisUnavailable, session_state
+        finds it on every replica. Redis unreachable: with ``undo`` (nothing of the POST
+        still running), the change is undone here too and the POST answered 503; otherwise
+        it stays on this replica only, logged. ``id``: the POST's request, for the error."""
+        from .shared import RedisUnavailable, apply_state, session_state
 
         assert self.shared is not None
         after = session_state(legacy)
@@ -641,6 +645,9 @@ class StreamableHTTP:
         try:
             await self.shared.remember(legacy.id, after)
         except RedisUnavailable as exc:
+            if undo:
+                apply_state(legacy, before)
+                raise HttpError(503, INTERNAL_ERROR, f"Service unavailable: {exc}; nothing was changed", id) from None
             log.warning("a session's log level or subscriptions stay on this replica: %s", exc)
 
     async def _exchange(
@@ -690,7 +697,7 @@ class StreamableHTTP:
 
                 await self._shared_call(self.shared.publish(legacy.id, FROM_CLIENT, body), _id(message))
             if before is not None:
-                await self._share_changes(legacy, before)
+                await self._share_changes(legacy, before, undo=True, id=_id(message))  # answered by the core
             if opened and opening is not None and self.shared is not None:
                 await self._share(legacy, opening)  # the core answered initialize itself
             if immediate:
@@ -714,7 +721,7 @@ class StreamableHTTP:
                 channel.put(data)
             rest = await _first_steps(legacy.session, others)
             if before is not None:
-                await self._share_changes(legacy, before)
+                await self._share_changes(legacy, before, undo=rest is None, id=_id(message))
             if opened and opening is not None and self.shared is not None:
                 await self._share(legacy, opening)
             if rest is None:

@@ -126,14 +126,27 @@ class SharedSessions:
 
     async def remember(self, session_id: str, state: dict[str, Any]) -> None:
         """Keep ``state`` in the session's record (unless the session is gone) and pass it to
-        the replicas holding the session."""
-        key = self._key(session_id)
-        data = await self._call(self.redis.get(key))
-        if data is None:
-            return
-        record = {**orjson.loads(data), **state}
-        await self._call(self.redis.set(key, orjson.dumps(record), px=self.ttl_ms, xx=True))
-        await self._call(self.redis.publish(self._channel(session_id), STATE + orjson.dumps(state)))
+        the replicas holding the session: both in one transaction, or neither
+        (``RedisUnavailable``)."""
+        await self._call(self._remember(self._key(session_id), self._channel(session_id), state))
+
+    async def _remember(self, key: str, channel: str, state: dict[str, Any]) -> None:
+        from redis.exceptions import WatchError
+
+        async with self.redis.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    await pipe.watch(key)
+                    data = await pipe.get(key)
+                    if data is None:
+                        return
+                    pipe.multi()
+                    pipe.set(key, orjson.dumps({**orjson.loads(data), **state}), px=self.ttl_ms, xx=True)
+                    pipe.publish(channel, STATE + orjson.dumps(state))
+                    await pipe.execute()
+                    return
+                except WatchError:
+                    continue  # renewed or changed by another replica meanwhile: merge into that
 
     async def publish(self, session_id: str, kind: bytes, data: bytes) -> None:
         """Pass a message on to the replicas holding the session."""
