@@ -502,3 +502,37 @@ async def test_a_change_the_shared_store_refuses_is_undone_and_answered_503() ->
             for url in (second, first):
                 assert "a debug line" in (await http.post(url, json=call(4), headers=session)).text
         await store.aclose()
+
+
+async def test_a_task_of_a_replica_killed_on_another_host_reads_as_interrupted(monkeypatch: Any) -> None:
+    """The replica running the task has a host name of its own (a UTS namespace: to this
+    one, another machine), so only its lease lapsing in Redis tells that it died."""
+    import signal
+    import sys
+
+    from toolwire.tasks.model import INTERRUPTED
+
+    assert shutil.which("unshare") and os.geteuid() == 0, "this test needs unshare and root (for a host name)"
+    with redis_server() as redis, contextlib.ExitStack() as stack:
+        monkeypatch.setenv("JOBS_REDIS", redis)
+        monkeypatch.setenv("JOBS_LEASE", "1")
+        port = free_port()
+        command = ["unshare", "--uts", "sh", "-c", 'hostname elsewhere && exec "$@"', "sh"]
+        command += [sys.executable, "-m", "toolwire", "run", JOBS, "--http", str(port)]
+        elsewhere = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stack.callback(elsewhere.wait, 10)
+        stack.callback(elsewhere.kill)
+        wait_for_port(port, elsewhere)
+        here, _ = stack.enter_context(toolwire_http(JOBS))
+        async with Client(f"http://127.0.0.1:{port}/mcp", protocol=MODERN) as client:
+            task_id = (await client.start_task("sleep", {"seconds": 60})).id
+        os.kill(elsewhere.pid, signal.SIGKILL)  # unshare and sh exec'd: the server's own process
+        killed = time.monotonic()
+        async with Client(here, protocol=MODERN) as client:
+            task = client.task(task_id)
+            assert (await task.refresh()).status == "working"  # its lease (renewed every 1/3 s) still runs
+            while (info := await task.refresh()).status == "working":
+                assert time.monotonic() - killed < 10, "the task still reads as working 10 s after its replica died"
+                await asyncio.sleep(0.1)
+            assert info.status == "failed" and info.message == INTERRUPTED
+            assert time.monotonic() - killed > 0.5  # once the lease lapsed, not before

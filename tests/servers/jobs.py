@@ -1,5 +1,6 @@
 """Tools that run as tasks, for the task tests. ``TOOLWIRE_TASKS_DB`` names a SQLite file to
-keep the tasks in (memory otherwise)."""
+keep the tasks in (memory otherwise); ``JOBS_REDIS`` a Redis shared with other replicas, with
+``JOBS_LEASE`` seconds of lease (see ``RedisTaskStore``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,11 @@ import time
 from toolwire import Context, ProtocolError, Server, ToolError
 
 server = Server("jobs", task_store=os.environ.get("TOOLWIRE_TASKS_DB"), task_poll_interval=0.05, page_size=3)
+if "JOBS_REDIS" in os.environ:
+    from toolwire.stores.redis import RedisTaskStore
+
+    server.use_redis(os.environ["JOBS_REDIS"])
+    server.use_task_store(RedisTaskStore(os.environ["JOBS_REDIS"], lease=float(os.environ.get("JOBS_LEASE", "15"))))
 
 
 @server.tool(task=True)

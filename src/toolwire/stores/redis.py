@@ -18,13 +18,18 @@ differ agree. Buckets expire once they would be full again.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from typing import Any
 
 import orjson
 
-from ..tasks.model import TaskRecord
+from ..logs import get_logger
+from ..tasks.model import RUNNER, TaskRecord, runner_gone
 from ..tasks.store import Change
+
+log = get_logger("toolwire.tasks")
 
 #: KEYS[1]: the bucket; ARGV: rate (tokens a second), burst. Returns {taken, wait seconds}.
 TAKE = """
@@ -108,15 +113,24 @@ class RedisEventStore:
 class RedisTaskStore:
     """Tasks in Redis, shared by every replica that uses the same ``redis`` (a URL or a
     ``redis.asyncio.Redis`` client) and ``prefix``. Errors reaching Redis are ``redis``
-    exceptions; the task manager answers them as internal errors."""
+    exceptions; the task manager answers them as internal errors.
 
-    def __init__(self, redis: str | Any = "redis://127.0.0.1:6379/0", prefix: str = "toolwire:tasks:") -> None:
+    A process that creates tasks holds a *lease* in Redis, renewed every third of ``lease``
+    seconds (a failed renewal is logged, and tried again): once a process has not renewed
+    its lease for ``lease`` seconds, killed or cut off, its unfinished tasks read as
+    interrupted on every replica, whatever host (or container) it ran on."""
+
+    def __init__(
+        self, redis: str | Any = "redis://127.0.0.1:6379/0", prefix: str = "toolwire:tasks:", lease: float = 15.0
+    ) -> None:
         if isinstance(redis, str):
             import redis.asyncio as aioredis
 
             redis = aioredis.Redis.from_url(redis)
         self.redis: Any = redis
         self.prefix = prefix
+        self.lease = lease
+        self._renewing: asyncio.Task[None] | None = None
 
     def __repr__(self) -> str:
         return f"RedisTaskStore({self.prefix!r})"
@@ -127,9 +141,15 @@ class RedisTaskStore:
     def _index(self, owner: str | None, session: str | None) -> str:
         return f"{self.prefix}owner:{owner}" if owner is not None else f"{self.prefix}session:{session}"
 
+    def _lease_key(self, runner: str) -> str:
+        return f"{self.prefix}runner:{runner}"
+
     async def create(self, task: TaskRecord) -> None:
         expires = task.expires
         index = self._index(task.owner, task.session)
+        if task.runner == RUNNER and self._renewing is None:
+            await self.redis.set(self._lease_key(RUNNER), b"", px=_ms(self.lease))
+            self._renewing = asyncio.get_running_loop().create_task(self._renew_lease())
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.set(self._key(task.id), orjson.dumps(task.to_json()), pxat=_ms(expires) if expires else None)
             pipe.zadd(index, {task.id: task.created})
@@ -194,7 +214,26 @@ class RedisTaskStore:
     async def purge(self) -> int:
         return 0  # Redis expires tasks itself; indexes are trimmed as they are read
 
+    async def _renew_lease(self) -> None:
+        key = self._lease_key(RUNNER)
+        while True:
+            await asyncio.sleep(self.lease / 3)
+            try:
+                await self.redis.set(key, b"", px=_ms(self.lease))
+            except Exception as exc:
+                log.warning("renewing this process's lease on its tasks failed (tried again): %r", exc)
+
+    async def runner_gone(self, runner: str | None) -> bool:
+        if runner is None or runner == RUNNER:
+            return False
+        return runner_gone(runner) or not await self.redis.exists(self._lease_key(runner))
+
     async def close(self) -> None:
+        if self._renewing is not None:
+            self._renewing.cancel()
+            self._renewing = None
+            with contextlib.suppress(Exception):
+                await self.redis.delete(self._lease_key(RUNNER))
         await self.redis.aclose()
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from ..tasks.model import TaskRecord
+from ..tasks.model import TaskRecord, runner_gone
 from ..tasks.store import Change
 
 _SCHEMA = """
@@ -113,6 +113,9 @@ class SQLiteTaskStore:
     async def purge(self) -> int:
         with self._lock:
             return self._db.execute("DELETE FROM tasks WHERE expires <= ?", (time.time(),)).rowcount
+
+    async def runner_gone(self, runner: str | None) -> bool:
+        return runner_gone(runner)  # the file is shared by processes of one host
 
     async def close(self) -> None:
         with self._lock:

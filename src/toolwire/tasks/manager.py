@@ -49,7 +49,6 @@ from .model import (
     WORKING,
     TaskRecord,
     new_task_id,
-    runner_gone,
 )
 from .store import MemoryTaskStore, TaskStore
 
@@ -264,9 +263,18 @@ class TaskManager:
         live = self._live.get(task_id)
         if live is not None:
             return record
-        if not record.terminal and runner_gone(record.runner):
+        if not record.terminal and await self._runner_gone(record):
             record = await self._interrupted(record)
         return record
+
+    async def _runner_gone(self, record: TaskRecord) -> bool:
+        """Whether the process running ``record`` has ended (a store that cannot tell, or
+        fails to: it has not)."""
+        try:
+            return await self.store.runner_gone(record.runner)
+        except Exception:
+            log.exception("checking the process of task %s failed", record.id)
+            return False
 
     async def _interrupted(self, record: TaskRecord) -> TaskRecord:
         def interrupt(found: TaskRecord) -> bool:
@@ -290,7 +298,7 @@ class TaskManager:
         records = records[: self.page_size]
         listed = []
         for record in records:
-            if not record.terminal and record.id not in self._live and runner_gone(record.runner):
+            if not record.terminal and record.id not in self._live and await self._runner_gone(record):
                 record = await self._interrupted(record)
             listed.append(record)
         next_cursor = _write_cursor(records[-1]) if more else None
@@ -308,7 +316,8 @@ class TaskManager:
             found = await self.store.get(record.id)
             if found is None:
                 raise ProtocolError(INVALID_PARAMS, "Failed to retrieve task: Task has expired")
-            record = found if found.terminal or not runner_gone(found.runner) else await self._interrupted(found)
+            gone = not found.terminal and await self._runner_gone(found)
+            record = await self._interrupted(found) if gone else found
         return record
 
     def live(self, task_id: str) -> LiveTask | None:

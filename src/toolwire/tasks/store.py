@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from .model import TaskRecord
+from .model import TaskRecord, runner_gone
 
 #: Changes a record in place; returns ``False`` to leave it as it was.
 Change = Callable[[TaskRecord], bool]
@@ -39,6 +39,12 @@ class TaskStore(Protocol):
 
     async def purge(self) -> int:
         """Delete every expired task; how many went."""
+        ...
+
+    async def runner_gone(self, runner: str | None) -> bool:
+        """Whether the process ``runner`` (a task's, :data:`~toolwire.tasks.model.RUNNER`) has
+        certainly ended: its unfinished tasks then read as interrupted.
+        :func:`~toolwire.tasks.model.runner_gone` tells for processes of this host."""
         ...
 
     async def close(self) -> None: ...
@@ -102,6 +108,9 @@ class MemoryTaskStore:
         for task_id in expired:
             del self._tasks[task_id]
         return len(expired)
+
+    async def runner_gone(self, runner: str | None) -> bool:
+        return runner_gone(runner)
 
     async def close(self) -> None:
         return None
