@@ -97,6 +97,23 @@ def test_exits_on_stdin_eof_after_finishing_calls_in_flight(serve) -> None:
     assert client.process.wait(5) == 0
 
 
+def test_every_call_sent_before_end_of_input_is_answered(serve) -> None:
+    client = serve(SERVER)
+    client.initialize()
+    calls = [  # a plain function's calls wait for a worker thread: most are still queued at the end
+        {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "analyze", "arguments": {"text": "a"}}}
+        for id in range(3000)
+    ]
+    client.send_raw(b"".join(json.dumps(call).encode() + b"\n" for call in calls))
+    client.process.stdin.close()  # at once: most calls have not started yet
+    answered = set()
+    while len(answered) < 3000:  # in any order; an answer missing: stdout closes first
+        answer = client.receive()
+        assert "result" in answer
+        answered.add(answer["id"])
+    assert client.process.wait(5) == 0
+
+
 def test_cancellation_over_stdio(serve) -> None:
     client = serve(SERVER)
     client.initialize()

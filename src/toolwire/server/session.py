@@ -790,8 +790,9 @@ class ServerSession:
     # -- shutdown --------------------------------------------------------------------------
 
     async def close(self, grace: float = 5.0) -> None:
-        """Finish: calls in flight get ``grace`` seconds to complete, then are cancelled;
-        subscriptions end with their final response; waits on the client fail."""
+        """Finish: the calls received, started or still queued (and those they start), get
+        ``grace`` seconds to complete, then are cancelled; subscriptions end with their final
+        response; waits on the client fail."""
         for stop in self._stop_listening:
             stop()
         for stops in self._stop_watching.values():
@@ -801,19 +802,22 @@ class ServerSession:
         for future in self._waiting.values():
             if not future.done():
                 future.set_exception(ClientRequestFailed("the connection closed"))
-        turns = 100 if grace > 0 else 0
-        while self._queued and turns:  # let calls not yet started take their first step
-            turns -= 1
-            await asyncio.sleep(0)
+        loop, current = self._loop, asyncio.current_task()
+        deadline = loop.time() + grace
+        while grace > 0 and (remaining := deadline - loop.time()) > 0:  # every call received gets the grace
+            if self._queued:
+                await asyncio.sleep(0)  # not started yet: the queue's runner starts them
+                continue
+            running = {task for task in self._tasks.values() if not task.done() and task is not current}
+            if not running:
+                break
+            await asyncio.wait(running, timeout=remaining)
         for id in list(self._queued):
             self._call_off(id)
-        tasks = dict(self._tasks)
-        if tasks:
-            _, pending = await asyncio.wait(tasks.values(), timeout=grace)
-            for id, task in tasks.items():
-                if task in pending:
-                    self._call_off(id)
-            await asyncio.gather(*pending, return_exceptions=True)
+        pending = {id: task for id, task in self._tasks.items() if not task.done() and task is not current}
+        for id in pending:
+            self._call_off(id)
+        await asyncio.gather(*set(pending.values()), return_exceptions=True)
         for request, _ in list(self._subscriptions.values()):
             self.send(self.connection.respond(request, {"_meta": {META_SUBSCRIPTION_ID: request.id}}), request.id)
         self._subscriptions.clear()
