@@ -6,6 +6,11 @@ answers what the benchmark sends toolwire: ``initialize`` (legacy result shape),
 ``echo_sync`` / ``echo_inline``, which return their text. Notifications are read and ignored. Every response
 is written (and so flushed: stdout is written with ``os.write``) as soon as it is made.
 
+``echo_sync`` makes its answer on a worker thread, as a server must for a plain function
+that may block: the least such a hand-off can cost, one call at a time, with no event loop
+(the reading thread releases one lock to wake the worker, and waits on another for its
+answer). It measures what two thread wake-ups cost on the machine.
+
     python benchmarks/floor_server.py [--tools N]
 
 ``--tools N`` advertises N more tools ``tool_0`` ... ``tool_{N-1}``, byte for byte the
@@ -14,8 +19,34 @@ definitions ``benchmarks/echo_server.py`` registers with ``BENCH_TOOLS=N``.
 
 import os
 import sys
+import threading
+from collections.abc import Callable
 
 import orjson
+
+
+class Worker:
+    """A thread that runs one job at a time for the reading thread, which waits for it."""
+
+    def __init__(self) -> None:
+        self.go, self.done = threading.Lock(), threading.Lock()
+        self.go.acquire()
+        self.done.acquire()
+        self.job: Callable[[], bytes] = bytes
+        self.answer = b""
+        threading.Thread(target=self._work, daemon=True).start()
+
+    def _work(self) -> None:
+        while True:
+            self.go.acquire()
+            self.answer = self.job()
+            self.done.release()
+
+    def run(self, job: Callable[[], bytes]) -> bytes:
+        self.job = job
+        self.go.release()
+        self.done.acquire()
+        return self.answer
 
 
 def tool_definitions(extra: int) -> list[dict[str, object]]:
@@ -74,6 +105,7 @@ def main() -> None:
         while view:
             view = view[write(1, view) :]
 
+    worker = Worker()
     for line in sys.stdin.buffer:
         message = loads(line)
         id = message.get("id")
@@ -81,8 +113,13 @@ def main() -> None:
             continue  # a notification
         method = message["method"]
         if method == "tools/call":
-            text = message["params"]["arguments"]["text"]
-            send(dumps({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}]}}) + b"\n")
+            params = message["params"]
+            text = params["arguments"]["text"]
+            answer = {"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}]}}
+            if params["name"] == "echo_sync":
+                send(worker.run(lambda answer=answer: dumps(answer) + b"\n"))  # type: ignore[misc]
+            else:
+                send(dumps(answer) + b"\n")
         elif method == "tools/list":
             send(b'{"jsonrpc":"2.0","id":' + dumps(id) + b',"result":' + tools_list + b"}\n")
         elif method == "initialize":

@@ -14,7 +14,8 @@ Metrics: sequential ``tools/call`` (one in flight), 64 calls in flight, ``tools/
 1,000 tools (round-trip p50/p95), cold start (spawn to the ``initialize`` answer, and to the
 ``server/discover`` answer) and the servers' resident memory after the throughput runs, each
 against its target; then rows without a target that explain them (time to the first
-``tools/call`` answer, cold start with 1,000 tools, a sync tool, the first ``tools/list``).
+``tools/call`` answer, cold start with 1,000 tools, a sync tool, the floor making its answers
+on a worker thread, the first ``tools/list``).
 
 A full run rewrites the results section of ``docs/performance.md`` (``--no-docs``: leave it);
 ``--quick`` is a short run that leaves it alone unless ``--docs`` is given.
@@ -433,14 +434,17 @@ def run(mode: str) -> dict[str, Any]:
 
     results: dict[str, Any] = {"mode": mode, "settings": settings, "machine": _machine()}
 
-    # Throughput: floor, toolwire (async echo), toolwire (sync echo, on a worker thread) and
+    # Throughput: floor, the floor handing each answer to a worker thread (what two thread
+    # wake-ups cost here), toolwire (async echo), toolwire (sync echo, on a worker thread) and
     # toolwire (sync echo with inline=True), each server in a process of its own.
     floor = Peer("floor", FLOOR)
+    floor_sync = Peer("floor (answer made on a worker thread)", FLOOR)
     toolwire = Peer("toolwire", TOOLWIRE)
     toolwire_sync = Peer("toolwire (sync tool)", TOOLWIRE)
     toolwire_inline = Peer("toolwire (inline sync tool)", TOOLWIRE)
     peers = [
         ("floor", floor, "echo"),
+        ("floor_sync", floor_sync, "echo_sync"),
         ("toolwire", toolwire, "echo"),
         ("toolwire_sync", toolwire_sync, "echo_sync"),
         ("toolwire_inline", toolwire_inline, "echo_inline"),
@@ -529,7 +533,7 @@ def run(mode: str) -> dict[str, Any]:
     results["paired_ratios"] = {
         f"{metric}_{key}": [t / f for t, f in zip(results[metric][key], results[metric]["floor"], strict=True)]
         for metric in ("sequential", "in_flight")
-        for key in ("toolwire", "toolwire_sync")
+        for key in ("toolwire", "toolwire_sync", "floor_sync")
     }
     # And of the plain-function tools to the same tool written as `async def`.
     results["paired_ratios"].update(
@@ -762,6 +766,24 @@ def summarize(results: dict[str, Any]) -> list[dict[str, Any]]:
             "",
             None,
             "in_flight_toolwire_sync",
+        ),
+        row(
+            "the floor making each answer on a worker thread, sequential (floor column: the floor)",
+            "calls/s",
+            seq["floor"],
+            seq["floor_sync"],
+            "",
+            None,
+            "sequential_floor_sync",
+        ),
+        row(
+            "the floor making each answer on a worker thread, 64 in flight (floor column: the floor)",
+            "calls/s",
+            flight["floor"],
+            flight["floor_sync"],
+            "",
+            None,
+            "in_flight_floor_sync",
         ),
         row(
             "sync tool with inline=True, sequential (floor column: the same tool as async def)",
