@@ -3,7 +3,7 @@ tokens cached, and verifying the token of every request, side by side in one run
 
     python benchmarks/auth_run.py [--quick] [--docs | --no-docs]
 
-``http_echo_server.py`` is served three times by uvicorn: plain, with ``--auth cached`` and
+``http_echo_server.py`` is served three times by toolwire's own HTTP server: plain, with ``--auth cached`` and
 with ``--auth every`` (a ``ProtectedResource`` whose JWT keys are given in configuration, an
 RSA-2048 key signing RS256 tokens, so nothing is fetched while measuring). ``http_load.py``
 sends each one ``tools/call`` requests over 16 keep-alive connections, with a bearer token
@@ -66,7 +66,7 @@ def measure(rounds: int, seconds: float, warmup: float) -> dict[str, dict[str, l
     try:
         for kind in KINDS:
             options = () if kind == "off" else ("--auth", kind, "--jwks", jwks)
-            servers[kind] = http_run.Server("toolwire", "uvicorn", options)
+            servers[kind] = http_run.Server("toolwire", "toolwire", options)
         load = http_run.Load()
         tokens = {kind: token(key, server.port) if kind != "off" else "" for kind, server in servers.items()}
         for server in servers.values():

@@ -2,7 +2,7 @@
 
     python benchmarks/http_client_run.py [--quick] [--json PATH] [--docs] [--strict]
 
-Serves ``http_echo_server.py`` (toolwire's server, as ``http_run.py`` starts it, uvicorn) on
+Serves ``http_echo_server.py`` (toolwire's application on its own HTTP server, the default) on
 127.0.0.1 and measures ``tools/call`` of ``echo`` in calls/s, one call at a time and with 64
 in flight, each measurement from a client process of its own (``http_client_driver.py``):
 
@@ -86,7 +86,7 @@ def run(mode: str) -> dict[str, Any]:
     stacks = {stack: spec for stack, spec in STACKS.items() if stack != "aiohttp" or installed}
     cases = [(stack, era, n) for stack, (_, eras) in stacks.items() for era in eras for n in IN_FLIGHT]
     samples: dict[str, list[dict[str, float]]] = {_key(*case): [] for case in cases}
-    server = http_run.Server("toolwire", "uvicorn")
+    server = http_run.Server("toolwire", "toolwire")
     try:
         server.wait_ready()
         _log(f"{settings['rounds']} interleaved rounds of {len(cases)} measurements of {settings['seconds']:g} s")

@@ -71,7 +71,7 @@ def measure(rounds: int, seconds: float, warmup: float) -> dict[str, dict[str, l
         load: http_run.Load | None = None
         try:
             for kind in KINDS:
-                servers[kind] = http_run.Server("toolwire", "uvicorn", ("--redis", redis) if kind == "redis" else ())
+                servers[kind] = http_run.Server("toolwire", "toolwire", ("--redis", redis) if kind == "redis" else ())
             load = http_run.Load()
             for server in servers.values():
                 server.wait_ready()
@@ -100,7 +100,7 @@ class Balanced:
     configuration is the shipped one, examples/deploy/haproxy.cfg."""
 
     def __init__(self, redis: str) -> None:
-        self.replicas = [http_run.Server("toolwire", "uvicorn", ("--redis", redis)) for _ in range(3)]
+        self.replicas = [http_run.Server("toolwire", "toolwire", ("--redis", redis)) for _ in range(3)]
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
@@ -133,7 +133,7 @@ class Balanced:
 def measure_balanced(rounds: int, seconds: float, warmup: float) -> dict[str, list[float]]:
     """Calls per second (2026-07-28) of one replica, and of three behind haproxy."""
     with redis_server() as redis:
-        one = http_run.Server("toolwire", "uvicorn", ("--redis", redis))
+        one = http_run.Server("toolwire", "toolwire", ("--redis", redis))
         three = Balanced(redis)
         load = http_run.Load()
         try:
