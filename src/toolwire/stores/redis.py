@@ -21,7 +21,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import orjson
 
@@ -30,6 +31,7 @@ from ..tasks.model import RUNNER, TaskRecord, runner_gone
 from ..tasks.store import Change
 
 log = get_logger("toolwire.tasks")
+T = TypeVar("T")
 
 #: KEYS[1]: the bucket; ARGV: rate (tokens a second), burst. Returns {taken, wait seconds}.
 TAKE = """
@@ -164,27 +166,22 @@ class RedisTaskStore:
         return TaskRecord.from_json(orjson.loads(data)) if data is not None else None
 
     async def update(self, task_id: str, change: Change) -> TaskRecord | None:
-        from redis.exceptions import WatchError
-
         key = self._key(task_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            while True:
-                try:
-                    await pipe.watch(key)
-                    data = await pipe.get(key)
-                    if data is None:
-                        return None
-                    task = TaskRecord.from_json(orjson.loads(data))
-                    if not change(task):
-                        return task
-                    task.updated = time.time()
-                    expires = task.expires
-                    pipe.multi()
-                    pipe.set(key, orjson.dumps(task.to_json()), pxat=_ms(expires) if expires else None)
-                    await pipe.execute()
-                    return task
-                except WatchError:
-                    continue  # another replica changed it meanwhile: apply the change to that
+
+        async def apply(pipe: Any, data: bytes | None) -> TaskRecord | None:
+            if data is None:
+                return None
+            task = TaskRecord.from_json(orjson.loads(data))
+            if not change(task):
+                return task
+            task.updated = time.time()
+            expires = task.expires
+            pipe.multi()
+            pipe.set(key, orjson.dumps(task.to_json()), pxat=_ms(expires) if expires else None)
+            await pipe.execute()
+            return task
+
+        return await watched(self.redis, key, apply)
 
     async def page(
         self, owner: str | None, session: str | None, after: tuple[float, str] | None, limit: int
@@ -239,6 +236,22 @@ class RedisTaskStore:
 
 def _ms(seconds: float) -> int:
     return int(seconds * 1000)
+
+
+async def watched(redis: Any, key: str, step: Callable[[Any, bytes | None], Awaitable[T]]) -> T:
+    """``step(pipe, value)`` for ``key``'s value, read under ``WATCH``: ``step`` queues its
+    writes after ``pipe.multi()`` and executes them, and they apply only if nothing changed
+    ``key`` since it was read; otherwise it runs again on the new value (another replica's
+    change is never lost, nor overwritten). ``redis`` exceptions when it cannot be reached."""
+    from redis.exceptions import WatchError
+
+    async with redis.pipeline(transaction=True) as pipe:
+        while True:
+            try:
+                await pipe.watch(key)
+                return await step(pipe, await pipe.get(key))
+            except WatchError:
+                continue
 
 
 async def shared_state_keys(redis: str | Any, key: str = "toolwire:state-keys") -> list[bytes]:

@@ -131,22 +131,16 @@ class SharedSessions:
         await self._call(self._remember(self._key(session_id), self._channel(session_id), state))
 
     async def _remember(self, key: str, channel: str, state: dict[str, Any]) -> None:
-        from redis.exceptions import WatchError
+        from ...stores.redis import watched
 
-        async with self.redis.pipeline(transaction=True) as pipe:
-            while True:
-                try:
-                    await pipe.watch(key)
-                    data = await pipe.get(key)
-                    if data is None:
-                        return
-                    pipe.multi()
-                    pipe.set(key, orjson.dumps({**orjson.loads(data), **state}), px=self.ttl_ms, xx=True)
-                    pipe.publish(channel, STATE + orjson.dumps(state))
-                    await pipe.execute()
-                    return
-                except WatchError:
-                    continue  # renewed or changed by another replica meanwhile: merge into that
+        async def merge(pipe: Any, data: bytes | None) -> None:
+            if data is not None:  # else the session is gone
+                pipe.multi()
+                pipe.set(key, orjson.dumps({**orjson.loads(data), **state}), px=self.ttl_ms, xx=True)
+                pipe.publish(channel, STATE + orjson.dumps(state))
+                await pipe.execute()
+
+        await watched(self.redis, key, merge)
 
     async def publish(self, session_id: str, kind: bytes, data: bytes) -> None:
         """Pass a message on to the replicas holding the session."""
