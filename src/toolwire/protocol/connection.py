@@ -215,7 +215,6 @@ class ServerConnection:
         self.log_level = "info"
         self.in_flight: dict[RequestId, Request] = {}
         self._buffer = bytearray()
-        self._scanned = 0
         self._discarding = False
         self._next_request_id = 0
         self._awaiting: set[RequestId] = set()
@@ -224,36 +223,31 @@ class ServerConnection:
 
     def receive_data(self, data: bytes) -> list[Event]:
         """Feed bytes from a newline-delimited stream; returns the events they complete."""
+        lines = data.split(b"\n")  # in C: the whole lines, then the start of one still to come
+        tail = lines.pop()
         buffer = self._buffer
-        if not buffer and not self._discarding and data.find(b"\n") == len(data) - 1:
-            # the common case: one whole message per read
-            if len(data) > self.max_message_bytes:
-                return [self._too_large(len(data))]
-            return self._parse(data, blank_ok=True)
         events: list[Event] = []
-        buffer += data
-        start = 0
-        while True:
-            end = buffer.find(b"\n", self._scanned)
-            if end < 0:
-                break
-            line = bytes(buffer[start:end])
-            start = self._scanned = end + 1
-            if self._discarding:
+        if lines:
+            if buffer:  # the line began in earlier reads
+                buffer += lines[0]
+                lines[0] = bytes(buffer)
+                buffer.clear()
+            if self._discarding:  # the end of a message too large: dropped with it
                 self._discarding = False
-            elif len(line) > self.max_message_bytes:
-                events.append(self._too_large(len(line)))
-            else:
-                events += self._parse(line, blank_ok=True)
-        if start:
-            del buffer[:start]
-        self._scanned = len(buffer)  # no newline in what is left: never scan it again
-        if len(buffer) > self.max_message_bytes and not self._discarding:
+                del lines[0]
+            limit = self.max_message_bytes
+            for line in lines:
+                if len(line) > limit:
+                    events.append(self._too_large(len(line)))
+                else:
+                    self._parse(line, events, blank_ok=True)
+        if self._discarding:
+            return events
+        buffer += tail
+        if len(buffer) > self.max_message_bytes:
             events.append(self._too_large(len(buffer)))
             self._discarding = True
-        if self._discarding:
             buffer.clear()
-            self._scanned = 0
         return events
 
     def receive_message(self, data: bytes | str, decoded: Any = _NOT_DECODED) -> list[Event]:
@@ -262,33 +256,34 @@ class ServerConnection:
         inside it first), so that it is not decoded twice."""
         if len(data) > self.max_message_bytes:
             return [self._too_large(len(data))]
-        return self._parse(data, blank_ok=False, decoded=decoded)
+        events: list[Event] = []
+        self._parse(data, events, blank_ok=False, decoded=decoded)
+        return events
 
-    def _parse(self, data: bytes | str, blank_ok: bool, decoded: Any = _NOT_DECODED) -> list[Event]:
+    def _parse(self, data: bytes | str, events: list[Event], blank_ok: bool, decoded: Any = _NOT_DECODED) -> None:
+        """Add the events of one message to ``events``."""
         try:
             message = orjson.loads(data) if decoded is _NOT_DECODED else decoded
         except orjson.JSONDecodeError as exc:
-            if blank_ok and not data.strip():
-                return []  # blank lines between messages are tolerated
-            return [self._error(None, PARSE_ERROR, f"Parse error: the message is not valid JSON ({exc})")]
-        if too_deep(data, message, self.max_depth):
-            return [
-                self._error(
-                    _id_of(message),
-                    INVALID_REQUEST,
-                    f"Invalid Request: JSON nested deeper than {self.max_depth} levels",
-                )
-            ]
+            if not (blank_ok and not data.strip()):  # blank lines between messages are tolerated
+                events.append(self._error(None, PARSE_ERROR, f"Parse error: the message is not valid JSON ({exc})"))
+            return
+        if len(data) > 2 * self.max_depth and too_deep(data, message, self.max_depth):
+            problem = f"Invalid Request: JSON nested deeper than {self.max_depth} levels"
+            events.append(self._error(_id_of(message), INVALID_REQUEST, problem))
+            return
         try:
             if type(message) is list:
-                return self._receive_batch(message)
+                events += self._receive_batch(message)
+                return
             event = self._receive(message, None)
         except ProtocolError as exc:
-            return [self._error(_id_of(message), exc.code, exc.message, exc.data)]
+            event = self._error(_id_of(message), exc.code, exc.message, exc.data)
         except Exception as exc:  # a check we lack must cost this message only, never the stream
             problem = f"Internal error: the message could not be handled ({type(exc).__name__}: {exc})"
-            return [self._error(_id_of(message), INTERNAL_ERROR, problem)]
-        return [] if event is None else [event]
+            event = self._error(_id_of(message), INTERNAL_ERROR, problem)
+        if event is not None:
+            events.append(event)
 
     def _receive_batch(self, messages: list[Any]) -> list[Event]:
         codec = self.legacy

@@ -98,8 +98,8 @@ class ServerSession:
         self._inline: dict[RequestId, bool] = {}
         self._adopting: list[Coroutine[Any, Any, None]] | None = None
         #: Calls started and not yet run (Python 3.11), in order: run by one task, see
-        #: _run_queued. By request id: the call's work and its wrapper.
-        self._queued: dict[RequestId, tuple[Coroutine[Any, Any, Any], Coroutine[Any, Any, None]]] = {}
+        #: _run_queued. By request id: the request and its work.
+        self._queued: dict[RequestId, tuple[Request, Coroutine[Any, Any, bytes | None]]] = {}
         self._queue: collections.deque[tuple[RequestId, str]] = collections.deque()
         self._runner_due = False  # a task will run what is queued
         #: Tools (and methods) whose calls waited: theirs get a task of their own at once.
@@ -309,23 +309,22 @@ class ServerSession:
         its first wait on, in a context of its own: ``asyncio.timeout``, ``current_task()``
         and libraries built on them work from its first line.
         """
-        finishing = self._finish(request, work)
         adopting = self._adopting
         if adopting is not None and not adopting and self._may_run_inline(request):
-            adopting.append(finishing)
+            adopting.append(self._finish(request, work))
             self._inline[request.id] = False
             self._tasks[request.id] = asyncio.current_task()  # type: ignore[assignment]
             return
         if EAGER_TASKS:
-            task = asyncio.Task(finishing, loop=self._loop, eager_start=True)  # type: ignore[call-arg]
+            task = asyncio.Task(self._finish(request, work), loop=self._loop, eager_start=True)  # type: ignore[call-arg]
             if not task.done() and request.task is None:
                 self._tasks[request.id] = task
         else:
             what = request.params.get("name") if request.method == "tools/call" else request.method
             if type(what) is not str or what in self._waited or request.id in self._queued:
-                self._tasks[request.id] = self._loop.create_task(finishing)
+                self._tasks[request.id] = self._loop.create_task(self._finish(request, work))
                 return
-            self._queued[request.id] = (work, finishing)
+            self._queued[request.id] = (request, work)
             self._queue.append((request.id, what))
             if not self._runner_due:
                 self._runner_due = True
@@ -348,15 +347,20 @@ class ServerSession:
             entry = queued.pop(id, None)
             if entry is None:
                 continue  # called off before it ran
+            request, work = entry
             self._tasks[id] = task
             try:
-                _, rest = at_once(entry[1], contextvars.copy_context())
+                answer, rest = at_once(work, contextvars.copy_context())
             except Exception:
                 log.exception("a call failed outside its tool")
                 self._tasks.pop(id, None)
                 continue
-            if rest is None and not task.cancelling():
-                continue
+            if rest is None:  # answered without waiting: what _finish does, without its coroutine
+                self.send(answer, id)
+                if request.task is None:
+                    self._tasks.pop(id, None)
+                if not task.cancelling():
+                    continue
             if rest is not None and len(self._waited) < MAX_WAITED:
                 self._waited.add(what)
             if queue:
@@ -364,7 +368,7 @@ class ServerSession:
             else:
                 self._runner_due = False
             if rest is not None:
-                await rest
+                await self._finish(request, rest)
             return
         self._runner_due = False
 
@@ -443,20 +447,29 @@ class ServerSession:
             return None
         return self.connection.respond(request, rendered)
 
-    async def _tool_result(
+    def _tool_result(
         self, request: Request, name: str, tool: Tool | None, arguments: dict[str, Any]
-    ) -> dict[str, Any]:
-        """The result of calling tool ``name`` (``tool``, when registered) with ``arguments``."""
-        if tool is None and self.server.raw_call_handler is not None:
-            tool = await self.server.find_raw_tool(name)
+    ) -> Awaitable[dict[str, Any]]:
+        """The result of calling tool ``name`` (``tool``, when registered) with ``arguments``.
+        No coroutine of its own (one layer less per call): what it checks at once (the tool
+        unknown, the task plan refused) raises ``ProtocolError`` when called."""
         if tool is None:
+            if self.server.raw_call_handler is not None:
+                return self._raw_tool_result(request, name, arguments)
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
         as_task, ttl_ms = self._task_plan(request, tool) if tool.task or request.codec.tasks else (False, None)
         try:
             arguments = tool.validate_arguments(arguments)
         except ArgumentsInvalid as exc:
-            return request.codec.invalid_arguments(str(exc))
-        return await self._run_tool(request, tool, arguments, as_task, ttl_ms)
+            return _ready(request.codec.invalid_arguments(str(exc)))
+        return self._run_tool(request, tool, arguments, as_task, ttl_ms)
+
+    async def _raw_tool_result(self, request: Request, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """:meth:`_tool_result` for a tool the server's raw handlers may know."""
+        tool = await self.server.find_raw_tool(name)
+        if tool is None:
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
+        return await self._tool_result(request, name, tool, arguments)
 
     def _task_plan(self, request: Request, tool: Tool) -> tuple[bool, int | None]:
         """Whether this call runs as a task, and the lifetime (ms) its client asked for.
@@ -530,7 +543,7 @@ class ServerSession:
                     context.defer_task(tool.name, ttl_ms)
                 else:
                     await self.detach(request, tool.name, ttl_ms)
-            return await tool.call(arguments, context)
+            return tool.result(await tool.invoke(arguments, context))  # Tool.call, one coroutine less
         except ProtocolError:
             raise
         except ToolError as exc:
@@ -778,8 +791,7 @@ class ServerSession:
         """Cancel the call of request ``id``, if it runs (or drop it, if it has not started)."""
         entry = self._queued.pop(id, None)
         if entry is not None:
-            for coroutine in entry:
-                coroutine.close()
+            entry[1].close()
             return
         task = self._tasks.get(id)
         if task is not None:
@@ -822,6 +834,10 @@ class ServerSession:
             self.send(self.connection.respond(request, {"_meta": {META_SUBSCRIPTION_ID: request.id}}), request.id)
         self._subscriptions.clear()
         self._closed = True
+
+
+async def _ready(value: Any) -> Any:
+    return value
 
 
 #: Method name -> handler(session, request).

@@ -252,7 +252,11 @@ class Tool:
         :class:`OutputInvalid` if the tool has an outputSchema and a successful result has no
         structured content, or structured content that breaks it.
         """
-        value = await self.invoke(arguments, context)
+        return self.result(await self.invoke(arguments, context))
+
+    def result(self, value: Any) -> dict[str, Any]:
+        """The neutral result for what the handler returned (see :meth:`call`, which is
+        :meth:`invoke` then this); :class:`OutputInvalid` as there."""
         output = self._output
         if self._raw:
             result = raw_result(value, structured=output is not None)
