@@ -412,20 +412,39 @@ class ServerSession:
             if request.task is None:  # a task's id may serve a newer request by now
                 self._tasks.pop(request.id, None)
 
-    async def _call(self, request: Request) -> bytes | None:
-        """Answer a ``tools/call``: the hot path, kept to one coroutine around the tool's own."""
+    def _call(self, request: Request) -> Coroutine[Any, Any, bytes | None]:
+        """Answer a ``tools/call``: the hot path. No coroutine of its own: what is wrong with
+        the request is answered at once; a registered tool without guards runs in one
+        coroutine around the tool's own (:meth:`_answer_tool`); the rest go through
+        :meth:`_call_through`."""
         params = request.params
         name = params.get("name")
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}
-        codec = request.codec
         try:
             if type(name) is not str:
                 raise ProtocolError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
             if type(arguments) is not dict:
                 raise ProtocolError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
             tool = self.server.registry.get(name)
+            if tool is None or self.server.guarded is not None:
+                return self._call_through(request, name, tool, arguments)
+            as_task, ttl_ms = self._task_plan(request, tool) if tool.task or request.codec.tasks else (False, None)
+            try:
+                arguments = tool.validate_arguments(arguments)
+            except ArgumentsInvalid as exc:
+                return _ready(self._call_answer(request, tool, request.codec.invalid_arguments(str(exc))))
+        except ProtocolError as exc:
+            return _ready(self.connection.respond_error(request, exc))
+        return self._answer_tool(request, tool, arguments, as_task, ttl_ms)
+
+    async def _call_through(
+        self, request: Request, name: str, tool: Tool | None, arguments: dict[str, Any]
+    ) -> bytes | None:
+        """Answer a ``tools/call`` through the guards, or of a tool that only the low-level
+        handlers may know."""
+        try:
             guarded = self.server.guarded
             if guarded is None:
                 result = await self._tool_result(request, name, tool, arguments)
@@ -435,24 +454,39 @@ class ServerSession:
                 )
                 result = await guarded(call)
         except ProtocolError as exc:
-            if request.task is not None:
-                await self.server.tasks.fail(request.task, exc)
-                return None
-            return self.connection.respond_error(request, exc)
+            return await self._call_failed(request, exc)
         if tool is None:
             tool = self.server.known_raw_tool(name)
-        rendered = codec.call_result(result, tool is not None and tool.wrap_structured)
         if request.task is not None:
-            await self.server.tasks.finish(request.task, codec.finish(rendered, None))
+            await self._task_finished(request, tool, result)
             return None
-        return self.connection.respond(request, rendered)
+        return self._call_answer(request, tool, result)
+
+    def _call_answer(self, request: Request, tool: Tool | None, result: dict[str, Any]) -> bytes | None:
+        """The answer to a ``tools/call`` (not a task) whose tool gave ``result``."""
+        return self.connection.respond(
+            request, request.codec.call_result(result, tool is not None and tool.wrap_structured)
+        )
+
+    async def _task_finished(self, request: Request, tool: Tool | None, result: dict[str, Any]) -> None:
+        """Store ``result`` as the result of the task the call became."""
+        codec = request.codec
+        rendered = codec.call_result(result, tool is not None and tool.wrap_structured)
+        await self.server.tasks.finish(request.task, codec.finish(rendered, None))
+
+    async def _call_failed(self, request: Request, error: ProtocolError) -> bytes | None:
+        """The call ends with ``error``: its answer, or its task's failure."""
+        if request.task is not None:
+            await self.server.tasks.fail(request.task, error)
+            return None
+        return self.connection.respond_error(request, error)
 
     def _tool_result(
         self, request: Request, name: str, tool: Tool | None, arguments: dict[str, Any]
     ) -> Awaitable[dict[str, Any]]:
-        """The result of calling tool ``name`` (``tool``, when registered) with ``arguments``.
-        No coroutine of its own (one layer less per call): what it checks at once (the tool
-        unknown, the task plan refused) raises ``ProtocolError`` when called."""
+        """The result of calling tool ``name`` (``tool``, when registered) with ``arguments``,
+        as guards see it. No coroutine of its own: what it checks at once (the tool unknown,
+        the task plan refused) raises ``ProtocolError`` when called."""
         if tool is None:
             if self.server.raw_call_handler is not None:
                 return self._raw_tool_result(request, name, arguments)
@@ -534,35 +568,75 @@ class ServerSession:
     ) -> dict[str, Any]:
         """The tool's result, with whatever it raises turned into the answer it calls for
         (a :class:`ProtocolError` it raises is the call's JSON-RPC error)."""
-        context = None
-        if tool.wants_context:
-            context = Context(self, request, self.answers(request, tool.name, arguments), tool.owner)
+        context = self._tool_context(request, tool, arguments)
         try:
             if as_task:
-                if tool.defer_task and context is not None:
-                    context.defer_task(tool.name, ttl_ms)
-                else:
-                    await self.detach(request, tool.name, ttl_ms)
+                await self._become_task(request, tool, context, ttl_ms)
             return tool.result(await tool.invoke(arguments, context))  # Tool.call, one coroutine less
-        except ProtocolError:
-            raise
-        except ToolError as exc:
+        except (Exception, InputRequired) as exc:
+            return self._tool_failed(request, tool, arguments, context, exc)
+
+    async def _answer_tool(
+        self, request: Request, tool: Tool, arguments: dict[str, Any], as_task: bool, ttl_ms: int | None
+    ) -> bytes | None:
+        """:meth:`_run_tool` and the call's answer in one coroutine (a call without guards)."""
+        try:
+            context = self._tool_context(request, tool, arguments)
+            try:
+                if as_task:
+                    await self._become_task(request, tool, context, ttl_ms)
+                result = tool.result(await tool.invoke(arguments, context))
+            except (Exception, InputRequired) as exc:
+                result = self._tool_failed(request, tool, arguments, context, exc)
+        except ProtocolError as exc:
+            return await self._call_failed(request, exc)
+        if request.task is not None:
+            await self._task_finished(request, tool, result)
+            return None
+        return self._call_answer(request, tool, result)
+
+    def _tool_context(self, request: Request, tool: Tool, arguments: dict[str, Any]) -> Context | None:
+        """The tool's context, if it takes one (``-32602`` for a request state that is not
+        this call's)."""
+        if not tool.wants_context:
+            return None
+        return Context(self, request, self.answers(request, tool.name, arguments), tool.owner)
+
+    async def _become_task(self, request: Request, tool: Tool, context: Context | None, ttl_ms: int | None) -> None:
+        """Make the call a task: at once, or when the tool says so (``defer_task``)."""
+        if tool.defer_task and context is not None:
+            context.defer_task(tool.name, ttl_ms)
+        else:
+            await self.detach(request, tool.name, ttl_ms)
+
+    def _tool_failed(
+        self,
+        request: Request,
+        tool: Tool,
+        arguments: dict[str, Any],
+        context: Context | None,
+        exc: Exception | InputRequired,
+    ) -> dict[str, Any]:
+        """The result for what the tool raised; ``ProtocolError`` when the call must fail
+        instead (one the tool raised, or a result its output schema refuses)."""
+        if isinstance(exc, ProtocolError):
+            raise exc
+        if isinstance(exc, ToolError):
             return error_result(str(exc))
-        except InputRequired as exc:
+        if isinstance(exc, InputRequired):
             assert context is not None
             return self.input_required(tool.name, arguments, context, exc)
-        except CapabilityMissing as exc:
+        if isinstance(exc, CapabilityMissing):
             return request.codec.missing_capability(exc.capability, str(exc))
-        except ClientRequestFailed as exc:
+        if isinstance(exc, ClientRequestFailed):
             return error_result(f"Tool '{tool.name}' could not finish: {exc}")
-        except OutputInvalid as exc:
+        if isinstance(exc, OutputInvalid):
             log.error("%s", exc)
             raise ProtocolError(INTERNAL_ERROR, f"Internal error: {exc}") from None
-        except Exception as exc:
-            log.error("tool %r raised", tool.name, exc_info=True)
-            if self.server.mask_errors:
-                return error_result(f"Tool '{tool.name}' failed with an internal error")
-            return error_result(f"Tool '{tool.name}' failed: {type(exc).__name__}: {exc}")
+        log.error("tool %r raised", tool.name, exc_info=exc)
+        if self.server.mask_errors:
+            return error_result(f"Tool '{tool.name}' failed with an internal error")
+        return error_result(f"Tool '{tool.name}' failed: {type(exc).__name__}: {exc}")
 
     def answers(self, request: Request, subject: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
         """2026-07-28 retries: the answers of earlier rounds plus this request's responses.
