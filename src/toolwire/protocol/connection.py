@@ -319,6 +319,8 @@ class ServerConnection:
         return events
 
     def _receive(self, message: Any, batch: _Batch | None) -> Event | None:
+        """The event one message makes (a request is then in flight); ``ProtocolError`` for
+        a message the specification refuses."""
         if type(message) is not dict:
             raise ProtocolError(INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
         if message.get("jsonrpc") != "2.0":
@@ -343,18 +345,6 @@ class ServerConnection:
                 INVALID_REQUEST,
                 f"Invalid Request: id {id!r} is already used by a request in flight",
             )
-        request = self._request(id, method, params, batch)
-        if isinstance(request, Request):
-            self.in_flight[id] = request
-        return request
-
-    def _request(
-        self,
-        id: RequestId,
-        method: str,
-        params: dict[str, Any],
-        batch: _Batch | None,
-    ) -> Request | bytes:
         meta = params.get("_meta")
         version = meta.get(META_PROTOCOL_VERSION) if type(meta) is dict else None
         if version is not None:
@@ -377,7 +367,9 @@ class ServerConnection:
         if method == "logging/setLevel":
             self.log_level = _log_level(params.get("level"))
             return self._result(id, {})
-        return Request(id, method, params, meta, codec, self.client_capabilities, self.client_info, self.log_level)
+        request = Request(id, method, params, meta, codec, self.client_capabilities, self.client_info, self.log_level)
+        self.in_flight[id] = request
+        return request
 
     def _modern_request(
         self,
@@ -408,7 +400,9 @@ class ServerConnection:
         codec = codec_for(version)
         if method == "server/discover":
             return self._result(id, self._discover(codec))
-        return Request(id, method, params, meta, codec, capabilities, meta.get(META_CLIENT_INFO), level)
+        request = Request(id, method, params, meta, codec, capabilities, meta.get(META_CLIENT_INFO), level)
+        self.in_flight[id] = request
+        return request
 
     def _initialize(self, id: RequestId, params: dict[str, Any]) -> bytes:
         if self.legacy is not None:
@@ -486,7 +480,9 @@ class ServerConnection:
     def respond(self, request: Request, result: dict[str, Any]) -> bytes | None:
         """The answer to ``request``, rendered for its version; ``None`` if nothing is to be
         sent (the request was cancelled, or is part of a batch still being answered)."""
-        result = request.codec.finish(result, self.identity.info)
+        codec = request.codec
+        if codec.modern:
+            result = codec.finish(result, self.identity.info)
         return self._answer(request, {"jsonrpc": "2.0", "id": request.id, "result": result})
 
     def respond_raw(self, request: Request, result_json: bytes) -> bytes | None:
@@ -532,7 +528,7 @@ class ServerConnection:
             return None
         batch = request.batch
         if batch is None:
-            return self._encode(message)
+            return orjson.dumps(message, option=self._encoding)
         batch.answers.append(message)
         batch.pending -= 1
         return self._encode(batch.answers) if batch.pending == 0 else None

@@ -43,7 +43,7 @@ from ..tools.validation import ArgumentsInvalid
 from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
 from .features import FEATURE_METHODS, OFFERED_BY
 from .request_state import binding, seal, unseal
-from .stepping import at_once
+from .stepping import Rest
 
 if TYPE_CHECKING:
     from ..auth.identity import Identity
@@ -162,11 +162,12 @@ class ServerSession:
                 self.send(event)
             elif kind is Request:
                 handler = _METHODS.get(event.method)
+                offered = OFFERED_BY.get(event.method)
                 if handler is None:
                     self.fail(event, ProtocolError(METHOD_NOT_FOUND, f"Method not found: {event.method}"))
-                elif event.method in OFFERED_BY and OFFERED_BY[event.method] not in self.server.identity.capabilities:
-                    what = OFFERED_BY[event.method]
-                    self.fail(event, ProtocolError(METHOD_NOT_FOUND, f"Method not found: this server offers no {what}"))
+                elif offered is not None and offered not in self.server.identity.capabilities:
+                    problem = f"Method not found: this server offers no {offered}"
+                    self.fail(event, ProtocolError(METHOD_NOT_FOUND, problem))
                 else:
                     try:
                         handler(self, event)
@@ -295,9 +296,6 @@ class ServerSession:
 
     # -- tools/call ------------------------------------------------------------------------
 
-    def _call_tool(self, request: Request) -> None:
-        self.start(request, self._call(request))
-
     def start(self, request: Request, work: Coroutine[Any, Any, bytes | None]) -> None:
         """Run ``work`` as a task of its own (its own context, cancellable on its own).
 
@@ -349,14 +347,19 @@ class ServerSession:
                 continue  # called off before it ran
             request, work = entry
             self._tasks[id] = task
-            try:
-                answer, rest = at_once(work, contextvars.copy_context())
+            context = contextvars.copy_context()
+            rest = None
+            try:  # its first step, at once (stepping.at_once, inlined on this hot path)
+                waiting = context.run(work.send, None)
+            except StopIteration as done:  # answered without waiting: what _finish does, without its coroutine
+                self.send(done.value, id)
             except Exception:
                 log.exception("a call failed outside its tool")
                 self._tasks.pop(id, None)
                 continue
-            if rest is None:  # answered without waiting: what _finish does, without its coroutine
-                self.send(answer, id)
+            else:
+                rest = Rest(work.__await__(), waiting, context)
+            if rest is None:
                 if request.task is None:
                     self._tasks.pop(id, None)
                 if not task.cancelling():
@@ -412,16 +415,16 @@ class ServerSession:
             if request.task is None:  # a task's id may serve a newer request by now
                 self._tasks.pop(request.id, None)
 
-    def _call(self, request: Request) -> Coroutine[Any, Any, bytes | None]:
-        """Answer a ``tools/call``: the hot path. No coroutine of its own: what is wrong with
-        the request is answered at once; a registered tool without guards runs in one
-        coroutine around the tool's own (:meth:`_answer_tool`); the rest go through
-        :meth:`_call_through`."""
+    def _call_tool(self, request: Request) -> None:
+        """Start answering a ``tools/call``: the hot path. What is wrong with the request is
+        answered at once; a registered tool without guards runs in one coroutine around the
+        tool's own (:meth:`_answer_tool`); the rest go through :meth:`_call_through`."""
         params = request.params
         name = params.get("name")
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}
+        work: Coroutine[Any, Any, bytes | None]
         try:
             if type(name) is not str:
                 raise ProtocolError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
@@ -429,15 +432,16 @@ class ServerSession:
                 raise ProtocolError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
             tool = self.server.registry.get(name)
             if tool is None or self.server.guarded is not None:
-                return self._call_through(request, name, tool, arguments)
-            as_task, ttl_ms = self._task_plan(request, tool) if tool.task or request.codec.tasks else (False, None)
-            try:
-                arguments = tool.validate_arguments(arguments)
-            except ArgumentsInvalid as exc:
-                return _ready(self._call_answer(request, tool, request.codec.invalid_arguments(str(exc))))
+                work = self._call_through(request, name, tool, arguments)
+            else:
+                as_task, ttl_ms = self._task_plan(request, tool) if tool.task or "task" in params else (False, None)
+                try:
+                    work = self._answer_tool(request, tool, tool.validate_arguments(arguments), as_task, ttl_ms)
+                except ArgumentsInvalid as exc:
+                    work = _ready(self._call_answer(request, tool, request.codec.invalid_arguments(str(exc))))
         except ProtocolError as exc:
-            return _ready(self.connection.respond_error(request, exc))
-        return self._answer_tool(request, tool, arguments, as_task, ttl_ms)
+            work = _ready(self.connection.respond_error(request, exc))
+        self.start(request, work)
 
     async def _call_through(
         self, request: Request, name: str, tool: Tool | None, arguments: dict[str, Any]
@@ -581,7 +585,7 @@ class ServerSession:
     ) -> bytes | None:
         """:meth:`_run_tool` and the call's answer in one coroutine (a call without guards)."""
         try:
-            context = self._tool_context(request, tool, arguments)
+            context = self._tool_context(request, tool, arguments) if tool.wants_context else None
             try:
                 if as_task:
                     await self._become_task(request, tool, context, ttl_ms)

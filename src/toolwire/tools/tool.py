@@ -124,7 +124,11 @@ class Tool:
         self._raw = raw
         self._converters = converters or {}
         self._context_param = context_param
+        #: Whether the handler takes a :class:`ToolContext`.
+        self.wants_context = context_param is not None
         self._params = frozenset(input_schema.get("properties", ()))
+        #: An async handler that takes the arguments as they are (the common case, kept short).
+        self._direct = self.is_async and not raw and not self._converters and context_param is None
         self._arguments = Validator(input_schema, lenient=lenient)
         self._output = Validator(output_schema) if output_schema is not None else None
         #: Parameters mirrored into ``Mcp-Param-*`` HTTP headers (2026-07-28): name -> path.
@@ -233,11 +237,6 @@ class Tool:
             definition["execution"] = {"taskSupport": self.task}
         return definition
 
-    @property
-    def wants_context(self) -> bool:
-        """Whether the handler takes a :class:`ToolContext`."""
-        return self._context_param is not None
-
     def validate_arguments(self, arguments: Any, message: str = "Invalid arguments for tool '{}'") -> dict[str, Any]:
         """The arguments, checked (and coerced where lenient); :class:`ArgumentsInvalid` if not
         valid, its text starting with ``message`` (formatted with the name)."""
@@ -277,6 +276,8 @@ class Tool:
         """The handler's return value, as is, for already validated ``arguments`` (converted
         to the parameters' types); a plain function runs on a worker thread (see
         :mod:`toolwire.tools.threads`) unless the tool is ``inline``."""
+        if self._direct and arguments.keys() <= self._params:
+            return self.handler(**arguments)  # type: ignore[no-any-return]
         if self._raw:
             args: tuple[Any, ...] = (arguments,) if self._context_param is None else (arguments, context)
             kwargs: dict[str, Any] = {}
