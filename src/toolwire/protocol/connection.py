@@ -483,7 +483,12 @@ class ServerConnection:
         codec = request.codec
         if codec.modern:
             result = codec.finish(result, self.identity.info)
-        return self._answer(request, {"jsonrpc": "2.0", "id": request.id, "result": result})
+        message = {"jsonrpc": "2.0", "id": request.id, "result": result}
+        if request.batch is not None:
+            return self._answer(request, message)
+        if self.in_flight.pop(request.id, None) is None or request.cancelled:  # _answer's, inlined
+            return None
+        return orjson.dumps(message, option=self._encoding)
 
     def respond_raw(self, request: Request, result_json: bytes) -> bytes | None:
         """Like :meth:`respond` with a result already finished and encoded (cached pages)."""

@@ -260,6 +260,8 @@ class Tool:
         if self._raw:
             result = raw_result(value, structured=output is not None)
         elif output is None:
+            if type(value) is str:  # build_result's first case, without the call
+                return {"content": [{"type": "text", "text": value}]}
             return build_result(value, structured=False)
         else:
             result = build_result(value, structured=not isinstance(value, ToolResult))
