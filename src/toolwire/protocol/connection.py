@@ -252,8 +252,8 @@ class ServerConnection:
 
     def receive_message(self, data: bytes | str, decoded: Any = _NOT_DECODED) -> list[Event]:
         """Feed one whole message (a JSON-RPC object, or a batch array where allowed).
-        ``decoded``: the message already decoded from ``data`` (a transport that had to look
-        inside it first), so that it is not decoded twice."""
+        ``decoded``: the message already decoded from ``data`` and its depth checked against
+        the limit (a transport that had to look inside it first), so that neither is done twice."""
         if len(data) > self.max_message_bytes:
             return [self._too_large(len(data))]
         events: list[Event] = []
@@ -268,7 +268,7 @@ class ServerConnection:
             if not (blank_ok and not data.strip()):  # blank lines between messages are tolerated
                 events.append(self._error(None, PARSE_ERROR, f"Parse error: the message is not valid JSON ({exc})"))
             return
-        if len(data) > 2 * self.max_depth and too_deep(data, message, self.max_depth):
+        if decoded is _NOT_DECODED and len(data) > 2 * self.max_depth and too_deep(data, message, self.max_depth):
             problem = f"Invalid Request: JSON nested deeper than {self.max_depth} levels"
             events.append(self._error(_id_of(message), INVALID_REQUEST, problem))
             return

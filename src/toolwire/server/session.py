@@ -296,8 +296,9 @@ class ServerSession:
 
     # -- tools/call ------------------------------------------------------------------------
 
-    def start(self, request: Request, work: Coroutine[Any, Any, bytes | None]) -> None:
-        """Run ``work`` as a task of its own (its own context, cancellable on its own).
+    def start(self, request: Request, work: Coroutine[Any, Any, bytes | None], tool: Tool | None = None) -> None:
+        """Run ``work`` as a task of its own (its own context, cancellable on its own);
+        ``tool``: the registered tool, when ``request`` calls one.
 
         On Python 3.12 and later the task starts at once (``eager_start``), up to its first
         real wait: most tools finish without waiting, so they answer without a trip around
@@ -308,7 +309,7 @@ class ServerSession:
         and libraries built on them work from its first line.
         """
         adopting = self._adopting
-        if adopting is not None and not adopting and self._may_run_inline(request):
+        if adopting is not None and not adopting and self._may_run_inline(request, tool):
             adopting.append(self._finish(request, work))
             self._inline[request.id] = False
             self._tasks[request.id] = asyncio.current_task()  # type: ignore[assignment]
@@ -375,14 +376,11 @@ class ServerSession:
             return
         self._runner_due = False
 
-    def _may_run_inline(self, request: Request) -> bool:
-        """Whether ``request`` is a call that can only end with its answer (it cannot
-        detach as a task, which would outlive the caller's request)."""
-        if request.method != "tools/call" or request.codec.tasks or request.id in self._inline:
-            return False
-        name = request.params.get("name")
-        tool = self.server.registry.get(name) if type(name) is str else None
-        return tool is not None and not tool.task
+    def _may_run_inline(self, request: Request, tool: Tool | None) -> bool:
+        """Whether ``request``, a call of ``tool`` (if it is a ``tools/call`` of a registered
+        one), can only end with its answer (it cannot detach as a task, which would outlive
+        the caller's request)."""
+        return tool is not None and tool.task is None and request.id not in self._inline
 
     def caller(self, request: Request) -> Identity | None:
         """Who sent ``request``, when the transport verified it (HTTP with ``auth=``), which
@@ -425,6 +423,7 @@ class ServerSession:
         if arguments is None:
             arguments = {}
         work: Coroutine[Any, Any, bytes | None]
+        tool = None
         try:
             if type(name) is not str:
                 raise ProtocolError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
@@ -441,7 +440,7 @@ class ServerSession:
                     work = _ready(self._call_answer(request, tool, request.codec.invalid_arguments(str(exc))))
         except ProtocolError as exc:
             work = _ready(self.connection.respond_error(request, exc))
-        self.start(request, work)
+        self.start(request, work, tool)
 
     async def _call_through(
         self, request: Request, name: str, tool: Tool | None, arguments: dict[str, Any]
@@ -907,7 +906,9 @@ class ServerSession:
         pending = {id: task for id, task in self._tasks.items() if not task.done() and task is not current}
         for id in pending:
             self._call_off(id)
-        await asyncio.gather(*set(pending.values()), return_exceptions=True)
+        # A call run in its caller's task (handle_inline) is not waited for: that task goes on
+        # past the call (an HTTP request, whose stream ends only once this session has closed).
+        await asyncio.gather(*{task for id, task in pending.items() if id not in self._inline}, return_exceptions=True)
         for request, _ in list(self._subscriptions.values()):
             self.send(self.connection.respond(request, {"_meta": {META_SUBSCRIPTION_ID: request.id}}), request.id)
         self._subscriptions.clear()
