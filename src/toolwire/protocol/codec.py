@@ -74,6 +74,7 @@ class Codec:
         "icons",
         "modern",
         "progress_message",
+        "renders_content",
         "resumable_streams",
         "structured",
         "tasks",
@@ -99,6 +100,8 @@ class Codec:
         self.resumable_streams = at_least("2025-11-25")
         #: Tasks in the core protocol (2025-11-25 only; 2026-07-28 has them as an extension).
         self.tasks = version == "2025-11-25"
+        #: Whether :meth:`call_result` changes a result without structured content.
+        self.renders_content = not (self.structured and self.audio)
         fields = list(_TOOL_FIELDS_BASE)
         if self.annotations:
             fields.append("annotations")
@@ -162,7 +165,7 @@ class Codec:
                 del result["structuredContent"]
             elif wrap_structured and not self.modern:
                 result["structuredContent"] = {"result": result["structuredContent"]}
-        if not self.structured or not self.audio:
+        if self.renders_content:
             result["content"] = self.content(result["content"])
         return result
 

@@ -319,7 +319,10 @@ class ServerSession:
             if not task.done() and request.task is None:
                 self._tasks[request.id] = task
         else:
-            what = request.params.get("name") if request.method == "tools/call" else request.method
+            if tool is not None:
+                what: Any = tool.name
+            else:
+                what = request.params.get("name") if request.method == "tools/call" else request.method
             if type(what) is not str or what in self._waited or request.id in self._queued:
                 self._tasks[request.id] = self._loop.create_task(self._finish(request, work))
                 return
@@ -467,9 +470,10 @@ class ServerSession:
 
     def _call_answer(self, request: Request, tool: Tool | None, result: dict[str, Any]) -> bytes | None:
         """The answer to a ``tools/call`` (not a task) whose tool gave ``result``."""
-        return self.connection.respond(
-            request, request.codec.call_result(result, tool is not None and tool.wrap_structured)
-        )
+        codec = request.codec
+        if codec.renders_content or "structuredContent" in result:  # else rendering leaves it as it is
+            result = codec.call_result(result, tool is not None and tool.wrap_structured)
+        return self.connection.respond(request, result)
 
     async def _task_finished(self, request: Request, tool: Tool | None, result: dict[str, Any]) -> None:
         """Store ``result`` as the result of the task the call became."""

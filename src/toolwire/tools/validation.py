@@ -171,12 +171,21 @@ class Validator:
 
 #: Keywords that say nothing about validity (annotations).
 _ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"})
-_SIMPLE_TYPES = frozenset({"string", "integer", "number", "boolean", "null"})
 _SIMPLE_OBJECT_KEYS = frozenset({"type", "properties", "required", "additionalProperties", "$schema"}) | _ANNOTATIONS
 _SIMPLE_PROPERTY_KEYS = frozenset({"type"}) | _ANNOTATIONS
 
-#: A simple schema, flattened: (required names, {name: type}, extra properties allowed).
-SimpleSchema = tuple[tuple[str, ...], dict[str, str], bool]
+#: A simple schema, flattened: (required names, {name: the Python types its values may
+#: have}, extra properties allowed).
+SimpleSchema = tuple[tuple[str, ...], dict[str, tuple[type, ...]], bool]
+#: The Python types of the values :func:`accepts` takes for each primitive JSON type at once
+#: (an integral float for ``"integer"`` is valid too, but left to jsonschema-rs).
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "null": (type(None),),
+}
 
 
 def simple_schema(schema: Any) -> SimpleSchema | None:
@@ -202,14 +211,14 @@ def simple_schema(schema: Any) -> SimpleSchema | None:
         return None
     if not all(type(name) is str for name in required):
         return None
-    types: dict[str, str] = {}
+    types: dict[str, tuple[type, ...]] = {}
     for name, sub in properties.items():
         if type(sub) is not dict or not sub.keys() <= _SIMPLE_PROPERTY_KEYS:
             return None
         kind = sub.get("type")
-        if type(kind) is not str or kind not in _SIMPLE_TYPES:
+        if type(kind) is not str or kind not in _PYTHON_TYPES:
             return None
-        types[name] = sub["type"]
+        types[name] = _PYTHON_TYPES[kind]
     return tuple(required), types, extra
 
 
@@ -222,25 +231,11 @@ def accepts(simple: SimpleSchema, instance: Any) -> bool:
         if name not in instance:
             return False
     for name, value in instance.items():
-        kind = types.get(name)
-        if kind is None:
+        accepted = types.get(name)
+        if accepted is None:
             if not extra:
                 return False
-            continue
-        value_type = type(value)
-        if kind == "string":
-            if value_type is not str:
-                return False
-        elif kind == "integer":
-            if value_type is not int and not (value_type is float and value.is_integer()):
-                return False
-        elif kind == "number":
-            if value_type is not int and value_type is not float:
-                return False
-        elif kind == "boolean":
-            if value_type is not bool:
-                return False
-        elif value is not None:
+        elif type(value) not in accepted:  # exact types: bool is no integer here, as in JSON
             return False
     return True
 
