@@ -312,7 +312,9 @@ class ServerSession:
         if adopting is not None and not adopting and self._may_run_inline(request, tool):
             adopting.append(self._finish(request, work))
             self._inline[request.id] = False
-            self._tasks[request.id] = asyncio.current_task()  # type: ignore[assignment]
+            # With its loop given, current_task() skips get_running_loop(), which on Python
+            # 3.11 makes a getpid() system call: one per request over HTTP.
+            self._tasks[request.id] = asyncio.current_task(self._loop)  # type: ignore[assignment]
             return
         if EAGER_TASKS:
             task = asyncio.Task(self._finish(request, work), loop=self._loop, eager_start=True)  # type: ignore[call-arg]
@@ -341,7 +343,7 @@ class ServerSession:
         of a call that waited gets a task of its own for its later calls (a plain function
         on a worker thread always waits). A call that fails outright is logged and the
         others run on."""
-        task = asyncio.current_task()
+        task = asyncio.current_task(self._loop)
         assert task is not None
         queue, queued = self._queue, self._queued
         while queue:
@@ -408,7 +410,7 @@ class ServerSession:
             # inline takes back the cancellations this session made; others are its caller's.
             called_off = self._inline.pop(request.id, None)
             if called_off is not None:
-                task = asyncio.current_task()
+                task = asyncio.current_task(self._loop)
                 if not called_off or task is None or task.uncancel() > 0:
                     raise
         finally:
