@@ -581,7 +581,7 @@ class ServerSession:
         try:
             if as_task:
                 await self._become_task(request, tool, context, ttl_ms)
-            return tool.result(await tool.invoke(arguments, context))  # Tool.call, one coroutine less
+            return tool.result(await tool.invoke(arguments, context, self._loop))  # Tool.call, one coroutine less
         except (Exception, InputRequired) as exc:
             return self._tool_failed(request, tool, arguments, context, exc)
 
@@ -594,7 +594,7 @@ class ServerSession:
             try:
                 if as_task:
                     await self._become_task(request, tool, context, ttl_ms)
-                result = tool.result(await tool.invoke(arguments, context))
+                result = tool.result(await tool.invoke(arguments, context, self._loop))
             except (Exception, InputRequired) as exc:
                 result = self._tool_failed(request, tool, arguments, context, exc)
         except ProtocolError as exc:

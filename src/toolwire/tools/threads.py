@@ -33,10 +33,19 @@ IDLE = 10.0
 _lanes: dict[asyncio.AbstractEventLoop, _Lane] = {}
 
 
-def run_sync(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> asyncio.Future[Any]:
+def run_sync(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> asyncio.Future[Any]:
     """``fn(*args, **kwargs)`` on the running loop's lane, in a copy of the caller's context
     (as ``asyncio.to_thread`` does); the future gets its result or exception."""
-    loop = asyncio.get_running_loop()
+    return run_sync_on(None, fn, *args, **kwargs)
+
+
+def run_sync_on(
+    loop: asyncio.AbstractEventLoop | None, fn: Callable[..., Any], /, *args: Any, **kwargs: Any
+) -> asyncio.Future[Any]:
+    """:func:`run_sync` on ``loop``, the running loop, given by a caller that has it at hand
+    (looking it up makes a ``getpid()`` system call on Python 3.11); ``None``: look it up."""
+    if loop is None:
+        loop = asyncio.get_running_loop()
     lane = _lanes.get(loop) or _Lane(loop)
     return lane.submit(functools.partial(contextvars.copy_context().run, fn, *args, **kwargs))
 

@@ -274,10 +274,11 @@ class Tool:
                 raise OutputInvalid(str(exc)) from None
         return result
 
-    def invoke(self, arguments: dict[str, Any], context: ToolContext | None = None) -> Awaitable[Any]:
+    def invoke(self, arguments: dict[str, Any], context: ToolContext | None = None, loop: Any = None) -> Awaitable[Any]:
         """The handler's return value, as is, for already validated ``arguments`` (converted
         to the parameters' types); a plain function runs on a worker thread (see
-        :mod:`toolwire.tools.threads`) unless the tool is ``inline``."""
+        :mod:`toolwire.tools.threads`) unless the tool is ``inline``. ``loop``: the running
+        event loop, if the caller has it at hand (else a plain function's call looks it up)."""
         if self._direct and arguments.keys() <= self._params:
             return self.handler(**arguments)  # type: ignore[no-any-return]
         if self._raw:
@@ -293,7 +294,7 @@ class Tool:
             return self.handler(*args, **kwargs)  # type: ignore[no-any-return]
         if self.inline:
             return _returned(self.handler(*args, **kwargs))
-        return (_run_sync or _load_run_sync())(self.handler, *args, **kwargs)
+        return (_run_sync_on or _load_run_sync_on())(loop, self.handler, *args, **kwargs)
 
     def _convert(self, arguments: dict[str, Any]) -> dict[str, Any]:
         converters = self._converters
@@ -308,17 +309,17 @@ async def _returned(value: Any) -> Any:
     return value
 
 
-_run_sync: Callable[..., Awaitable[Any]] | None = None
+_run_sync_on: Callable[..., Awaitable[Any]] | None = None
 
 
-def _load_run_sync() -> Callable[..., Awaitable[Any]]:
-    """:func:`toolwire.tools.threads.run_sync`, imported at the first sync call (it imports
+def _load_run_sync_on() -> Callable[..., Awaitable[Any]]:
+    """:func:`toolwire.tools.threads.run_sync_on`, imported at the first sync call (it imports
     asyncio, which a server registering its tools does not need yet)."""
-    global _run_sync
-    from .threads import run_sync
+    global _run_sync_on
+    from .threads import run_sync_on
 
-    _run_sync = run_sync
-    return run_sync
+    _run_sync_on = run_sync_on
+    return run_sync_on
 
 
 def _task_support(name: str, task: bool | str | None) -> str | None:
