@@ -500,7 +500,7 @@ class ServerSession:
             if self.server.raw_call_handler is not None:
                 return self._raw_tool_result(request, name, arguments)
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
-        as_task, ttl_ms = self._task_plan(request, tool) if tool.task or request.codec.tasks else (False, None)
+        as_task, ttl_ms = self._task_plan(request, tool) if tool.task or "task" in request.params else (False, None)
         try:
             arguments = tool.validate_arguments(arguments)
         except ArgumentsInvalid as exc:
