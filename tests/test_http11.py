@@ -293,6 +293,19 @@ async def test_a_stream_that_stops_is_a_read_timeout_while_reading() -> None:
             await anext(lines)
 
 
+async def test_a_server_that_stops_reading_a_streamed_body_is_a_write_timeout() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(10)  # reads nothing: the socket's buffers fill up
+
+    async def body() -> AsyncIterator[bytes]:
+        for _ in range(256):
+            yield b"x" * (1 << 20)
+
+    async with Scripted(handler) as url, client() as http:
+        with pytest.raises(httpx.WriteTimeout):
+            await http.post(url, content=body(), timeout=httpx.Timeout(5.0, write=0.2))
+
+
 async def test_no_room_for_another_connection_is_a_pool_timeout() -> None:
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await read_request(reader)

@@ -121,6 +121,7 @@ class StreamableHttpTransport:
         self.protocol_version: str | None = None
         self._http: httpx.AsyncClient | None = None
         self._tasks: dict[Any, asyncio.Task[None]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._background: set[asyncio.Task[None]] = set()
         self._initialize: bytes | None = None
         #: Requests a re-opened session is sent again, by what they set.
@@ -138,6 +139,7 @@ class StreamableHttpTransport:
         self._post_headers: tuple[tuple[str | None, str | None], dict[str, str]] | None = None
 
     async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()  # kept: looking it up makes a system call (Python 3.11)
         transport = None if urllib.request.getproxies() else Http11Transport()  # a proxy: httpx's own
         self._http = httpx.AsyncClient(
             timeout=httpx.Timeout(self.timeout, read=None), follow_redirects=True, auth=self.auth, transport=transport
@@ -160,7 +162,8 @@ class StreamableHttpTransport:
             self._spawn(self._post(data, message))  # notifications, and answers to the server
             return
         id = message["id"]
-        task = self._tasks[id] = asyncio.get_running_loop().create_task(self._post(data, message))
+        loop = self._loop or asyncio.get_running_loop()
+        task = self._tasks[id] = loop.create_task(self._post(data, message))
         task.add_done_callback(lambda _: self._tasks.pop(id, None) if self._tasks.get(id) is task else None)
 
     send_soon = send

@@ -35,7 +35,7 @@ import ssl
 import time
 import zlib
 from collections.abc import AsyncIterable, AsyncIterator
-from typing import Any
+from typing import Any, TypeVar
 
 import httptools
 import httpx
@@ -43,6 +43,25 @@ import httpx
 #: A connection stops reading while this much of a body is waiting to be read.
 HIGH_WATER = 256 * 1024
 Origin = tuple[str, str, int]
+T = TypeVar("T")
+
+
+async def _within(loop: asyncio.AbstractEventLoop, future: asyncio.Future[T], timeout: float | None) -> T:
+    """``await future``; ``TimeoutError`` when it is not done within ``timeout`` seconds (``None``:
+    no limit). A timer that fails the future itself: cheaper than ``asyncio.timeout()``, which
+    on Python 3.11 looks the task and the loop up (system calls) on every use."""
+    if timeout is None:
+        return await future
+    timer = loop.call_later(timeout, _expire, future)
+    try:
+        return await future
+    finally:
+        timer.cancel()
+
+
+def _expire(future: asyncio.Future[Any]) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
 
 
 def _timeout(timeouts: dict[str, Any], name: str) -> float | None:
@@ -74,6 +93,7 @@ class Response(httpx.AsyncByteStream):
         self.headers: list[tuple[bytes, bytes]] = []
         self.complete = False
         self._connection: _Connection | None = connection
+        self._loop = connection.loop
         self._read_timeout = read_timeout
         self._chunks: collections.deque[bytes] = collections.deque()
         self._buffered = 0
@@ -103,13 +123,9 @@ class Response(httpx.AsyncByteStream):
             elif self._error is not None:
                 raise self._error
             else:
-                self._waiter = asyncio.get_running_loop().create_future()
+                self._waiter = self._loop.create_future()
                 try:
-                    if self._read_timeout is None:
-                        await self._waiter
-                    else:
-                        async with asyncio.timeout(self._read_timeout):
-                            await self._waiter
+                    await _within(self._loop, self._waiter, self._read_timeout)
                 except TimeoutError:
                     self._abandon()
                     raise httpx.ReadTimeout("timed out reading the response body") from None
@@ -152,9 +168,12 @@ class Response(httpx.AsyncByteStream):
 class _Connection(asyncio.Protocol):
     """One keep-alive connection to an origin, one exchange at a time."""
 
-    def __init__(self, pool: ConnectionPool, origin: Origin) -> None:
+    def __init__(self, pool: ConnectionPool, origin: Origin, loop: asyncio.AbstractEventLoop) -> None:
         self.pool = pool
         self.origin = origin
+        #: Its event loop, kept: looking it up (``asyncio.get_running_loop()``, and
+        #: ``asyncio.timeout()`` which does it twice) makes a system call on Python 3.11.
+        self.loop = loop
         self.transport: asyncio.Transport | None = None
         self.closed = False
         self.idle_since = 0.0
@@ -196,7 +215,7 @@ class _Connection(asyncio.Protocol):
             self._writable.set_result(None)  # the writer sees the connection closed
 
     def pause_writing(self) -> None:
-        self._writable = asyncio.get_running_loop().create_future()
+        self._writable = self.loop.create_future()
 
     def resume_writing(self) -> None:
         if self._writable is not None and not self._writable.done():
@@ -250,7 +269,7 @@ class _Connection(asyncio.Protocol):
         assert self.transport is not None
         read_timeout = _timeout(timeouts, "read")
         response = self._response = Response(self, read_timeout)
-        head_ready: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
+        head_ready: asyncio.Future[Response] = self.loop.create_future()
         self._head = head_ready
         self._answered = False
         try:
@@ -264,10 +283,7 @@ class _Connection(asyncio.Protocol):
                         await self._drain(_timeout(timeouts, "write"))
                 if chunked:
                     self.transport.write(b"0\r\n\r\n")
-            if read_timeout is None:
-                return await head_ready
-            async with asyncio.timeout(read_timeout):
-                return await head_ready
+            return await _within(self.loop, head_ready, read_timeout)
         except TimeoutError:
             self.close()
             raise httpx.ReadTimeout("timed out waiting for the response") from None
@@ -281,8 +297,7 @@ class _Connection(asyncio.Protocol):
     async def _drain(self, timeout: float | None) -> None:
         if self._writable is not None:
             try:
-                async with asyncio.timeout(timeout):
-                    await self._writable
+                await _within(self.loop, self._writable, timeout)
             except TimeoutError:
                 self.close()
                 raise httpx.WriteTimeout("timed out writing the request") from None
@@ -441,14 +456,14 @@ class ConnectionPool:
 
     async def _connect(self, origin: Origin, timeouts: dict[str, Any]) -> _Connection:
         scheme, host, port = origin
-        connection = _Connection(self, origin)
+        loop = asyncio.get_running_loop()
+        connection = _Connection(self, origin, loop)
         self._open.add(connection)
         context: ssl.SSLContext | None = None
         if scheme == "https":
             if self.ssl_context is None:
                 self.ssl_context = _ssl_context(True)
             context = self.ssl_context
-        loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(_timeout(timeouts, "connect")):
                 await loop.create_connection(

@@ -130,9 +130,12 @@ class StdioProcess:
         """Queue ``data``; what is queued in one turn of the event loop leaves together, in
         writes of :data:`BATCH` messages (the server starts on the first while the rest are
         being made) and one for what is left at the end of the turn."""
+        pipes = self._pipes
+        if pipes is None:
+            return  # closed: dropped, as send() drops it
         soon = self._soon
         if not soon:
-            asyncio.get_running_loop().call_soon(self._flush)
+            pipes.loop.call_soon(self._flush)
         soon.append(data)
         if len(soon) >= BATCH:
             self._flush()
@@ -254,15 +257,18 @@ class InMemory:
         self.on_message: Callable[[bytes], None] = _ignore_message
         self.on_close: Callable[[str], None] = _ignore_close
         self._session: ServerSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     async def start(self) -> None:
         from ..server.session import ServerSession
 
         await self.server.start()
+        self._loop = asyncio.get_running_loop()  # kept: looking it up makes a system call (Python 3.11)
         self._session = ServerSession(self.server, self.server.connection(terminator=b""), self._deliver)
 
     def _deliver(self, data: bytes) -> None:
-        asyncio.get_running_loop().call_soon(self.on_message, data)
+        assert self._loop is not None  # set before the session that calls this exists
+        self._loop.call_soon(self.on_message, data)
 
     def send(self, data: bytes) -> None:
         if self._session is not None:
