@@ -355,7 +355,7 @@ class ServerSession:
             self._tasks[id] = task
             context = contextvars.copy_context()
             rest = None
-            try:  # its first step, at once (stepping.at_once, inlined on this hot path)
+            try:  # its first step, at once, in its own context (as stepping.at_once, inlined here)
                 waiting = context.run(work.send, None)
             except StopIteration as done:  # answered without waiting: what _finish does, without its coroutine
                 self.send(done.value, id)

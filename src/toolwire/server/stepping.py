@@ -3,8 +3,8 @@
 ``at_once(awaitable)`` runs the awaitable up to its first real wait, in the caller, without a
 task or a turn of the event loop; most of toolwire's awaitables (a body already received, a
 tool that does not wait) finish there. What is left is awaited in whichever task awaits the
-returned rest, which then receives its cancellation, as ``yield from`` would. With a
-``context``, every step runs in it, as a task would run them in its own.
+returned rest, which then receives its cancellation, as ``yield from`` would. A
+:class:`Rest` given a ``context`` runs every step in it, as a task would run them in its own.
 """
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ from collections.abc import Awaitable
 from typing import Any
 
 
-def at_once(awaitable: Awaitable[Any], context: contextvars.Context | None = None) -> tuple[Any, Awaitable[Any] | None]:
+def at_once(awaitable: Awaitable[Any]) -> tuple[Any, Awaitable[Any] | None]:
     """``(value, None)`` if ``awaitable`` gives its value without waiting, else ``(None,
     rest)`` where awaiting ``rest`` finishes it. Exceptions it raises in its first step
     propagate."""
     steps = awaitable.__await__()
     try:
-        pending = next(steps) if context is None else context.run(next, steps)
+        pending = next(steps)
     except StopIteration as done:
         return done.value, None
-    return None, Rest(steps, pending, context)
+    return None, Rest(steps, pending)
 
 
 class Rest:
