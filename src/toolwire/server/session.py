@@ -354,24 +354,23 @@ class ServerSession:
             request, work = entry
             self._tasks[id] = task
             context = contextvars.copy_context()
-            rest = None
+            rest: Rest | None = None
             try:  # its first step, at once, in its own context (as stepping.at_once, inlined here)
                 waiting = context.run(work.send, None)
             except StopIteration as done:  # answered without waiting: what _finish does, without its coroutine
                 self.send(done.value, id)
+                if request.task is None:
+                    self._tasks.pop(id, None)
+                if not task.cancelling():
+                    continue
             except Exception:
                 log.exception("a call failed outside its tool")
                 self._tasks.pop(id, None)
                 continue
             else:
                 rest = Rest(work.__await__(), waiting, context)
-            if rest is None:
-                if request.task is None:
-                    self._tasks.pop(id, None)
-                if not task.cancelling():
-                    continue
-            if rest is not None and len(self._waited) < MAX_WAITED:
-                self._waited.add(what)
+                if len(self._waited) < MAX_WAITED:
+                    self._waited.add(what)
             if queue:
                 self._loop.create_task(self._run_queued())  # the rest go on without waiting for this one
             else:
@@ -438,7 +437,7 @@ class ServerSession:
             if tool is None or self.server.guarded is not None:
                 work = self._call_through(request, name, tool, arguments)
             else:
-                as_task, ttl_ms = self._task_plan(request, tool) if tool.task or "task" in params else (False, None)
+                as_task, ttl_ms = self._task_plan(request, tool)
                 try:
                     work = self._answer_tool(request, tool, tool.validate_arguments(arguments), as_task, ttl_ms)
                 except ArgumentsInvalid as exc:
@@ -500,7 +499,7 @@ class ServerSession:
             if self.server.raw_call_handler is not None:
                 return self._raw_tool_result(request, name, arguments)
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
-        as_task, ttl_ms = self._task_plan(request, tool) if tool.task or "task" in request.params else (False, None)
+        as_task, ttl_ms = self._task_plan(request, tool)
         try:
             arguments = tool.validate_arguments(arguments)
         except ArgumentsInvalid as exc:
@@ -522,8 +521,10 @@ class ServerSession:
         when the client sent ``task``; ``-32601`` for ``task`` on a tool that takes none or
         its absence on one that requires it. Older versions have no tasks: the call runs
         in the request."""
-        codec = request.codec
         support = tool.task
+        if support is None and "task" not in request.params:
+            return False, None  # most calls: neither the tool nor the request mentions tasks
+        codec = request.codec
         if codec.modern:
             if support is None:
                 return False, None
@@ -590,7 +591,7 @@ class ServerSession:
     ) -> bytes | None:
         """:meth:`_run_tool` and the call's answer in one coroutine (a call without guards)."""
         try:
-            context = self._tool_context(request, tool, arguments) if tool.wants_context else None
+            context = self._tool_context(request, tool, arguments)
             try:
                 if as_task:
                     await self._become_task(request, tool, context, ttl_ms)
@@ -607,9 +608,11 @@ class ServerSession:
     def _tool_context(self, request: Request, tool: Tool, arguments: dict[str, Any]) -> Context | None:
         """The tool's context, if it takes one (``-32602`` for a request state that is not
         this call's)."""
-        if not tool.wants_context:
-            return None
-        return Context(self, request, self.answers(request, tool.name, arguments), tool.owner)
+        return (
+            Context(self, request, self.answers(request, tool.name, arguments), tool.owner)
+            if tool.wants_context
+            else None
+        )
 
     async def _become_task(self, request: Request, tool: Tool, context: Context | None, ttl_ms: int | None) -> None:
         """Make the call a task: at once, or when the tool says so (``defer_task``)."""
