@@ -365,10 +365,12 @@ class Retrieval:
 
 
 class KnowledgeBase:
-    """The folder, its index and its resources. Safe to use from several threads at once."""
+    """The folder, its index, and its documents as resources of ``server``. Safe to use from
+    several threads at once."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, server: Server) -> None:
         self.settings = settings
+        self.server = server
         try:
             settings.data.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(settings.data / "index.sqlite3", check_same_thread=False)
@@ -397,15 +399,15 @@ class KnowledgeBase:
         found = scan(self.settings.docs)
         with self.lock:
             for path in self.listed.keys() - found.keys():
-                server.remove_resource(uri_of(path))
+                self.server.remove_resource(uri_of(path))
                 del self.listed[path]
             for path, stat in found.items():
                 seen = (stat.st_size, stat.st_mtime_ns)
                 if self.listed.get(path) == seen:
                     continue
                 if path in self.listed:
-                    server.remove_resource(uri_of(path))
-                server.add_resource(
+                    self.server.remove_resource(uri_of(path))
+                self.server.add_resource(
                     uri_of(path),
                     lambda path=path: self.read(path),
                     name=path,
@@ -414,7 +416,7 @@ class KnowledgeBase:
                     size=stat.st_size,
                 )
                 if path in self.listed:
-                    server.resource_updated(uri_of(path))
+                    self.server.resource_updated(uri_of(path))
                 self.listed[path] = seen
         return found
 
@@ -624,7 +626,7 @@ class KnowledgeBase:
 async def knowledge_base(_server: Server) -> AsyncIterator[KnowledgeBase]:
     import sys
 
-    base = KnowledgeBase(load_settings(sys.argv[1:], os.environ))
+    base = KnowledgeBase(load_settings(sys.argv[1:], os.environ), server)
 
     async def watch() -> None:
         while True:
