@@ -59,7 +59,7 @@ from typing import Annotated, Any
 import httpx
 import rjieba
 
-from toolwire import Context, Param, ResourceNotFound, Server, ToolError
+from toolwire import Context, Param, ResourceNotFound, Server
 
 HERE = Path(__file__).resolve().parent
 MIME_TYPES = {".txt": "text/plain", ".md": "text/markdown", ".pdf": "application/pdf"}
@@ -422,17 +422,18 @@ class KnowledgeBase:
 
     def read(self, path: str) -> str | bytes:
         """A document's contents (text capped at ``max_bytes``; a PDF file as its bytes);
-        ``ResourceNotFound`` for a path that is not a document of the folder."""
+        ``ResourceNotFound`` for a path that is not a document of the folder, ``ValueError`` for
+        a file that is not text or a PDF file over the limit."""
         target = inside(self.settings.docs, path)
         data, truncated = read_capped(target, self.settings.max_bytes)
         if target.suffix.lower() == ".pdf":
             if truncated:
-                raise ToolError(f"{path} is larger than the {self.settings.max_bytes} byte limit")
+                raise ValueError(f"{path} is larger than the {self.settings.max_bytes} byte limit")
             return data
         try:
             return decode(data, truncated)
         except Unreadable as exc:
-            raise ToolError(f"{path} cannot be read: {exc}") from None
+            raise ValueError(f"{path} cannot be read: {exc}") from None
 
     # -- indexing ---------------------------------------------------------------------------
 
