@@ -425,7 +425,10 @@ class KnowledgeBase:
         ``ResourceNotFound`` for a path that is not a document of the folder, ``ValueError`` for
         a file that is not text or a PDF file over the limit."""
         target = inside(self.settings.docs, path)
-        data, truncated = read_capped(target, self.settings.max_bytes)
+        try:
+            data, truncated = read_capped(target, self.settings.max_bytes)
+        except OSError as exc:
+            raise ValueError(f"{path} cannot be read ({type(exc).__name__})") from None
         if target.suffix.lower() == ".pdf":
             if truncated:
                 raise ValueError(f"{path} is larger than the {self.settings.max_bytes} byte limit")
@@ -463,8 +466,6 @@ class KnowledgeBase:
                         report.removed.append(path)
                     continue
                 digest = hashlib.sha256(text.encode()).hexdigest()
-                if truncated:
-                    report.notes.append(f"{path}: only its first {self.settings.max_bytes} bytes are indexed")
                 if path in known and known[path][0] == digest:
                     self.db.execute(
                         "UPDATE documents SET size = ?, mtime_ns = ? WHERE path = ?",
@@ -477,6 +478,8 @@ class KnowledgeBase:
             self.db.commit()
             if report.added or report.changed or report.removed:
                 self._matrix = None
+            for (path,) in self.db.execute("SELECT path FROM documents WHERE truncated ORDER BY path"):
+                report.notes.append(f"{path}: only its first {self.settings.max_bytes} bytes are indexed")
         if self.settings.embeddings_url:
             with contextlib.suppress(EmbeddingsFailed):
                 self.embed_missing()
@@ -494,10 +497,14 @@ class KnowledgeBase:
         return report
 
     def _text(self, path: str) -> tuple[str, bool]:
-        target = inside(self.settings.docs, path)
-        if target.suffix.lower() == ".pdf":
-            return pdf_text(target, self.settings.max_bytes), False
-        data, truncated = read_capped(target, self.settings.max_bytes)
+        """A document's text and whether it was cut; ``Unreadable`` (naming no absolute path)."""
+        try:
+            target = inside(self.settings.docs, path)
+            if target.suffix.lower() == ".pdf":
+                return pdf_text(target, self.settings.max_bytes), False
+            data, truncated = read_capped(target, self.settings.max_bytes)
+        except (OSError, ResourceNotFound) as exc:
+            raise Unreadable(f"it cannot be read ({type(exc).__name__})") from None
         return decode(data, truncated), truncated
 
     def _forget(self, path: str) -> None:
