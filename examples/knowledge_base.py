@@ -282,31 +282,36 @@ class EmbeddingsFailed(Exception):
     """The endpoint could not be used; the message says why in one line."""
 
 
-def embed(settings: Settings, texts: list[str]) -> list[list[float]]:
-    """The vectors of ``texts``, in batches; ``EmbeddingsFailed`` for anything that goes wrong."""
-    assert settings.embeddings_url is not None
-    url = settings.embeddings_url.rstrip("/") + "/embeddings"
-    headers = {"Authorization": f"Bearer {settings.embeddings_key}"} if settings.embeddings_key else {}
-    vectors: list[list[float]] = []
-    with httpx.Client(timeout=httpx.Timeout(30.0, connect=5.0), headers=headers) as client:
+class Embeddings:
+    """An OpenAI-compatible embeddings endpoint, through one pooled HTTP client."""
+
+    def __init__(self, url: str, model: str, key: str | None) -> None:
+        self.url = url.rstrip("/") + "/embeddings"
+        self.model = model
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self.client = httpx.Client(timeout=httpx.Timeout(30.0, connect=5.0), headers=headers)
+
+    def __call__(self, texts: list[str]) -> list[list[float]]:
+        """The vectors of ``texts``, in batches; ``EmbeddingsFailed`` for anything that goes wrong."""
+        vectors: list[list[float]] = []
         for start in range(0, len(texts), EMBEDDING_BATCH):
             batch = texts[start : start + EMBEDDING_BATCH]
             try:
-                response = client.post(url, json={"model": settings.embeddings_model, "input": batch})
+                response = self.client.post(self.url, json={"model": self.model, "input": batch})
             except httpx.HTTPError as exc:
                 reason = str(exc) or type(exc).__name__
-                raise EmbeddingsFailed(f"cannot reach the embeddings endpoint {url}: {reason}") from None
+                raise EmbeddingsFailed(f"cannot reach the embeddings endpoint {self.url}: {reason}") from None
             if response.status_code != 200:
-                raise EmbeddingsFailed(f"the embeddings endpoint {url} answered HTTP {response.status_code}")
+                raise EmbeddingsFailed(f"the embeddings endpoint {self.url} answered HTTP {response.status_code}")
             try:
                 data = sorted(response.json()["data"], key=lambda item: item["index"])
                 got = [[float(value) for value in item["embedding"]] for item in data]
             except (ValueError, KeyError, TypeError):
-                raise EmbeddingsFailed(f"the embeddings endpoint {url} did not answer with embeddings") from None
+                raise EmbeddingsFailed(f"the embeddings endpoint {self.url} did not answer with embeddings") from None
             if len(got) != len(batch) or len({len(vector) for vector in got}) != 1:
-                raise EmbeddingsFailed(f"the embeddings endpoint {url} answered with the wrong number of vectors")
+                raise EmbeddingsFailed(f"the embeddings endpoint {self.url} answered with the wrong number of vectors")
             vectors += got
-    return vectors
+        return vectors
 
 
 # =========================================================================================
@@ -388,9 +393,16 @@ class KnowledgeBase:
         self.unreadable: dict[str, str] = {}  # path → why it was skipped, until it changes
         self._matrix: Any = None  # the vectors as one numpy array, with their chunk ids; None when stale
         self.embeddings_problem: str | None = None  # why the endpoint failed last, until it works
+        self.embeddings = (
+            Embeddings(settings.embeddings_url, settings.embeddings_model, settings.embeddings_key)
+            if settings.embeddings_url
+            else None
+        )
 
     def close(self) -> None:
         self.db.close()
+        if self.embeddings:
+            self.embeddings.client.close()
 
     # -- resources --------------------------------------------------------------------------
 
@@ -480,7 +492,7 @@ class KnowledgeBase:
                 self._matrix = None
             for (path,) in self.db.execute("SELECT path FROM documents WHERE truncated ORDER BY path"):
                 report.notes.append(f"{path}: only its first {self.settings.max_bytes} bytes are indexed")
-        if self.settings.embeddings_url:
+        if self.embeddings:
             with contextlib.suppress(EmbeddingsFailed):
                 self.embed_missing()
             report.notes += [message for message in [self.embeddings_problem] if message]
@@ -530,15 +542,18 @@ class KnowledgeBase:
     def embed_missing(self) -> None:
         """Embed the chunks without a vector of the configured model; ``EmbeddingsFailed`` (also
         kept in ``embeddings_problem``) if the endpoint fails."""
-        model = self.settings.embeddings_model
+        assert self.embeddings is not None
+        model = self.embeddings.model
         with self.lock:
             rows = self.db.execute(
                 "SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d USING (path) "
                 "WHERE c.model IS NOT ? ORDER BY c.id",
                 (model,),
             ).fetchall()
+        if not rows:
+            return
         try:
-            vectors = embed(self.settings, [f"{title} {heading}\n{text}" for _, title, heading, text in rows])
+            vectors = self.embeddings([f"{title} {heading}\n{text}" for _, title, heading, text in rows])
         except EmbeddingsFailed as exc:
             self.embeddings_problem = f"{exc}; ranking is lexical until index_docs succeeds with it"
             raise
@@ -586,7 +601,8 @@ class KnowledgeBase:
             ids, matrix = self._matrix
         if not ids:
             return []
-        [vector] = embed(self.settings, [query])
+        assert self.embeddings is not None
+        [vector] = self.embeddings([query])
         query_vector = numpy.asarray(vector, "float32")
         if query_vector.shape[0] != matrix.shape[1]:
             raise EmbeddingsFailed("the query's vector and the index's differ in size: run index_docs again")

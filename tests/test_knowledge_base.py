@@ -69,9 +69,21 @@ def closed_port_url() -> str:
     return f"http://127.0.0.1:{port}/v1"
 
 
+OPENED: list[kb.KnowledgeBase] = []
+
+
 def knowledge_base(docs: Path, data: Path, *options: str) -> kb.KnowledgeBase:
+    """The knowledge base of ``docs`` (closed at the end of the test), in a server of its own."""
     settings = kb.load_settings(["--docs", str(docs), "--data", str(data), *options], {})
-    return kb.KnowledgeBase(settings, Server("kb-test"))
+    OPENED.append(kb.KnowledgeBase(settings, Server("kb-test")))
+    return OPENED[-1]
+
+
+@pytest.fixture(autouse=True)
+def close_knowledge_bases() -> Iterator[None]:
+    yield
+    while OPENED:
+        OPENED.pop().close()
 
 
 @pytest.fixture
