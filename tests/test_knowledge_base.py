@@ -54,7 +54,7 @@ QUESTIONS = [
     ("What is good sleep hygiene?", "sleep", "same time every day"),
 ]
 
-#: The system prompt of docs/knowledge-base.md.
+#: The system prompt of docs/knowledge-base.md and of the Chinese tutorial.
 SYSTEM = (
     "只根据 retrieve_docs 返回的文档内容回答；每个要点后用（来源：标题）注明出处；文档里没有的内容，"
     "就说文档中没有相关信息。"
@@ -349,3 +349,5 @@ def test_ask_answers_from_the_documents_and_cites_them(model: ModelServer, tmp_p
     [read] = [message["content"] for message in messages if message["role"] == "tool"]
     assert '"title":"高血压"' in read and '"uri":"kb://docs/%E9%AB%98%E8%A1%80%E5%8E%8B.txt"' in read
     assert "收缩压≥140 mmHg和/或舒张压≥90 mmHg" in read
+    for page in ("docs/knowledge-base.md", "docs/zh/tutorial.md"):
+        assert f'--system "{SYSTEM}"' in (ROOT / page).read_text(encoding="utf-8")
