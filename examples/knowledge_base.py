@@ -46,9 +46,11 @@ import argparse
 import asyncio
 import contextlib
 import hashlib
+import logging
 import os
 import re
 import sqlite3
+import sys
 import threading
 import urllib.parse
 from collections.abc import AsyncIterator, Iterator
@@ -632,10 +634,12 @@ class KnowledgeBase:
         passages = []
         with self.lock:
             for id, score in best:
-                path, title, heading, text = self.db.execute(
+                row = self.db.execute(
                     "SELECT path, title, heading, text FROM chunks JOIN documents USING (path) WHERE id = ?", (id,)
                 ).fetchone()
-                passages.append(Passage(uri_of(path), title, heading, round(score, 4), text))
+                if row is not None:  # else removed by an index that ran meanwhile
+                    path, title, heading, text = row
+                    passages.append(Passage(uri_of(path), title, heading, round(score, 4), text))
         if not passages and not note:
             note = "no document matches: try other words" if report.documents else "the folder has no documents"
         return Retrieval(query, ranking, passages, note)
@@ -648,15 +652,17 @@ class KnowledgeBase:
 
 @server.lifespan
 async def knowledge_base(_server: Server) -> AsyncIterator[KnowledgeBase]:
-    import sys
-
+    """Open the knowledge base the command line or environment names (``ValueError`` saying what
+    is wrong stops the server), and poll its folder until the server stops."""
     base = KnowledgeBase(load_settings(sys.argv[1:], os.environ), server)
 
     async def watch() -> None:
         while True:
             await asyncio.sleep(POLL_SECONDS)
-            with contextlib.suppress(OSError):
+            try:
                 await asyncio.to_thread(base.refresh)
+            except Exception:  # logged; the next poll tries again
+                logging.getLogger("knowledge_base").exception("scanning the documents folder failed")
 
     await asyncio.to_thread(base.refresh)
     watcher = asyncio.create_task(watch())
@@ -667,7 +673,7 @@ async def knowledge_base(_server: Server) -> AsyncIterator[KnowledgeBase]:
         base.close()
 
 
-@server.resource(URI_PREFIX + "{+path}", mime_type="text/plain")
+@server.resource(URI_PREFIX + "{+path}")
 def document(path: str, ctx: Context) -> str | bytes:
     """Any document of the folder by its path; not found for paths outside it."""
     base: KnowledgeBase = ctx.lifespan
