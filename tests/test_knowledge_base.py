@@ -299,6 +299,20 @@ async def test_documents_are_resources_and_the_list_follows_the_folder(docs: Pat
         assert "痛风.txt" in names and "sleep.md" not in names
 
 
+async def test_a_changed_document_is_announced_to_its_subscribers(docs: Path, tmp_path: Path) -> None:
+    updated: asyncio.Queue[str] = asyncio.Queue()
+    async with serve(docs, tmp_path / "index", on_resource_updated=updated.put_nowait) as client:
+        uri = kb.uri_of("糖尿病.txt")
+        await client.subscribe_resource(uri)
+        with (docs / "糖尿病.txt").open("a") as stream:
+            stream.write("\n【随访】\n每3个月复查一次糖化血红蛋白。\n")
+        assert await asyncio.wait_for(updated.get(), 10) == uri
+        [listed] = [r for r in await client.list_resources() if r.uri == uri]
+        assert listed.size == (docs / "糖尿病.txt").stat().st_size
+        [contents] = await client.read_resource(uri)
+        assert contents.text is not None and contents.text.endswith("每3个月复查一次糖化血红蛋白。\n")
+
+
 async def test_paths_outside_the_folder_are_not_found(docs: Path, tmp_path: Path) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("a secret")
