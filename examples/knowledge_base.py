@@ -104,12 +104,12 @@ class Settings:
 def load_settings(argv: list[str], environ: dict[str, str] | os._Environ[str]) -> Settings:
     """The settings from ``argv`` (the words after ``--``) and the environment; ``ValueError``
     saying what is wrong (an unknown option, a docs folder that does not exist)."""
-    parser = _Arguments(prog="knowledge_base.py", exit_on_error=False)
+    parser = _Arguments(prog="knowledge_base.py")
     parser.add_argument("--docs", default=environ.get("KB_DOCS") or str(HERE / "medical_docs"))
     parser.add_argument("--data", default=environ.get("KB_DATA"))
     parser.add_argument("--embeddings-url", default=environ.get("KB_EMBEDDINGS_URL"))
     parser.add_argument("--embeddings-model", default=environ.get("KB_EMBEDDINGS_MODEL") or "text-embedding-3-small")
-    parser.add_argument("--max-bytes", type=int, default=int(environ.get("KB_MAX_BYTES") or 8 << 20))
+    parser.add_argument("--max-bytes", type=int, default=environ.get("KB_MAX_BYTES") or str(8 << 20))
     options = parser.parse_args(argv)
     docs = Path(options.docs).expanduser().resolve()
     if not docs.is_dir():

@@ -194,6 +194,8 @@ def test_a_missing_folder_or_an_unknown_option_is_one_clear_error(tmp_path: Path
         kb.load_settings(["--docs", "nowhere"], {})
     with pytest.raises(ValueError, match="unrecognized arguments: --colour"):
         kb.load_settings(["--colour"], {"KB_DOCS": str(SAMPLES)})
+    with pytest.raises(ValueError, match="argument --max-bytes: invalid int value: 'lots'"):
+        kb.load_settings([], {"KB_DOCS": str(SAMPLES), "KB_MAX_BYTES": "lots"})
     settings = kb.load_settings([], {"KB_DOCS": str(SAMPLES)})
     assert settings.data == SAMPLES.with_name("medical_docs.kb") and settings.embeddings_url is None
 
