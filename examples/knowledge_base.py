@@ -104,7 +104,7 @@ class Settings:
 def load_settings(argv: list[str], environ: dict[str, str] | os._Environ[str]) -> Settings:
     """The settings from ``argv`` (the words after ``--``) and the environment; ``ValueError``
     saying what is wrong (an unknown option, a docs folder that does not exist)."""
-    parser = _Arguments(prog="knowledge_base.py")
+    parser = _Arguments(prog="knowledge_base.py", add_help=False)  # stdout is the protocol's
     parser.add_argument("--docs", default=environ.get("KB_DOCS") or str(HERE / "medical_docs"))
     parser.add_argument("--data", default=environ.get("KB_DATA"))
     parser.add_argument("--embeddings-url", default=environ.get("KB_EMBEDDINGS_URL"))
