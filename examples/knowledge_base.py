@@ -380,7 +380,7 @@ class KnowledgeBase:
         self.server = server
         try:
             settings.data.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(settings.data / "index.sqlite3", check_same_thread=False)
+            self.db = sqlite3.connect(settings.data / "index.sqlite3", timeout=30, check_same_thread=False)
             if self.db.execute("PRAGMA user_version").fetchone()[0] != INDEX_VERSION:
                 self.db.executescript(
                     "DROP TABLE IF EXISTS chunk_words; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS documents;"
@@ -400,6 +400,19 @@ class KnowledgeBase:
             if settings.embeddings_url
             else None
         )
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """A write transaction, taken at once so that servers sharing the index take turns;
+        rolled back if the block raises."""
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self.db.rollback()
+                raise
+            self.db.commit()
 
     def close(self) -> None:
         self.db.close()
@@ -458,7 +471,7 @@ class KnowledgeBase:
         """Bring the index up to date with the folder (see the module's description)."""
         found = self.refresh()
         report = Report("", 0, 0)
-        with self.lock:
+        with self.writing():
             known = {row[0]: row[1:] for row in self.db.execute("SELECT path, sha256, size, mtime_ns FROM documents")}
             for path in sorted(known.keys() - found.keys()):
                 self._forget(path)
@@ -489,7 +502,6 @@ class KnowledgeBase:
                     continue
                 (report.changed if path in known else report.added).append(path)
                 self._store(path, text, digest, stat, truncated)
-            self.db.commit()
             if report.added or report.changed or report.removed:
                 self._matrix = None
             for (path,) in self.db.execute("SELECT path FROM documents WHERE truncated ORDER BY path"):
@@ -562,12 +574,11 @@ class KnowledgeBase:
         self.embeddings_problem = None
         import numpy
 
-        with self.lock:
+        with self.writing():
             self.db.executemany(
                 "UPDATE chunks SET vector = ?, model = ? WHERE id = ?",
                 [(numpy.asarray(v, "float32").tobytes(), model, row[0]) for v, row in zip(vectors, rows, strict=True)],
             )
-            self.db.commit()
             self._matrix = None
 
     # -- retrieval --------------------------------------------------------------------------
