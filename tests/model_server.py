@@ -12,13 +12,21 @@ host in their event loop and tests that run ``toolwire`` as a process alike.
 * :attr:`requests` holds every request body, :attr:`paths` the paths, :attr:`disconnects` counts
   clients that went away before a reply ended (see :meth:`wait_for_disconnect`).
 * A request with nothing left in the script gets HTTP 500 "no reply scripted for request N".
+* ``/v1/embeddings`` answers without the script, with :func:`embedding` vectors (floats, or
+  base64 when asked, as the ``openai`` package asks); its request bodies go to
+  :attr:`embedding_requests`, and :attr:`embeddings_status` other than 200 makes it fail.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import itertools
+import math
+import re
 import socket
+import struct
 import threading
 import time
 from collections import deque
@@ -61,6 +69,25 @@ class Reply:
     chunk: int = 3
 
 
+#: The size of :func:`embedding` vectors.
+EMBEDDING_DIMENSIONS = 256
+
+
+def embedding(text: str) -> list[float]:
+    """A deterministic unit vector for ``text``: its words (runs of letters or digits, lower-cased)
+    and character bigrams hashed into :data:`EMBEDDING_DIMENSIONS` counts, so that texts sharing
+    words or Chinese characters get similar vectors."""
+    counts = [0.0] * EMBEDDING_DIMENSIONS
+    text = text.lower()
+    features = re.findall(r"[a-z0-9]+", text) + [text[i : i + 2] for i in range(len(text) - 1)]
+    for feature in features:
+        if feature.strip():
+            digest = hashlib.blake2b(feature.encode(), digest_size=4).digest()
+            counts[int.from_bytes(digest, "big") % EMBEDDING_DIMENSIONS] += 1.0
+    norm = math.sqrt(sum(count * count for count in counts)) or 1.0
+    return [count / norm for count in counts]
+
+
 def _pieces(text: str, size: int) -> list[str]:
     return [text[start : start + size] for start in range(0, len(text), size)]
 
@@ -76,6 +103,8 @@ class ModelServer:
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
         self.disconnects = 0
+        self.embedding_requests: list[dict[str, Any]] = []
+        self.embeddings_status = 200
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self.port = 0
@@ -149,6 +178,9 @@ class ModelServer:
                 break
         path = scope["path"]
         request = orjson.loads(body) if body else {}
+        if path == "/v1/embeddings":
+            await self._embeddings(send, request)
+            return
         with self._lock:
             self.requests.append(request)
             self.paths.append(path)
@@ -176,6 +208,32 @@ class ModelServer:
                     else self._openai_message(request, reply)
                 )
                 await self._respond(send, 200, "application/json", orjson.dumps(answer))
+
+    async def _embeddings(self, send: Send, request: dict[str, Any]) -> None:
+        with self._lock:
+            self.embedding_requests.append(request)
+        if self.embeddings_status != 200:
+            await self._error(send, "openai", self.embeddings_status, "scripted embeddings failure")
+            return
+        inputs = request.get("input")
+        inputs = [inputs] if isinstance(inputs, str) else inputs
+        if not isinstance(inputs, list) or not all(isinstance(each, str) for each in inputs):
+            await self._error(send, "openai", 400, "input must be a string or a list of strings")
+            return
+        data = []
+        for index, text in enumerate(inputs):
+            vector: Any = embedding(text)
+            if request.get("encoding_format") == "base64":
+                vector = base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
+            data.append({"object": "embedding", "index": index, "embedding": vector})
+        tokens = sum(len(text) for text in inputs)
+        answer = {
+            "object": "list",
+            "data": data,
+            "model": request.get("model", ""),
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
+        await self._respond(send, 200, "application/json", orjson.dumps(answer))
 
     async def _respond(self, send: Send, status: int, content_type: str, body: bytes) -> None:
         await send(

@@ -7,7 +7,7 @@ import anthropic
 import openai
 import pytest
 
-from model_server import ModelServer, Reply, ToolCall
+from model_server import EMBEDDING_DIMENSIONS, ModelServer, Reply, ToolCall, embedding
 
 
 @pytest.fixture
@@ -95,3 +95,23 @@ async def test_a_hanging_reply_notices_the_client_leave(model: ModelServer) -> N
         await stream.close()
     await model.wait_for_disconnect()
     assert model.disconnects == 1
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+async def test_embeddings_through_the_openai_package(model: ModelServer) -> None:
+    async with openai_client(model) as client:
+        answer = await client.embeddings.create(model="e", input=["高血压的诊断标准", "高血压诊断", "sleep apnea"])
+    first, second, third = (item.embedding for item in answer.data)
+    assert len(first) == EMBEDDING_DIMENSIONS and first == pytest.approx(embedding("高血压的诊断标准"), abs=1e-6)
+    assert cosine(first, second) > 0.5 > cosine(first, third)
+    assert model.embedding_requests[0]["input"][2] == "sleep apnea" and model.requests == []
+
+
+async def test_embeddings_fail_when_told_to(model: ModelServer) -> None:
+    model.embeddings_status = 503
+    async with openai_client(model) as client:
+        with pytest.raises(openai.InternalServerError):
+            await client.embeddings.create(model="e", input="x")
