@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from clirun import TOOLWIRE, environment
+from clirun import TOOLWIRE, environment, failed, toolwire
 from model_server import ModelServer, Reply, ToolCall
 from toolwire.host import (
     ApprovalNeeded,
@@ -87,6 +87,12 @@ async def test_a_server_and_tool_rule_matches_only_the_server_it_names(model: Mo
 async def test_the_models_names_for_tools_are_not_rules() -> None:
     with pytest.raises(ValueError, match=r"'seed__nuke' .* seed/nuke"):
         Host(servers(), policy=ApprovalPolicy(allow=["seed__nuke"]))
+    done = toolwire("ask", f"seed={SEED}", "go", "--allow", "seed__delete_file", "--base-url", "http://127.0.0.1:9/v1")
+    assert failed(done, 2) == (
+        "toolwire: the rule allow 'seed__delete_file' reads like the model's name of the tool 'delete_file' of the"
+        " server 'seed'; rules name tools as SERVER/TOOL: write seed/delete_file (or */seed__delete_file for tools"
+        " really named so)"
+    )
 
 
 # -- 2. look-alike names ----------------------------------------------------------------------
@@ -195,4 +201,4 @@ def test_chat_defuses_the_models_text_forms_and_names_with_stdin_piped(model: Mo
     assert status == 0, stderr
     defused(shown)
     assert shown.count("U+0435 CYRILLIC SMALL LETTER IE") >= 2, shown  # in the listing and in the question
-    assert "kept" in shown
+    assert "kept" in shown and "[bold red]Shouts[/bold red] :warning:" in shown  # no markup, no emoji codes
