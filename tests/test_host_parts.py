@@ -74,6 +74,19 @@ def test_server_names_come_from_what_they_run() -> None:
     assert derived_name(Server("seed/nuke")) == "seed_nuke"  # a server's own name cannot carry a rule's '/'
 
 
+def test_a_policy_naming_an_unknown_server_is_an_error_naming_the_servers() -> None:
+    servers = ["seed=examples/seed_server.py", "examples/seed_server.py"]
+    known = "the servers are: seed, seed_server (a target is named after its file, or NAME=TARGET)"
+    for policy, where in (
+        (ApprovalPolicy(trusted={"sead"}), "'sead' (to trust)"),
+        (ApprovalPolicy(ask=["files/*"]), "'files' (in the rule ask 'files/*')"),
+    ):
+        with pytest.raises(ValueError) as raised:
+            Host(servers, policy=policy)
+        assert str(raised.value) == f"no server is called {where}; {known}"
+    Host(servers, policy=ApprovalPolicy(allow=["*/x", "se*/y", "z"], trusted={"seed_server"}))
+
+
 def test_a_server_name_that_could_read_as_a_rule_is_an_error() -> None:
     with pytest.raises(ConfigError, match="'seed/x' may use only letters, digits"):
         Host([ServerSpec("seed/x", "examples/seed_server.py")])

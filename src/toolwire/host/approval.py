@@ -23,7 +23,8 @@ names a tool of whichever server has it (``calculator``). So a tool a server cal
   asked about; :meth:`ApprovalPolicy.ambiguous` says so once): write ``SERVER/TOOL``, or
   ``*/TOOL`` to allow the tool of every server.
 - The names the model sees (``seed__nuke``) are not rules: :meth:`ApprovalPolicy.check`
-  refuses a bare rule ``SERVER__TOOL`` that names a known server that way.
+  refuses a bare rule ``SERVER__TOOL`` that names a known server that way, and a rule or a
+  trusted name that names no known server (a rule that would silently do nothing).
 
 Then :class:`Approvals` (one per conversation) remembers what the person approved: "always
 allow this tool" skips later questions for it (not for ``ask`` patterns), and a tool whose
@@ -68,10 +69,18 @@ class ApprovalPolicy:
     trusted: set[str] = field(default_factory=set)
 
     def check(self, servers: Collection[str]) -> None:
-        """``ValueError`` for a rule that cannot be read, or a bare rule ``SERVER__TOOL`` that
-        names one of ``servers`` the way the model's names do, saying what to write instead."""
+        """``ValueError`` saying what to write instead for: a rule that cannot be read; a
+        trusted server, or a rule's server part, that names none of ``servers``; a bare rule
+        ``SERVER__TOOL`` that names one of them the way the model's names do."""
+        known = f"the servers are: {', '.join(servers) or 'none'} (a target is named after its file, or NAME=TARGET)"
+        for name in sorted(self.trusted):
+            if name not in servers:
+                raise ValueError(f"no server is called {name!r} (to trust); {known}")
         for kind, patterns in (("allow", self.allow), ("ask", self.ask), ("deny", self.deny)):
             for rule in _rules(patterns):
+                where = f"in the rule {kind} {rule.text!r}"
+                if rule.server is not None and not any(fnmatch.fnmatchcase(s, rule.server) for s in servers):
+                    raise ValueError(f"no server is called {rule.server!r} ({where}); {known}")
                 prefix, sep, rest = rule.tool.partition("__")
                 if rule.server is None and sep and rest and prefix in servers:
                     raise ValueError(
