@@ -156,6 +156,9 @@ def test_deny_beats_ask_beats_allow_and_patterns_match_a_server_and_a_tool() -> 
     assert policy.decide("t", tool("delete_file")).action == "allow"  # s/delete_* names only the server s
     assert ApprovalPolicy(allow=["*/x"]).decide("t", tool("x"), [("s", "x"), ("t", "x")]).action == "allow"
     assert ApprovalPolicy(allow=["s__x"]).decide("s", tool("x")).action == "ask"  # the model's names are not rules
+    both = [("s", "x"), ("t", "x")]
+    assert ApprovalPolicy(allow=["x"]).decide("t", tool("x"), both).action == "ask"  # x of which server?
+    assert ApprovalPolicy(allow=["x"], trusted={"t"}).decide("t", tool("x", readOnlyHint=True), both).action == "allow"
 
 
 @pytest.mark.parametrize("rule", ["", "/x", "s/", "/"])

@@ -108,12 +108,12 @@ class ApprovalPolicy:
                 if len(owners) < 2:
                     return Verdict("allow", f"allowed by the rule {rule.text!r}")
                 several = several or _several(rule, owners)
+        read_only = tool.annotations.get("readOnlyHint") is True
+        if server in self.trusted and read_only:
+            return Verdict("allow", "a read-only tool of a trusted server")
         if several:
             return Verdict("ask", several)
-        read_only = tool.annotations.get("readOnlyHint") is True
         if server in self.trusted:
-            if read_only:
-                return Verdict("allow", "a read-only tool of a trusted server")
             return Verdict(
                 "ask",
                 "the tool may change things"

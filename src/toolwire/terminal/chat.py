@@ -69,7 +69,7 @@ async def _started(invocation: HostInvocation, screen: Screen) -> Host | None:
     await host.start()
     for name, server in host.servers.items():
         if server.error is not None:
-            screen.say(f"toolwire: the server {name!r} is not available: {server.error}", "red")
+            screen.say(f"toolwire: the server {name!r} is not available: {server.error}", "red", lines=True)
     for said in host.warnings:
         screen.say(f"toolwire: {said}", "yellow")
     if not any(server.alive for server in host.servers.values()):
