@@ -280,3 +280,23 @@ def test_the_seed_example_of_the_host_page_runs(model: ModelServer) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == "\n[calculator: 8]\n4 加 4 等于 8。\n"
     assert model.requests[0]["messages"][0]["content"].startswith("你是一个智能助手")
+
+
+# -- server names in options -----------------------------------------------------------------
+
+
+def test_an_unknown_server_in_trust_or_a_rule_is_an_error_naming_the_servers(model: ModelServer) -> None:
+    seed = str(ROOT / "examples" / "seed_server.py")
+    url = ["--base-url", model.openai_url, "--model", "m"]
+    trust, allow, deny = (
+        toolwire("ask", seed, "go", *url, *flags)
+        for flags in (["--trust", "seed"], ["--allow", "seed/calculator"], ["--deny", "sed*/*"])
+    )
+    known = "the servers are: seed_server (a target is named after its file, or NAME=TARGET)"
+    assert failed(trust, 2) == f"toolwire: no server is called 'seed' (to trust); {known}"
+    assert failed(allow, 2) == f"toolwire: no server is called 'seed' (in the rule allow 'seed/calculator'); {known}"
+    assert failed(deny, 2) == f"toolwire: no server is called 'sed*' (in the rule deny 'sed*/*'); {known}"
+    model.script(Reply(tool_calls=[ToolCall("calculator", {"operation": "add", "a": 1, "b": 2})]), Reply(text="3"))
+    named = toolwire("ask", f"seed={seed}", "go", *url, "--trust", "seed", "--allow", "seed/calculator")
+    assert (named.returncode, named.stdout) == (0, "3\n"), named.stderr
+    assert "allowed by the rule 'seed/calculator'" in named.stderr

@@ -11,9 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from toolwire import Server
 from toolwire.client import CallToolResult, ToolInfo
-from toolwire.host import ApprovalPolicy, Approvals, ConfigError, load_config
+from toolwire.host import ApprovalPolicy, Approvals, ConfigError, Host, ServerSpec, load_config
 from toolwire.host.elicitation import check_answer, form_fields, parse_field
+from toolwire.host.lookalikes import skeleton, unusual
 from toolwire.host.naming import expose, valid_name
 from toolwire.host.results import model_parts
 from toolwire.host.schemas import for_model
@@ -69,6 +71,25 @@ def test_server_names_come_from_what_they_run() -> None:
     assert derived_name("uvx mcp-server-fetch") == "mcp-server-fetch"
     assert derived_name("http://127.0.0.1:8000/mcp") == "127_0_0_1"
     assert spec_for("seed=examples/seed_server.py").name == "seed"
+    assert derived_name(Server("seed/nuke")) == "seed_nuke"  # a server's own name cannot carry a rule's '/'
+
+
+def test_a_policy_naming_an_unknown_server_is_an_error_naming_the_servers() -> None:
+    servers = ["seed=examples/seed_server.py", "examples/seed_server.py"]
+    known = "the servers are: seed, seed_server (a target is named after its file, or NAME=TARGET)"
+    for policy, where in (
+        (ApprovalPolicy(trusted={"sead"}), "'sead' (to trust)"),
+        (ApprovalPolicy(ask=["files/*"]), "'files' (in the rule ask 'files/*')"),
+    ):
+        with pytest.raises(ValueError) as raised:
+            Host(servers, policy=policy)
+        assert str(raised.value) == f"no server is called {where}; {known}"
+    Host(servers, policy=ApprovalPolicy(allow=["*/x", "se*/y", "z"], trusted={"seed_server"}))
+
+
+def test_a_server_name_that_could_read_as_a_rule_is_an_error() -> None:
+    with pytest.raises(ConfigError, match="'seed/x' may use only letters, digits"):
+        Host([ServerSpec("seed/x", "examples/seed_server.py")])
 
 
 def test_a_config_in_the_desktop_format_is_read(tmp_path) -> None:
@@ -126,13 +147,42 @@ def test_by_default_only_read_only_tools_of_trusted_servers_run() -> None:
     assert verdict.action == "ask" and "not trusted" in verdict.reason
 
 
-def test_deny_beats_ask_beats_allow_and_patterns_match_server_tool_or_exposed_names() -> None:
+def test_deny_beats_ask_beats_allow_and_patterns_match_a_server_and_a_tool() -> None:
     policy = ApprovalPolicy(allow=["*"], ask=["s/delete_*"], deny=["drop_table"], trusted={"s"})
     assert policy.decide("s", tool("drop_table", readOnlyHint=True)).action == "deny"
     asked = policy.decide("s", tool("delete_file"))
     assert (asked.action, asked.rememberable) == ("ask", False)
     assert policy.decide("t", tool("anything")).action == "allow"
-    assert ApprovalPolicy(allow=["s__x"]).decide("s", tool("x"), "s__x").action == "allow"
+    assert policy.decide("t", tool("delete_file")).action == "allow"  # s/delete_* names only the server s
+    assert ApprovalPolicy(allow=["*/x"]).decide("t", tool("x"), [("s", "x"), ("t", "x")]).action == "allow"
+    assert ApprovalPolicy(allow=["s__x"]).decide("s", tool("x")).action == "ask"  # the model's names are not rules
+    both = [("s", "x"), ("t", "x")]
+    assert ApprovalPolicy(allow=["x"]).decide("t", tool("x"), both).action == "ask"  # x of which server?
+    assert ApprovalPolicy(allow=["x"], trusted={"t"}).decide("t", tool("x", readOnlyHint=True), both).action == "allow"
+
+
+@pytest.mark.parametrize("rule", ["", "/x", "s/", "/"])
+def test_a_rule_without_a_tool_or_a_server_before_its_slash_is_an_error(rule: str) -> None:
+    with pytest.raises(ValueError, match="needs a tool, and a server before its '/'"):
+        ApprovalPolicy(deny=[rule]).check(["s"])
+
+
+def test_look_alikes_share_a_skeleton_and_unusual_names_say_why() -> None:
+    same = [
+        "delete_file",
+        "d\u0435lete_file",
+        "delete_fiIe",
+        "de1ete_fi|e",
+        "\uff44\uff45\uff4c\uff45\uff54\uff45_file",
+    ]
+    assert {skeleton(name) for name in same} == {"delete_file"}
+    assert skeleton("delete\u200b_file\u0301") == "delete_file" and skeleton("burn") == "bum"
+    assert unusual("get_weather.v2-x") == ""
+    assert unusual("seed/nuke") == "characters outside A-Z a-z 0-9 _ . -: '/'"
+    assert unusual("d\u0435lete") == (
+        "characters outside A-Z a-z 0-9 _ . -: U+0435 CYRILLIC SMALL LETTER IE; letters of several scripts (CYRILLIC, LATIN)"
+    )
+    assert unusual("x" * 129).startswith("129 characters long") and unusual("") == "the name is empty"
 
 
 def test_approvals_notice_a_changed_definition_and_say_how() -> None:

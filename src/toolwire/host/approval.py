@@ -9,8 +9,22 @@ Every call the model asks for gets a :class:`Verdict` from :meth:`ApprovalPolicy
    everything else asks. Annotations of servers the user has not marked trusted are hints
    (the specification says clients must not rely on them), so they never let a call run.
 
-Patterns are shell-style (``*``, ``?``, ``[...]``) and match ``SERVER/TOOL`` (the names the
-server gave), ``TOOL``, or the name the model sees: ``seed/delete_*``, ``*/read_*``, ``calculator``.
+Rules are shell-style patterns (``*``, ``?``, ``[...]``), each matched against the
+server's name (the host's own: a config's key, ``NAME=`` of a target) and the tool's name
+(the server's), never against the two joined: ``SERVER/TOOL`` names the tools of the servers
+its part before the first ``/`` matches (``seed/delete_*``, ``*/read_*``); a bare ``TOOL``
+names a tool of whichever server has it (``calculator``). So a tool a server calls
+``seed/nuke`` is the tool ``seed/nuke`` of that server, never the tool ``nuke`` of ``seed``.
+
+- ``deny`` and ``ask`` rules also match a name that only looks like one they match
+  (:func:`~.lookalikes.skeleton`): ``*delete_file`` refuses ``delete_file`` spelt with a
+  Cyrillic e (U+0435) and ``delete_fiIe`` too. ``allow`` rules match exactly.
+- A bare ``allow`` rule that matches tools of several servers allows none of them (they are
+  asked about; :meth:`ApprovalPolicy.ambiguous` says so once): write ``SERVER/TOOL``, or
+  ``*/TOOL`` to allow the tool of every server.
+- The names the model sees (``seed__nuke``) are not rules: :meth:`ApprovalPolicy.check`
+  refuses a bare rule ``SERVER__TOOL`` that names a known server that way, and a rule or a
+  trusted name that names no known server (a rule that would silently do nothing).
 
 Then :class:`Approvals` (one per conversation) remembers what the person approved: "always
 allow this tool" skips later questions for it (not for ``ask`` patterns), and a tool whose
@@ -21,7 +35,7 @@ whatever the policy says (except ``deny``).
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -29,6 +43,7 @@ import orjson
 
 from ..client import ToolInfo, fingerprint
 from ..client.client import PINNED_FIELDS
+from .lookalikes import skeleton
 
 Action = Literal["allow", "ask", "deny"]
 
@@ -53,18 +68,52 @@ class ApprovalPolicy:
     deny: list[str] = field(default_factory=list)
     trusted: set[str] = field(default_factory=set)
 
-    def decide(self, server: str, tool: ToolInfo, exposed: str | None = None) -> Verdict:
-        names = (f"{server}/{tool.name}", tool.name, exposed or tool.name)
-        if pattern := _first_match(self.deny, names):
-            return Verdict("deny", f"refused by the rule deny {pattern!r}")
-        if pattern := _first_match(self.ask, names):
-            return Verdict("ask", f"the rule ask {pattern!r}", rememberable=False)
-        if pattern := _first_match(self.allow, names):
-            return Verdict("allow", f"allowed by the rule {pattern!r}")
+    def check(self, servers: Collection[str]) -> None:
+        """``ValueError`` saying what to write instead for: a rule that cannot be read; a
+        trusted server, or a rule's server part, that names none of ``servers``; a bare rule
+        ``SERVER__TOOL`` that names one of them the way the model's names do."""
+        known = f"the servers are: {', '.join(servers) or 'none'} (a target is named after its file, or NAME=TARGET)"
+        for name in sorted(self.trusted):
+            if name not in servers:
+                raise ValueError(f"no server is called {name!r} (to trust); {known}")
+        for kind, patterns in (("allow", self.allow), ("ask", self.ask), ("deny", self.deny)):
+            for rule in _rules(patterns):
+                where = f"in the rule {kind} {rule.text!r}"
+                if rule.server is not None and not any(fnmatch.fnmatchcase(s, rule.server) for s in servers):
+                    raise ValueError(f"no server is called {rule.server!r} ({where}); {known}")
+                prefix, sep, rest = rule.tool.partition("__")
+                if rule.server is None and sep and rest and prefix in servers:
+                    raise ValueError(
+                        f"the rule {kind} {rule.text!r} reads like the model's name of the tool {rest!r} of the"
+                        f" server {prefix!r}; rules name tools as SERVER/TOOL: write {prefix}/{rest}"
+                        f" (or */{rule.text} for tools really named so)"
+                    )
+
+    def decide(self, server: str, tool: ToolInfo, offered: Collection[tuple[str, str]] = ()) -> Verdict:
+        """The verdict on a call of ``tool`` of ``server``; ``offered``: every ``(server, tool
+        name)`` the host offers (for bare ``allow`` rules that match tools of several).
+        ``ValueError`` for a rule that cannot be read."""
+        name = tool.name
+        for kind, patterns in (("deny", self.deny), ("ask", self.ask)):
+            for rule in _rules(patterns):
+                if rule.matches(server, name, lookalikes=True):
+                    alike = "" if rule.matches(server, name) else f" (the name {name!r} looks like what it matches)"
+                    if kind == "deny":
+                        return Verdict("deny", f"refused by the rule deny {rule.text!r}{alike}")
+                    return Verdict("ask", f"the rule ask {rule.text!r}{alike}", rememberable=False)
+        several = ""
+        for rule in _rules(self.allow):
+            if rule.matches(server, name):
+                owners = rule.owners(offered)
+                if len(owners) < 2:
+                    return Verdict("allow", f"allowed by the rule {rule.text!r}")
+                several = several or _several(rule, owners)
         read_only = tool.annotations.get("readOnlyHint") is True
+        if server in self.trusted and read_only:
+            return Verdict("allow", "a read-only tool of a trusted server")
+        if several:
+            return Verdict("ask", several)
         if server in self.trusted:
-            if read_only:
-                return Verdict("allow", "a read-only tool of a trusted server")
             return Verdict(
                 "ask",
                 "the tool may change things"
@@ -75,12 +124,61 @@ class ApprovalPolicy:
             return Verdict("ask", f"the server {server!r} is not trusted: its read-only hint is not taken on trust")
         return Verdict("ask", f"the server {server!r} is not trusted")
 
+    def ambiguous(self, offered: Collection[tuple[str, str]]) -> list[str]:
+        """What to say of each bare ``allow`` rule that matches tools of several of the
+        ``offered`` ``(server, tool name)`` pairs (it allows none of them), with the fix."""
+        said = []
+        for rule in _rules(self.allow):
+            owners = rule.owners(offered)
+            if len(owners) > 1:
+                each = " or ".join(f"{owner}/{rule.tool}" for owner in owners)
+                said.append(f"{_several(rule, owners)}: write {each}, or */{rule.tool} for all")
+        return said
 
-def _first_match(patterns: Iterable[str], names: tuple[str, ...]) -> str | None:
-    for pattern in patterns:
-        if any(fnmatch.fnmatchcase(name, pattern) for name in names):
-            return pattern
-    return None
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One pattern of a policy, read: ``server`` is ``None`` for a bare ``TOOL`` rule."""
+
+    text: str
+    server: str | None
+    tool: str
+
+    @classmethod
+    def parse(cls, text: str) -> Rule:
+        """The rule ``SERVER/TOOL`` or ``TOOL``; ``ValueError`` when a part is empty."""
+        server, slash, tool = text.partition("/")
+        if not slash:
+            server, tool = "", text
+        if not tool or (slash and not server):
+            raise ValueError(f"the rule {text!r} needs a tool, and a server before its '/': SERVER/TOOL or TOOL")
+        return cls(text, server if slash else None, tool)
+
+    def matches(self, server: str, tool: str, lookalikes: bool = False) -> bool:
+        """Whether this rule names ``tool`` of ``server`` (with ``lookalikes``: or a name
+        that looks like one it names)."""
+        if self.server is not None and not fnmatch.fnmatchcase(server, self.server):
+            return False
+        if fnmatch.fnmatchcase(tool, self.tool):
+            return True
+        return lookalikes and fnmatch.fnmatchcase(skeleton(tool), skeleton(self.tool))
+
+    def owners(self, offered: Collection[tuple[str, str]]) -> list[str]:
+        """The servers with a tool this bare rule names (empty for a ``SERVER/TOOL`` rule)."""
+        if self.server is not None:
+            return []
+        return sorted({server for server, tool in offered if fnmatch.fnmatchcase(tool, self.tool)})
+
+
+def _rules(patterns: Iterable[str]) -> list[Rule]:
+    return [Rule.parse(pattern) for pattern in patterns]
+
+
+def _several(rule: Rule, owners: list[str]) -> str:
+    return (
+        f"the rule allow {rule.text!r} matches tools of {len(owners)} servers ({', '.join(owners)}),"
+        " so it allows none of them"
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -297,7 +297,7 @@ class Turn:
             server, tool = resolved
         assert server is not None
         approvals = self.conversation.approvals
-        verdict = host.policy.decide(server, tool, call.name)
+        verdict = host.policy.decide(server, tool, host.offered)
         changes = approvals.changes(server, tool)
         if verdict.action == "deny":
             self._refuse(call, "policy", f"The call was refused: {verdict.reason}.", verdict.reason)
@@ -309,7 +309,15 @@ class Turn:
         else:
             reason = "its definition changed since it was approved" if changes else verdict.reason
             question = ApprovalNeeded(
-                call.id, call.name, server, tool.name, call.arguments, reason, verdict.rememberable, changes
+                call.id,
+                call.name,
+                server,
+                tool.name,
+                call.arguments,
+                reason,
+                verdict.rememberable,
+                changes,
+                host.mark(server, tool.name),
             )
             answer, why = await self.ask(question)
             if answer == "refuse":

@@ -43,7 +43,8 @@ def _plain(value: Any) -> Any:
 
 @dataclass(slots=True)
 class ExposedTool:
-    """A tool as the model sees it (``name``) and where it comes from."""
+    """A tool as the model sees it (``name``) and where it comes from; ``warning``: why its
+    name may fool a person (:func:`.lookalikes.marks`), empty when it is plain."""
 
     name: str
     server: str
@@ -51,6 +52,7 @@ class ExposedTool:
     description: str
     read_only: bool
     trusted: bool
+    warning: str = ""
 
 
 @dataclass(slots=True)
@@ -102,7 +104,8 @@ class _Question(Event):
 class ApprovalNeeded(_Question):
     """A call waits for the person: allow it once, allow the tool for the rest of the
     conversation (when ``always_offered``), or refuse it with a reason the model reads.
-    ``changes``: how the tool's definition differs from what the person approved before."""
+    ``changes``: how the tool's definition differs from what the person approved before;
+    ``warning``: why the tool's name may fool the person (empty when it is plain)."""
 
     kind: ClassVar[str] = "approval_needed"
     call_id: str
@@ -113,6 +116,7 @@ class ApprovalNeeded(_Question):
     reason: str
     always_offered: bool = True
     changes: list[Change] = field(default_factory=list)
+    warning: str = ""
     _answer: asyncio.Future[tuple[str, str]] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
     def allow(self, always: bool = False) -> None:

@@ -30,11 +30,12 @@ from ..client import CallToolResult, Client, ClientError, ResourceLink, ServerEr
 from ..logs import get_logger
 from .approval import ApprovalPolicy
 from .events import ElicitationNeeded, ExposedTool, SamplingNeeded
+from .lookalikes import marks
 from .model import ModelError, ModelRequest, Provider, ToolSpec, text_part
 from .naming import expose
 from .results import MAX_RESULT_CHARS
 from .schemas import for_model
-from .servers import ServerSpec, load_config, spec_for, unique_names
+from .servers import ServerSpec, check_name, load_config, spec_for, unique_names
 
 if TYPE_CHECKING:
     from .conversation import Conversation, Turn
@@ -90,10 +91,16 @@ class Host:
         client_options: dict[str, Any] | None = None,
     ) -> None:
         specs = load_config(servers) if isinstance(servers, dict) else [spec_for(target) for target in servers]
+        for spec in specs:
+            check_name(spec.name)
         self.servers: dict[str, HostServer] = {spec.name: HostServer(spec) for spec in unique_names(specs)}
         self.provider = provider
         self.policy = policy or ApprovalPolicy()
+        self.policy.check(self.servers)
         self.policy.trusted |= {spec.name for spec in specs if spec.trusted}
+        #: What the host said about its rules (a bare allow rule that matches tools of several
+        #: servers), each once, in order.
+        self.warnings: list[str] = []
         self.call_timeout = call_timeout
         self.max_result_chars = max_result_chars
         cwd = Path.cwd()
@@ -102,6 +109,7 @@ class Host:
         self.tools: list[ExposedTool] = []
         self.specs: list[ToolSpec] = []
         self._names: dict[str, tuple[str, str]] = {}
+        self._marks: dict[tuple[str, str], str] = {}
         self._links: dict[str, str] = {}
         self._changes: list[str] = []
         self._turns: list[Turn] = []
@@ -189,6 +197,12 @@ class Host:
         """Rebuild the namespace and what the model is shown, from the live servers' tools."""
         pairs = [(name, tool.name) for name, server in self.servers.items() if server.alive for tool in server.tools]
         self._names = expose(pairs)
+        self._marks = marks(pairs)
+        for said in self.policy.ambiguous(pairs):
+            if said not in self.warnings:
+                self.warnings.append(said)
+                self._changes.append(said)
+                log.warning("%s", said)
         by_pair = {(name, tool.name): tool for name, server in self.servers.items() for tool in server.tools}
         self.tools, self.specs = [], []
         for exposed, pair in self._names.items():
@@ -204,6 +218,7 @@ class Host:
                     description,
                     tool.annotations.get("readOnlyHint") is True,
                     pair[0] in self.policy.trusted,
+                    self._marks.get(pair, ""),
                 )
             )
         if any(server.reads_resources for server in self.servers.values()):
@@ -236,6 +251,16 @@ class Host:
         server = self.servers[pair[0]]
         tool = next((tool for tool in server.tools if tool.name == pair[1]), None)
         return None if tool is None or not server.alive else (pair[0], tool)
+
+    @property
+    def offered(self) -> list[tuple[str, str]]:
+        """Every ``(server, tool name)`` the model is offered."""
+        return list(self._names.values())
+
+    def mark(self, server: str, name: str) -> str:
+        """Why the name of the tool ``name`` of ``server`` may fool a person, or ``""``
+        (see :func:`.lookalikes.marks`)."""
+        return self._marks.get((server, name), "")
 
     # -- calls -----------------------------------------------------------------------------
 

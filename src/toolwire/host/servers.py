@@ -61,10 +61,18 @@ def spec_for(target: Any, name: str | None = None, trusted: bool = False) -> Ser
     return ServerSpec(name or derived_name(target), target, trusted=trusted)
 
 
+def check_name(name: str) -> None:
+    """:class:`ConfigError` unless ``name`` is a server name: letters, digits, ``_`` and ``-``
+    (no ``/``, which rules use to separate the server from the tool)."""
+    if not SERVER_NAME.fullmatch(name):
+        raise ConfigError(f"the server name {name!r} may use only letters, digits, '_' and '-'")
+
+
 def derived_name(target: Any) -> str:
-    """A short name for what ``target`` runs: a file's stem, a URL's host, a command's package."""
+    """A short name for what ``target`` runs: a file's stem, a URL's host, a command's package,
+    a server object's name (only its letters, digits, ``_`` and ``-``)."""
     if not isinstance(target, str | list):
-        return str(getattr(target, "name", "") or "server")
+        return _clean(str(getattr(target, "name", "") or "server"))
     if isinstance(target, str) and target.startswith(("http://", "https://")):
         return _clean(urllib.parse.urlsplit(target).hostname or "remote")
     words = shlex.split(target) if isinstance(target, str) else [str(word) for word in target]
@@ -136,8 +144,10 @@ def _entry(where: str, name: str, entry: dict[str, Any]) -> ServerSpec:
 
         return checked(key, "an object of strings", ok)
 
-    if not SERVER_NAME.fullmatch(name):
-        raise ConfigError(f"{where}: server name {name!r} may use only letters, digits, '_' and '-'")
+    try:
+        check_name(name)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
     trusted = entry.get("trusted", False) is True
     if "url" in entry:
         url = strings("url")

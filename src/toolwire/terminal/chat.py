@@ -38,7 +38,7 @@ from ..host import (
 )
 from ..host.elicitation import form_fields, parse_field
 from .hostline import HostInvocation, build_host, parse
-from .output import printable
+from .output import for_stream, printable
 from .render import Screen
 
 EXIT_WORDS = {"exit", "quit", "退出", "/quit", "/exit"}
@@ -69,7 +69,9 @@ async def _started(invocation: HostInvocation, screen: Screen) -> Host | None:
     await host.start()
     for name, server in host.servers.items():
         if server.error is not None:
-            screen.say(f"toolwire: the server {name!r} is not available: {server.error}", "red")
+            screen.say(f"toolwire: the server {name!r} is not available: {server.error}", "red", lines=True)
+    for said in host.warnings:
+        screen.say(f"toolwire: {said}", "yellow")
     if not any(server.alive for server in host.servers.values()):
         await host.close()
         return None
@@ -208,7 +210,10 @@ def _command(text: str, host: Host, conversation: Conversation, screen: Screen) 
             state = f"{len(server.tools)} tools" if server.alive else f"not connected: {server.error}"
             screen.say(f"  {name}{trusted}: {state}")
     elif word == "/allowed":
-        always = sorted(f"{server}/{tool}" for server, tool in conversation.approvals.always)
+        always = sorted(
+            f"{server}/{tool}" + (" ⚠" if host.mark(server, tool) else "")
+            for server, tool in conversation.approvals.always
+        )
         screen.say("  " + (", ".join(always) if always else "nothing is always allowed yet"))
     elif word == "/save":
         if not rest.strip():
@@ -223,7 +228,7 @@ def _command(text: str, host: Host, conversation: Conversation, screen: Screen) 
         usage = conversation.usage
         screen.say(f"  {usage.input_tokens} tokens in, {usage.output_tokens} out")
     else:
-        screen.say(HELP)
+        screen.say(HELP, lines=True)
 
 
 class LineReader:
@@ -246,6 +251,8 @@ class LineReader:
             self._session = PromptSession(history=history)
 
     async def read(self, prompt: str) -> str | None:
+        """The next line typed after ``prompt`` (shown through :func:`.output.printable`)."""
+        prompt = printable(prompt, lines=False)
         if self._session is not None:
             while True:
                 try:
@@ -284,10 +291,10 @@ async def _ask(invocation: HostInvocation) -> int:
         async for event in conversation.send(invocation.question):
             _answer_for_script(event, invocation.yes)
             if invocation.as_json:
-                sys.stdout.write(orjson.dumps(event.to_dict()).decode() + "\n")
+                sys.stdout.write(for_stream(orjson.dumps(event.to_dict()).decode(), sys.stdout) + "\n")
                 sys.stdout.flush()
             elif isinstance(event, TextDelta):
-                sys.stdout.write(event.text)
+                sys.stdout.write(for_stream(event.text, sys.stdout))
                 sys.stdout.flush()
             else:
                 screen.draw(event)

@@ -4,11 +4,11 @@
     toolwire ask [TARGET ...] QUESTION [--yes] [--allow PATTERN] [--json] [options] [-- COMMAND ...]
 
 TARGET is ``FILE.py[:OBJECT]``, an ``http(s)://`` URL, or either as ``NAME=TARGET`` to name
-the server; one server's command line may follow ``--``; ``--config`` reads an
-``mcpServers`` file. The model comes from the first of ``DEEPSEEK_API_KEY``,
-``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY`` that is set (or from ``--provider``,
-``--api-key``, ``--base-url``, ``--model``): see :func:`choose_provider`. Every mistake is a
-:class:`~toolwire.cli.UsageError`.
+the server (the name ``--trust`` and the rules use: one that names no server is an error); one
+server's command line may follow ``--``; ``--config`` reads an ``mcpServers`` file. The model
+comes from the first of ``DEEPSEEK_API_KEY``, ``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY`` that is
+set (or from ``--provider``, ``--api-key``, ``--base-url``, ``--model``): see
+:func:`choose_provider`. Every mistake is a :class:`~toolwire.cli.UsageError`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 from ..cli import UsageError
 from ..host import ApprovalPolicy, ConfigError, Host, ServerSpec, load_config
 from ..host.model import Provider
-from ..host.servers import spec_for
+from ..host.servers import spec_for, unique_names
 from .commandline import Parser, seconds
 
 DEEPSEEK_URL = "https://api.deepseek.com"
@@ -55,7 +55,13 @@ The model: --provider openai (any OpenAI-compatible API) or anthropic. Keys come
 the provider when --provider is not given; DeepSeek needs nothing else). --base-url points
 the provider elsewhere: a vLLM, Ollama or LM Studio server on this machine needs no key.
 
-PATTERN: SERVER/TOOL, TOOL or the name the model sees, with shell wildcards (seed/delete_*).
+SERVER: NAME of NAME=TARGET, a config's key, or the target's file stem (examples/seed_server.py
+is seed_server); --trust and rules that name no server are errors.
+
+PATTERN: SERVER/TOOL or TOOL, with shell wildcards (seed/delete_*, */read_*); TOOL is the
+server's name of the tool. --deny and --ask also catch look-alike names (delete_file with a
+Cyrillic e, U+0435); a bare --allow TOOL that matches tools of several servers allows none
+of them: write SERVER/TOOL, or */TOOL for all.
 
 exit status: 0 answered; 1 the model's API failed, no server could be started, or the step
 limit was reached; 2 a mistake on the command line or a missing key; 130 interrupted."""
@@ -103,13 +109,16 @@ def parse(command: str, argv: list[str], environ: dict[str, str] | None = None) 
             raise UsageError(str(exc)) from None
     if not specs:
         raise UsageError("name at least one server: a TARGET, --config FILE, or a command after --")
-    for spec in specs:
-        spec.trusted = spec.trusted or spec.name in options.trust
+    for spec in unique_names(specs):
         if isinstance(spec.target, str) and spec.target.startswith(("http://", "https://")) and not spec.headers:
             from .auth import terminal_oauth
 
             spec.options.setdefault("auth", terminal_oauth())  # asks only when the server does
-    policy = ApprovalPolicy(allow=options.allow, ask=options.ask, deny=options.deny)
+    policy = ApprovalPolicy(allow=options.allow, ask=options.ask, deny=options.deny, trusted=set(options.trust))
+    try:
+        policy.check([spec.name for spec in specs])
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     return HostInvocation(
         command,
         specs,

@@ -10,9 +10,9 @@ link or an embedded resource is a line with its URI, followed by the embedded te
 A resource's contents (``read``): text as it is, binary contents saved to a file named after
 the URI's last part (``resource-N.EXT`` when it gives no usable name).
 
-What a server sends is untrusted: printed to a terminal, its control characters (all but
-newline and tab) are shown as U+FFFD, so that it cannot move the cursor, retitle the window
-or write the clipboard. Piped elsewhere, the text is left exactly as sent. File names made
+What a server or a model sends is untrusted: printed to a terminal it goes through
+:func:`printable`, so that it cannot move the cursor, clear the screen, retitle the window,
+write the clipboard, reorder or hide text. Piped elsewhere, the text is left exactly as sent. File names made
 from what it sends keep only letters, digits, ``_``, ``-`` and dots, none leading.
 """
 
@@ -42,7 +42,19 @@ from ..client import (
     TextContent,
 )
 
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Control characters (C0 but newline and tab, DEL, C1: every escape sequence starts with
+#: one) and lone surrogates (no terminal can be sent them).
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+#: Characters that are invisible or reorder text: bidirectional controls (overrides,
+#: embeddings, isolates, marks), zero-width characters, other format characters (the
+#: Unicode category Cf: soft hyphen, invisible operators, tags...), line and paragraph
+#: separators, and the Hangul fillers, which show as blank.
+INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164"
+    "\ufeff\uffa0\ufff9-\ufffb\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
+LINE_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 EXTENSIONS = {
     "image/png": ".png",
@@ -58,17 +70,30 @@ EXTENSIONS = {
 }
 
 
-def printable(text: str) -> str:
-    """``text`` with its control characters, except newline and tab, replaced by U+FFFD."""
-    return CONTROL.sub("\ufffd", text.replace("\r\n", "\n"))
+def printable(text: str, lines: bool = True) -> str:
+    """``text`` safe to show on a terminal: control characters as U+FFFD (all but newline and
+    tab when ``lines``; ``\\r\\n`` is a newline), invisible and reordering characters as their
+    escape (``\\u202e``), so that they are seen rather than obeyed. The one rule for everything
+    shown to a person: what models and servers send, names, questions and prompts."""
+    text = CONTROL.sub("\ufffd", text.replace("\r\n", "\n")) if lines else LINE_CONTROL.sub("\ufffd", text)
+    return INVISIBLE.sub(_escape, text)
+
+
+def for_stream(text: str, stream: TextIO) -> str:
+    """``text`` as :func:`printable` makes it when ``stream`` is a terminal, else as it is."""
+    return printable(text) if stream.isatty() else text
 
 
 def write(text: str, stream: TextIO | None = None) -> None:
     """Write ``text`` and a newline to ``stream`` (stdout), made printable on a terminal."""
     stream = stream or sys.stdout
-    if stream.isatty():
-        text = printable(text)
+    text = for_stream(text, stream)
     stream.write(text if text.endswith("\n") else text + "\n")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def write_json(value: Any) -> None:

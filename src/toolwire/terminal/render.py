@@ -1,8 +1,10 @@
 """How a host's conversation looks in a terminal: the model's text as it streams, every tool
 call with a visible marker and its arguments, a progress bar while it runs, a short result.
 
-What servers and models send is untrusted: control characters are shown as U+FFFD on a
-terminal (:func:`.output.printable`), and long argument values are folded.
+What servers and models send is untrusted: everything the screen shows goes through
+:func:`.output.printable` (wherever it goes: a log of stderr is read in a terminal too), is
+printed by rich without markup or emoji codes, and long argument values are folded. Tool
+names that may fool a person carry a ``⚠`` line saying why (:func:`.lookalikes.marks`).
 """
 
 from __future__ import annotations
@@ -65,11 +67,12 @@ class Screen:
         self._bars: dict[str, TaskID] = {}
         self._names: dict[str, str] = {}
 
-    def say(self, text: str, style: str = "") -> None:
-        """A line of ours (not the model's), on a line of its own."""
+    def say(self, text: str, style: str = "", lines: bool = False) -> None:
+        """A line of ours (not the model's), on a line of its own; ``lines``: the text may
+        have several (otherwise a newline in it is shown as U+FFFD)."""
         self.end_line()
         self.pause()
-        self.console.print(printable(text) if self.color else text, style=style or None, markup=False)
+        self.console.print(printable(text, lines), style=style or None, markup=False, emoji=False)
 
     def end_line(self) -> None:
         if self._line_open:
@@ -85,12 +88,14 @@ class Screen:
                 marks.append("read-only")
             first = tool.description.splitlines()[0] if tool.description else ""
             self.say(f"  {tool.name:<24} {', '.join(marks):<28} {first[:80]}", "dim" if not tool.read_only else "")
+            if tool.warning:
+                self.say(f"    ⚠ {tool.server}/{tool.tool}: {tool.warning}", "yellow")
 
     def draw(self, event: Event) -> None:
         """Show one event (questions are shown by whoever answers them)."""
         if isinstance(event, TextDelta):
             self.pause()
-            self.out.write(printable(event.text) if self.color else event.text)
+            self.out.write(printable(event.text))
             self.out.flush()
             self._line_open = not event.text.endswith("\n")
         elif isinstance(event, ToolsChanged):
@@ -112,7 +117,7 @@ class Screen:
             mark, style = ("✗", "red") if event.is_error else ("✓", "green")
             self.say(f"  {mark} {event.tool} ({event.seconds:.2f} s): {event.summary}", style)
         elif isinstance(event, Failed):
-            self.say(f"error: {event.message}", "bold red")
+            self.say(f"error: {event.message}", "bold red", lines=True)
         elif isinstance(event, Done):
             self.end_line()
             self.pause()
@@ -124,6 +129,8 @@ class Screen:
     def approval(self, event: ApprovalNeeded) -> None:
         """The question of an approval: the server, the tool, the exact arguments, the change."""
         self.say(f"? Allow {event.server}/{event.name} ({event.reason})?", "bold yellow")
+        if event.warning:
+            self.say(f"    ⚠ the tool's name {event.name!r}: {event.warning}", "bold red")
         for key, value in event.arguments.items():
             self.say(f"    {key}: {fold(value)}")
         for change in event.changes:
@@ -141,7 +148,7 @@ class Screen:
             self.say(f"    at most {request['maxTokens']} tokens")
 
     def elicitation(self, event: ElicitationNeeded) -> None:
-        self.say(f"? The server {event.server} asks: {event.message}", "bold yellow")
+        self.say(f"? The server {event.server} asks: {event.message}", "bold yellow", lines=True)
 
     def _advance(self, event: ToolProgress) -> None:
         if self._progress is None:
@@ -159,8 +166,8 @@ class Screen:
             )
             self._progress.start()
         if event.call_id not in self._bars:
-            self._bars[event.call_id] = self._progress.add_task(self._names.get(event.call_id, ""), total=None)
-        label = printable(f"{self._names.get(event.call_id, '')} {event.message or ''}".strip())
+            self._bars[event.call_id] = self._progress.add_task("", total=None)
+        label = printable(f"{self._names.get(event.call_id, '')} {event.message or ''}".strip(), lines=False)
         self._progress.update(self._bars[event.call_id], completed=event.progress, total=event.total, description=label)
 
     def _finish(self, call_id: str) -> None:
