@@ -39,7 +39,10 @@ def test_the_block_runs(where: str, code: str, tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=60,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "examples")},
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "examples"), os.environ.get("PYTHONPATH")])),
+        },
     )
     assert done.returncode == 0, f"{where} failed:\n{done.stderr[-3000:]}"
 
