@@ -14,7 +14,6 @@ the server; one server's command line may follow ``--``; ``--config`` reads an
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import ipaddress
 import os
 import urllib.parse
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cli import UsageError
+from ..extras import ExtraMissing, require
 from ..host import ApprovalPolicy, ConfigError, Host, ServerSpec, load_config
 from ..host.model import Provider
 from ..host.servers import spec_for
@@ -174,8 +174,10 @@ def choose_provider(options: argparse.Namespace, environ: dict[str, str]) -> Pro
     if kind == "openai" and base_url is None and source == "DEEPSEEK_API_KEY" and not options.api_key:
         base_url = DEEPSEEK_URL
     media = {"image"} if options.images else None
-    if importlib.util.find_spec(kind) is None:  # the SDK itself is imported on first use, not at start
-        raise UsageError(f"the {kind} package is needed: pip install 'toolwire[{kind}]'")
+    try:  # the SDK itself is imported on first use, not at start
+        require("chat", f"the {kind} provider", modules=(kind,))
+    except ExtraMissing as exc:
+        raise UsageError(str(exc)) from None
     if kind == "anthropic":
         from ..host.providers.anthropic import AnthropicProvider
 
