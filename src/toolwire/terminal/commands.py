@@ -89,8 +89,10 @@ def _print_call(result: CallToolResult, tool: str, invocation: Invocation) -> No
         return
     if result.is_error:
         said = result.text or "(no message)"
-        named = said.lower().startswith(f"tool {tool!r} failed".lower())  # toolwire servers say so
-        raise ClientError(said if named else f"tool {tool!r} failed: {said}")
+        named = f"tool {tool!r} "
+        if said[: len(named)].lower() == named.lower():  # toolwire servers name the tool themselves
+            raise ClientError(named + said[len(named) :])
+        raise ClientError(f"tool {tool!r} failed: {said}")
     print_result(result, tool, invocation.out)
 
 

@@ -90,8 +90,9 @@ def parse(command: str, argv: list[str], environ: dict[str, str] | None = None) 
     words: list[str] = options.words
     question = ""
     if command == "ask":
-        if not words:
-            raise UsageError("the question is needed (the last word: quote it)")
+        alone = len(words) == 1 and server_command is None and options.config is None
+        if not words or (alone and _is_target(words[0])):
+            raise UsageError('the question is needed, after the servers: toolwire ask TARGET... "question"')
         question, words = words[-1], words[:-1]
     specs = [spec_for(_target(word)) for word in words]
     if server_command is not None:
@@ -129,6 +130,12 @@ def build_host(invocation: HostInvocation) -> Host:
     return Host(
         invocation.servers, provider=invocation.provider, policy=invocation.policy, call_timeout=invocation.timeout
     )
+
+
+def _is_target(word: str) -> bool:
+    """Whether ``word`` reads as a TARGET (a ``.py`` file or an http(s) URL, maybe named)."""
+    target = word.partition("=")[2] or word
+    return target.startswith(("http://", "https://")) or target.partition(":")[0].endswith(".py")
 
 
 def _target(word: str) -> Any:
