@@ -26,8 +26,6 @@ import os
 import sys
 from typing import Any
 
-from .extras import ExtraMissing
-
 USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--http [HOST:]PORT [--allow-host HOST ...]
                                          [--stateless] [--uvicorn | --granian]
                                          [--issuer URL [--audience URI] [--scope SCOPE ...]]] [-- ARG ...]
@@ -181,7 +179,11 @@ def main(argv: list[str] | None = None) -> None:
     """
     try:
         _main(sys.argv[1:] if argv is None else argv)
-    except ExtraMissing as exc:
+    except ImportError as exc:
+        from .extras import ExtraMissing  # not at start: `run` imports as little as it can
+
+        if not isinstance(exc, ExtraMissing):
+            raise
         sys.stderr.write(f"toolwire: {exc}\n")
         raise SystemExit(1) from None
 
