@@ -197,7 +197,8 @@ class Tool:
         if flags & (_CO_GENERATOR | _CO_ASYNC_GENERATOR):
             returns = _items_type(returns)
             handler = _collecting(fn, bool(flags & _CO_ASYNC_GENERATOR), context_param is not None)
-            context_param = context_param or _ITEMS_CONTEXT
+            if not defer_task:  # which needs the function's own Context (the constructor refuses it without)
+                context_param = context_param or _ITEMS_CONTEXT
         if isinstance(output_schema, type):
             output_schema = _output_schema(output_schema)
         elif output_schema is None and _wants_structured(returns, structured_output):
@@ -329,14 +330,7 @@ class Tool:
 #: The keyword under which a generator tool that takes no Context gets one (for its progress).
 _ITEMS_CONTEXT = "__toolwire_items_context"
 
-_ITERATORS = {
-    "Iterator",
-    "Iterable",
-    "Generator",
-    "AsyncIterator",
-    "AsyncIterable",
-    "AsyncGenerator",
-}
+_ITERATORS = frozenset({"Iterator", "Iterable", "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator"})
 
 
 def _items_type(returns: Any) -> Any:
