@@ -5,6 +5,7 @@
 # seed example's tools. Run from scripts/test.sh; usable alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+unset PYTHONPATH   # the installed wheel is what runs, not this tree's src
 PYTHON="${PYTHON:-.venv/bin/python}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
