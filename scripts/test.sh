@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set everything up, then run every check: ruff, mypy --strict (src), the whole test suite,
-# and the official MCP conformance suite against toolwire's server and client.
+# the official MCP conformance suite against toolwire's server and client, and the wheel
+# installed with [chat] in a fresh venv (scripts/wheel-check.sh, about 30 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -13,3 +14,5 @@ echo "== pytest"
 python -m pytest -q "$@"
 echo "== MCP conformance suite"
 python tests/conformance/run.py
+echo "== the wheel, installed with [chat] in a fresh venv"
+./scripts/wheel-check.sh

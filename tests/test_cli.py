@@ -377,9 +377,7 @@ def test_failures_are_said_once_with_the_servers_reason() -> None:
         ["call", FAILING, "ratio", "ratio=1e400"],
         ["read", FAILING, "notes://x"],
     )
-    assert (
-        failed(crashed, 1) == "toolwire: Tool 'boom' failed: RuntimeError: kaput"
-    )  # not "tool 'boom' failed: Tool..."
+    assert failed(crashed, 1) == "toolwire: tool 'boom' failed: RuntimeError: kaput"  # not "Tool 'boom'", nor twice
     assert failed(refused, 1) == "toolwire: tool 'fail' failed: nope, not today"
     assert failed(huge, 2) == "toolwire: ratio=1e400: the number is too large for JSON (at most about 1.8e308)"
     assert failed(missing, 1) == "toolwire: resource not found: notes://x (there is no note called x)"

@@ -58,8 +58,10 @@ def hints_of(table: str, name: str) -> list[str]:
     return [line.split("│")[2].strip() for line in lines[start:end] if line.split("│")[2].strip()]
 
 
-def test_tools_that_run_as_tasks_are_marked() -> None:
-    done = toolwire("tools", JOBS, "--protocol", "2025-11-25", COLUMNS="200")
+@pytest.mark.parametrize("protocol", [[], ["--protocol", "2025-11-25"]])
+def test_tools_that_run_as_tasks_are_marked(protocol: list[str]) -> None:
+    done = toolwire("tools", JOBS, *protocol, COLUMNS="200")
+    assert done.returncode == 0, done.stderr
     assert hints_of(done.stdout, "build")[-1] == "task only"
     assert hints_of(done.stdout, "sleep")[-1] == "task"
     assert not any("task" in hint for hint in hints_of(done.stdout, "quick"))

@@ -39,7 +39,10 @@ def test_the_block_runs(where: str, code: str, tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=60,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "examples")},
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "examples"), os.environ.get("PYTHONPATH")])),
+        },
     )
     assert done.returncode == 0, f"{where} failed:\n{done.stderr[-3000:]}"
 
@@ -89,3 +92,32 @@ def test_the_chinese_docs_keep_in_step_with_the_english_ones() -> None:
         for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", document.read_text(encoding="utf-8")):
             if not target.startswith("http"):
                 assert (document.parent / target).resolve().exists(), f"{document.name} links to a missing {target}"
+
+
+def test_the_chinese_progress_example_calls_its_tool_and_leaves_no_file(tmp_path: Path) -> None:
+    (where, code), *_ = [(where, code) for where, code in blocks() if "zh" in where and "process_large_file" in code]
+    script = tmp_path / "block.py"
+    script.write_text(code, encoding="utf-8")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "TMPDIR": str(temporary)},
+    )
+    assert done.returncode == 0, f"{where}: {done.stderr}"
+    assert done.stdout.splitlines()[-1] == "{'bytes': 200000}"
+    assert "已处理 200000/200000 字节" in done.stdout
+    assert list(temporary.iterdir()) == []
+
+
+def test_the_docs_say_how_to_install_extras_before_toolwire_is_on_pypi() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "Not yet: scale-out" not in readme and "docs/scaling.md" in readme
+    for document in ("README.md", "docs/host.md", "docs/index.md", "docs/zh/tutorial.md"):
+        text = (ROOT / document).read_text(encoding="utf-8")
+        assert "[chat]'" in text or "[redis]'" in text, document
+        assert "pip install -e '" in text and "PyPI" in text, document

@@ -97,6 +97,20 @@ def test_ask_exits_1_when_the_model_api_fails(model: ModelServer) -> None:
     assert done.returncode == 1 and "the model API answered HTTP 401: invalid key" in done.stderr
 
 
+def test_ask_without_a_question_says_the_question_is_missing() -> None:
+    for words in ([HOSTED], [f"h={HOSTED}"], ["http://127.0.0.1:1/mcp"], []):
+        done = toolwire("ask", *words, DEEPSEEK_API_KEY="x")
+        assert (
+            failed(done, 2) == 'toolwire: the question is needed, after the servers: toolwire ask TARGET... "question"'
+        )
+
+
+def test_an_unreachable_model_is_one_toolwire_line() -> None:
+    done = toolwire("ask", HOSTED, "hello", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--api-key", "x")
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("toolwire: cannot reach http://127.0.0.1:1/v1"), done.stderr
+
+
 def test_a_missing_key_is_one_line_and_exit_2() -> None:
     done = toolwire("ask", HOSTED, "hello")
     assert failed(done, 2) == (

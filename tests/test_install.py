@@ -84,6 +84,27 @@ def test_print_shows_the_entry_and_writes_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / "home" / ".config").exists()
 
 
+def test_a_file_that_does_not_import_is_not_installed(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("from toolwire import Server\nserver = Server('b'\n")
+    done = toolwire("install", "cursor", str(broken), **home_of(tmp_path))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == f"toolwire: could not import {broken}: SyntaxError: '(' was never closed (line 2)\n"
+    missing = toolwire("install", "cursor", f"{SEED}:missing", **home_of(tmp_path))
+    assert missing.returncode == 2
+    assert missing.stderr == f"toolwire: {SEED} has no object named 'missing'\n"
+    assert not (tmp_path / "home" / ".cursor").exists()
+
+
+def test_the_file_is_imported_with_the_entrys_environment(tmp_path: Path) -> None:
+    needy = tmp_path / "needy.py"
+    needy.write_text("import os\nfrom toolwire import Server\nserver = Server(os.environ['NEEDY_NAME'])\n")
+    assert toolwire("install", "cursor", str(needy), **home_of(tmp_path)).returncode == 1
+    done = toolwire("install", "cursor", str(needy), "--env", "NEEDY_NAME=n", **home_of(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "added 'needy'" in done.stdout
+
+
 @pytest.mark.parametrize(
     ("words", "said"),
     [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, TypedDict
 
@@ -186,7 +187,7 @@ async def test_a_tool_with_an_output_schema_always_sends_structured_content() ->
     server = Server("structured")
 
     @server.tool
-    def blocks() -> list:  # type: ignore[type-arg]
+    def blocks() -> list:
         return [text("first"), text("second")]
 
     @server.tool(output_schema={"type": "object", "properties": {"n": {"type": "integer"}}})
@@ -554,3 +555,102 @@ async def test_objects_sent_as_json_text_are_taken_for_referenced_and_optional_t
     tool = Tool.from_function(show)
     valid = tool.validate_arguments({"point": '{"x": 1, "y": 2}', "maybe": '{"x": 3, "y": 4}'})
     assert (await tool.call(valid))["content"][0]["text"] == "Point(x=1, y=2) Point(x=3, y=4)"
+
+
+def generator_server() -> Server:
+    server = Server("gen")
+
+    @server.tool
+    async def countdown(n: int) -> AsyncIterator[int]:
+        """Counts down from n."""
+        for i in range(n, 0, -1):
+            yield i
+
+    @server.tool
+    def letters(word: str) -> Iterator[str]:
+        yield from word
+
+    @server.tool
+    def untyped(n: int):
+        for i in range(n):
+            yield {"i": i}
+
+    @server.tool
+    async def sized(n: int, ctx: Context) -> AsyncGenerator[int, None]:
+        for i in range(n):
+            ctx.report_progress(10 * (i + 1))
+            yield i
+
+    @server.tool
+    def broken() -> Iterator[int]:
+        yield 1
+        raise RuntimeError("ran dry")
+
+    return server
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25", MODERN])
+async def test_generator_tools_answer_with_the_list_of_their_items(version: str) -> None:
+    peer = await open_peer(generator_server(), version)
+    tools = await tools_by_name(peer)
+    items_schema = {"type": "array", "items": {"type": "integer"}}
+    if version == MODERN:
+        assert tools["countdown"]["outputSchema"] == items_schema
+    else:
+        assert tools["countdown"]["outputSchema"]["properties"]["result"] == items_schema
+    assert tools["countdown"]["inputSchema"]["required"] == ["n"]
+    assert tools["countdown"]["description"] == "Counts down from n."
+    result = (await peer.call("countdown", {"n": 3}))["result"]
+    structured = result["structuredContent"]
+    assert (structured if version == MODERN else structured["result"]) == [3, 2, 1]
+    result = (await peer.call("letters", {"word": "abc"}))["result"]
+    structured = result["structuredContent"]
+    assert (structured if version == MODERN else structured["result"]) == ["a", "b", "c"]
+    untyped = (await peer.call("untyped", {"n": 2}))["result"]
+    assert "outputSchema" not in tools["untyped"]
+    assert untyped["content"] == [{"type": "text", "text": '[{"i":0},{"i":1}]'}]
+    broken = (await peer.call("broken"))["result"]
+    assert broken["isError"] and "ran dry" in broken["content"][0]["text"]
+
+
+@pytest.mark.parametrize("tool", ["countdown", "letters"])
+async def test_generator_tools_report_progress_per_item(tool: str) -> None:
+    peer = await open_peer(generator_server(), "2025-11-25")
+    await peer.call(tool, {"n": 3} if tool == "countdown" else {"word": "abc"}, progressToken="t")
+    await asyncio.sleep(0.05)  # a plain function's notifications come from its thread
+    params = [n["params"] for n in peer.notifications if n["method"] == "notifications/progress"]
+    assert [(p["progressToken"], p["progress"]) for p in params] == [("t", 1), ("t", 2), ("t", 3)]
+    assert all("total" not in p for p in params)
+
+
+async def test_a_generator_tool_that_takes_a_context_reports_its_own_progress() -> None:
+    peer = await open_peer(generator_server(), "2025-11-25")
+    result = (await peer.call("sized", {"n": 2}, progressToken="t"))["result"]
+    assert result["structuredContent"] == {"result": [0, 1]}
+    params = [n["params"] for n in peer.notifications if n["method"] == "notifications/progress"]
+    assert [p["progress"] for p in params] == [10, 20]
+
+
+def test_a_set_return_type_is_an_array_of_unique_items() -> None:
+    server = Server("sets")
+
+    @server.tool
+    def tags() -> set:
+        return {"a"}
+
+    @server.tool
+    def numbers() -> frozenset[int]:
+        return frozenset({1})
+
+    @server.tool
+    def pick(choices: set) -> int:
+        return len(choices)
+
+    definitions = {name: server.registry.get(name).definition for name in ("tags", "numbers", "pick")}
+    assert definitions["tags"]["outputSchema"] == {"type": "array", "uniqueItems": True}
+    assert definitions["numbers"]["outputSchema"] == {
+        "type": "array",
+        "items": {"type": "integer"},
+        "uniqueItems": True,
+    }
+    assert definitions["pick"]["inputSchema"]["properties"]["choices"] == {"type": "array", "uniqueItems": True}

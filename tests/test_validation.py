@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import jsonschema_rs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolwire.tools.validation import Validator, accepts, simple_schema
+from toolwire import Param
+from toolwire.tools.tool import Tool
+from toolwire.tools.validation import ArgumentsInvalid, Validator, accepts, simple_schema
 
 PRIMITIVES = ["string", "integer", "number", "boolean", "null"]
 
@@ -114,3 +116,28 @@ def test_schema_bombs_are_refused_and_real_schemas_are_not() -> None:
     for _ in range(3000):
         node["items"] = node = {}
     assert schema_expansion(deep, MAX_SCHEMA_EXPANSION) > MAX_SCHEMA_EXPANSION
+
+
+def test_enum_and_alternative_errors_speak_of_the_allowed_values() -> None:
+    def paint(
+        color: Literal["red", "green", "blue", "cyan", "magenta"],
+        size: Literal["s", "m", "l"] | None = None,
+        count: int | None = None,
+        percent: Annotated[int, Param(le=100)] | None = None,
+        code: Literal[tuple(range(30))] = 0,  # type: ignore[valid-type]
+    ) -> str:
+        return ""
+
+    tool = Tool.from_function(paint, lenient=False)
+
+    def said(arguments: dict[str, Any]) -> str:
+        with pytest.raises(ArgumentsInvalid) as caught:
+            tool.validate_arguments(arguments)
+        return str(caught.value).removeprefix("Invalid arguments for tool 'paint': ")
+
+    assert said({"color": "pink"}) == '"pink" is not one of "red", "green", "blue", "cyan" or "magenta" (at \'color\')'
+    assert said({"color": "red", "size": "xl"}) == '"xl" is not one of "s", "m", "l" or null (at \'size\')'
+    assert said({"color": "red", "count": "x"}) == "\"x\" is not an integer or null (at 'count')"
+    assert said({"color": "red", "percent": 500}) == "500 is greater than the maximum of 100 (at 'percent')"
+    listed = ", ".join(str(n) for n in range(20))
+    assert said({"color": "red", "code": 99}) == f"99 is not one of {listed} or 10 others (at 'code')"

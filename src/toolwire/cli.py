@@ -52,7 +52,7 @@ commands:
                        (HOST defaults to 127.0.0.1); --allow-host accepts another Host name
                        (needed when HOST is not local), --stateless keeps no sessions.
                        toolwire's own HTTP/1.1 server serves it; --uvicorn serves with
-                       uvicorn instead, --granian with granian (pip install granian).
+                       uvicorn instead, --granian with granian (the 'granian' extra).
                        --issuer asks every request for an OAuth access token (a JWT) from that
                        authorization server, issued for --audience (this server's public URL,
                        by default http://HOST:PORT/mcp); --scope: a scope every request needs.
@@ -174,9 +174,21 @@ def main(argv: list[str] | None = None) -> None:
     """Run the command line; exits with 2 and a message on stderr for a usage error.
 
     The :data:`TERMINAL_COMMANDS` exit with their own status (see :func:`toolwire.terminal.main`).
-    ``toolwire help COMMAND`` is ``toolwire COMMAND -h``.
+    ``toolwire help COMMAND`` is ``toolwire COMMAND -h``. A missing extra is one line naming
+    it (exit status 1).
     """
-    args = sys.argv[1:] if argv is None else argv
+    try:
+        _main(sys.argv[1:] if argv is None else argv)
+    except ImportError as exc:
+        from .extras import ExtraMissing  # not at start: `run` imports as little as it can
+
+        if not isinstance(exc, ExtraMissing):
+            raise
+        sys.stderr.write(f"toolwire: {exc}\n")
+        raise SystemExit(1) from None
+
+
+def _main(args: list[str]) -> None:
     if len(args) >= 2 and args[0] == "help":
         args = [args[1], "-h"]
     if args and args[0] in HOST_COMMANDS:
@@ -490,4 +502,20 @@ def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, bool, dict
         raise UsageError("--allow-host, --stateless, --uvicorn, --granian and --issuer go with --http")
     if ("audience" in chosen or chosen["scopes"]) and "issuer" not in chosen:
         raise UsageError("--audience and --scope go with --issuer")
+    _require_extras(chosen)
     return http, verbose, chosen
+
+
+def _require_extras(chosen: dict[str, Any]) -> None:
+    """:class:`ExtraMissing` for an option whose extra is not installed (before the file is
+    imported, so that the error is the first thing said)."""
+    from .extras import require
+
+    if chosen["runner"] == "granian":
+        require("granian", "--granian")
+    if "redis" in chosen:
+        require("redis", "--redis")
+    if chosen.get("tasks", "").startswith(("redis://", "rediss://", "unix://")):
+        require("redis", "--tasks with a Redis URL")
+    if "issuer" in chosen:
+        require("auth", "--issuer")

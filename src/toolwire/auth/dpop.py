@@ -17,8 +17,11 @@ class DPoPKey:
     """A P-256 key pair for DPoP (ES256); ``pem`` restores one (PKCS#8, as :attr:`pem` gives)."""
 
     def __init__(self, pem: str | None = None) -> None:
-        from cryptography.hazmat.primitives import serialization
-        from cryptography.hazmat.primitives.asymmetric import ec
+        from ..extras import needs
+
+        with needs("auth", "DPoPKey"):
+            from cryptography.hazmat.primitives import serialization
+            from cryptography.hazmat.primitives.asymmetric import ec
 
         if pem is None:
             self._key: Any = ec.generate_private_key(ec.SECP256R1())

@@ -625,7 +625,10 @@ class OAuth(httpx.Auth):
 
     def _assertion(self, client_id: str, metadata: dict[str, Any]) -> str:
         """A ``private_key_jwt`` client assertion (RFC 7523) for this token request."""
-        import jwt
+        from ..extras import needs
+
+        with needs("auth", "private_key_jwt client authentication"):
+            import jwt
 
         now = int(time.time())
         claims = {

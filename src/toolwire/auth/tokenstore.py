@@ -109,7 +109,10 @@ class KeyringTokenStore:
     INDEX = "__records__"
 
     def __init__(self, service: str = "toolwire-oauth") -> None:
-        import keyring
+        from ..extras import needs
+
+        with needs("keyring", "KeyringTokenStore"):
+            import keyring
 
         self.service = service
         self._keyring = keyring

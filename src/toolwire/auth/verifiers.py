@@ -103,6 +103,9 @@ class JWTVerifier:
         algorithms: Sequence[str] = DEFAULT_ALGORITHMS,
         leeway: float = 30.0,
     ) -> None:
+        from ..extras import require
+
+        require("auth", "JWTVerifier")
         bad = [algorithm for algorithm in algorithms if algorithm.lower() == "none" or algorithm.startswith("HS")]
         if bad:
             raise ValueError(f"algorithms {bad} cannot verify access tokens from an authorization server")

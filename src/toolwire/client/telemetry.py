@@ -25,7 +25,10 @@ class ClientTelemetry:
     providers unless given)."""
 
     def __init__(self, tracer_provider: Any = None, meter_provider: Any = None) -> None:
-        from opentelemetry import metrics, propagate, trace
+        from ..extras import needs
+
+        with needs("otel", "Client telemetry"):
+            from opentelemetry import metrics, propagate, trace
 
         self._trace = trace
         self._propagate = propagate

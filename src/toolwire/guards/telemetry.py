@@ -36,7 +36,10 @@ class Telemetry:
     outermost = True
 
     def __init__(self, tracer_provider: Any = None, meter_provider: Any = None) -> None:
-        from opentelemetry import context, metrics, propagate, trace
+        from ..extras import needs
+
+        with needs("otel", "The Telemetry guard"):
+            from opentelemetry import context, metrics, propagate, trace
 
         self._trace = trace
         self._context = context

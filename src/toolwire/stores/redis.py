@@ -61,8 +61,10 @@ class RedisLimiter:
 
     def __init__(self, redis: str | Any = "redis://127.0.0.1:6379/0", prefix: str = "toolwire:rate:") -> None:
         if isinstance(redis, str):
-            import redis.asyncio as aioredis
+            from ..extras import needs
 
+            with needs("redis", "RedisLimiter"):
+                import redis.asyncio as aioredis
             redis = aioredis.Redis.from_url(redis)
         self.redis = redis
         self.prefix = prefix
@@ -126,8 +128,10 @@ class RedisTaskStore:
         self, redis: str | Any = "redis://127.0.0.1:6379/0", prefix: str = "toolwire:tasks:", lease: float = 15.0
     ) -> None:
         if isinstance(redis, str):
-            import redis.asyncio as aioredis
+            from ..extras import needs
 
+            with needs("redis", "RedisTaskStore"):
+                import redis.asyncio as aioredis
             redis = aioredis.Redis.from_url(redis)
         self.redis: Any = redis
         self.prefix = prefix
@@ -289,7 +293,9 @@ async def rotate_state_keys(redis: str | Any, key: str = "toolwire:state-keys", 
 
 def _client(redis: str | Any) -> Any:
     if isinstance(redis, str):
-        import redis.asyncio as aioredis
+        from ..extras import needs
 
+        with needs("redis", "Redis state"):
+            import redis.asyncio as aioredis
         return aioredis.Redis.from_url(redis)
     return redis

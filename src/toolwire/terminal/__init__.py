@@ -74,8 +74,9 @@ async def _run(invocation: Invocation) -> int:
 
 
 @contextlib.asynccontextmanager
-async def _connected(invocation: Invocation) -> AsyncIterator[Client]:
-    """A connected client, closed after; :class:`ClientError` if the server cannot start."""
+async def _connected(invocation: Invocation, protocol: str | None = None) -> AsyncIterator[Client]:
+    """A connected client (speaking ``protocol``, if given), closed after; :class:`ClientError`
+    if the server cannot start."""
     target = invocation.target
     auth = None
     if isinstance(target, str) and target.startswith(("http://", "https://")):
@@ -85,7 +86,7 @@ async def _connected(invocation: Invocation) -> AsyncIterator[Client]:
     client = Client(
         target,
         env=invocation.env,
-        protocol=invocation.protocol or ("2025-11-25" if invocation.command == "tasks" else None),
+        protocol=protocol or invocation.protocol or ("2025-11-25" if invocation.command == "tasks" else None),
         timeout=invocation.timeout,
         auth=auth,
         log_level=invocation.log_level,

@@ -9,8 +9,9 @@ import difflib
 import sys
 from collections.abc import Awaitable, Callable
 
-from ..client import CallToolResult, Client, ClientError, ServerError, TaskCancelled, TaskInfo
+from ..client import CallToolResult, Client, ClientError, ServerError, TaskCancelled, TaskInfo, ToolInfo
 from ..protocol.errors import INVALID_PARAMS, RESOURCE_NOT_FOUND
+from ..protocol.versions import TASKS_EXTENSION
 from .commandline import Invocation
 from .output import print_contents, print_messages, print_result, printable, write_json
 from .progress import ProgressDisplay
@@ -25,7 +26,25 @@ async def tools(client: Client, invocation: Invocation) -> None:
         return
     from .table import print_tools
 
-    print_tools(listed, client.server_info, client.version)
+    print_tools(listed, client.server_info, client.version, await _task_support(client, invocation, listed))
+
+
+async def _task_support(client: Client, invocation: Invocation, listed: list[ToolInfo]) -> dict[str, str]:
+    """Which tools run as tasks, by name. 2025-11-25 says so on each tool; 2026-07-28 says
+    only that the server has the tasks extension, so then the tools are listed again over a
+    2025-11-25 connection (nothing is marked if the server does not speak it)."""
+    support = {tool.name: tool.task_support for tool in listed if tool.task_support is not None}
+    extensions = client.capabilities.get("extensions")
+    if support or not client.modern or not isinstance(extensions, dict) or TASKS_EXTENSION not in extensions:
+        return support
+    from . import _connected
+
+    try:
+        async with _connected(invocation, "2025-11-25") as legacy:
+            again = await legacy.list_tools()
+    except ClientError:
+        return {}
+    return {tool.name: tool.task_support for tool in again if tool.task_support is not None}
 
 
 async def call(client: Client, invocation: Invocation) -> None:
@@ -70,8 +89,10 @@ def _print_call(result: CallToolResult, tool: str, invocation: Invocation) -> No
         return
     if result.is_error:
         said = result.text or "(no message)"
-        named = said.lower().startswith(f"tool {tool!r} failed".lower())  # toolwire servers say so
-        raise ClientError(said if named else f"tool {tool!r} failed: {said}")
+        named = f"tool {tool!r} "
+        if said[: len(named)].lower() == named.lower():  # toolwire servers name the tool themselves
+            raise ClientError(named + said[len(named) :])
+        raise ClientError(f"tool {tool!r} failed: {said}")
     print_result(result, tool, invocation.out)
 
 

@@ -14,7 +14,6 @@ set (or from ``--provider``, ``--api-key``, ``--base-url``, ``--model``): see
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import ipaddress
 import os
 import urllib.parse
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cli import UsageError
+from ..extras import ExtraMissing, require
 from ..host import ApprovalPolicy, ConfigError, Host, ServerSpec, load_config
 from ..host.model import Provider
 from ..host.servers import spec_for, unique_names
@@ -96,8 +96,9 @@ def parse(command: str, argv: list[str], environ: dict[str, str] | None = None) 
     words: list[str] = options.words
     question = ""
     if command == "ask":
-        if not words:
-            raise UsageError("the question is needed (the last word: quote it)")
+        alone = len(words) == 1 and server_command is None and options.config is None
+        if not words or (alone and _is_target(words[0])):
+            raise UsageError('the question is needed, after the servers: toolwire ask TARGET... "question"')
         question, words = words[-1], words[:-1]
     specs = [spec_for(_target(word)) for word in words]
     if server_command is not None:
@@ -138,6 +139,12 @@ def build_host(invocation: HostInvocation) -> Host:
     return Host(
         invocation.servers, provider=invocation.provider, policy=invocation.policy, call_timeout=invocation.timeout
     )
+
+
+def _is_target(word: str) -> bool:
+    """Whether ``word`` reads as a TARGET (a ``.py`` file or an http(s) URL, maybe named)."""
+    target = word.partition("=")[2] or word
+    return target.startswith(("http://", "https://")) or target.partition(":")[0].endswith(".py")
 
 
 def _target(word: str) -> Any:
@@ -183,8 +190,10 @@ def choose_provider(options: argparse.Namespace, environ: dict[str, str]) -> Pro
     if kind == "openai" and base_url is None and source == "DEEPSEEK_API_KEY" and not options.api_key:
         base_url = DEEPSEEK_URL
     media = {"image"} if options.images else None
-    if importlib.util.find_spec(kind) is None:  # the SDK itself is imported on first use, not at start
-        raise UsageError(f"the {kind} package is needed: pip install 'toolwire[{kind}]'")
+    try:  # the SDK itself is imported on first use, not at start
+        require("chat", f"the {kind} provider", modules=(kind,))
+    except ExtraMissing as exc:
+        raise UsageError(str(exc)) from None
     if kind == "anthropic":
         from ..host.providers.anthropic import AnthropicProvider
 

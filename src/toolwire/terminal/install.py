@@ -8,7 +8,9 @@ a desktop app started from a dock or menu has no shell ``PATH``) as ``python -m 
 /abs/path/server.py``. The file is read first and merged: other servers and settings are
 kept as they were, an entry of the same name is replaced, and the file as it was is copied
 to ``FILE.bak`` before it is written. A file that is not JSON is left alone (exit status 1).
-``--print`` shows the entry and where it would go instead.
+``--print`` shows the entry and where it would go instead. The server file is imported first,
+as ``toolwire run`` would (with the ``--env`` settings): one that fails to import, or has no
+Server to serve, is not installed.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from ..cli import UsageError
+from ..cli import ImportFailed, UsageError, load_server
 
 USAGE = (
     "usage: toolwire install CLIENT FILE[:OBJECT] [--name NAME] [--env KEY=VALUE ...] [--print]\n"
@@ -102,13 +104,16 @@ def install(target: Target, name: str, item: dict[str, Any]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """Run ``toolwire install ARGV...``; the exit status (2: a usage error, 1: a failure)."""
+    """Run ``toolwire install ARGV...``; the exit status (2: a usage error, such as a FILE
+    without the OBJECT named; 1: a failure, such as a FILE that does not import)."""
     try:
         if not argv or argv[0] in ("-h", "--help"):
             sys.stdout.write(USAGE + "\n")
             return 0 if argv else 2
         client, file, name, env, show = _parse(argv)
         chosen = target(client)
+        os.environ.update(env)  # as the client will start it
+        load_server(file)
         item = entry(file, env, chosen.typed)
         if show:
             snippet = orjson.dumps({chosen.key: {name: item}}, option=orjson.OPT_INDENT_2).decode()
@@ -119,7 +124,7 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         sys.stderr.write(f"toolwire: {exc}\n")
         return 2
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, ImportFailed) as exc:
         sys.stderr.write(f"toolwire: {exc}\n")
         return 1
 

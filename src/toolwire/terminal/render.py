@@ -117,7 +117,7 @@ class Screen:
             mark, style = ("✗", "red") if event.is_error else ("✓", "green")
             self.say(f"  {mark} {event.tool} ({event.seconds:.2f} s): {event.summary}", style)
         elif isinstance(event, Failed):
-            self.say(f"error: {event.message}", "bold red", lines=True)
+            self.say(f"toolwire: {event.message}", "bold red", lines=True)
         elif isinstance(event, Done):
             self.end_line()
             self.pause()

@@ -46,14 +46,22 @@ REQUIRED = "* required"
 DEFAULT_WIDTH = 16
 
 
-def print_tools(tools: list[ToolInfo], server_info: dict[str, Any], version: str | None) -> None:
-    """Print the table of ``tools`` to stdout, under a line naming the server and protocol."""
+def print_tools(
+    tools: list[ToolInfo], server_info: dict[str, Any], version: str | None, tasks: dict[str, str] | None = None
+) -> None:
+    """Print the table of ``tools`` to stdout, under a line naming the server and protocol;
+    ``tasks``: the task support of those that run as tasks (by default, what each says)."""
+    if tasks is None:
+        tasks = {tool.name: tool.task_support for tool in tools if tool.task_support is not None}
     marked = not Console().is_terminal  # no dimming on a pipe: defaults are said in words
     table = _table("tool", "hints", "parameters", "description", caption=REQUIRED)
     _fit_names(table, [tool.name for tool in tools])
     for tool in tools:
         table.add_row(
-            _name(tool.name, tool.display_name), _hints(tool, marked), _parameters(tool), _summary(tool.description)
+            _name(tool.name, tool.display_name),
+            _hints(tool, tasks.get(tool.name), marked),
+            _parameters(tool),
+            _summary(tool.description),
         )
     _print(_heading(server_info, version, _count(tools, "tool")), [table] if tools else [])
 
@@ -176,9 +184,9 @@ def _name(name: str, display_name: str, style: str = "bold") -> Text:
     return text
 
 
-def _hints(tool: ToolInfo, marked: bool = False) -> Text:
+def _hints(tool: ToolInfo, task: str | None, marked: bool = False) -> Text:
     """The hints that hold; those the server did not give dimmed (and, ``marked``, said to
-    be defaults); then whether it runs as a task."""
+    be defaults); then whether it runs as a task (``task``: its task support)."""
     text = Text()
     read_only = tool.hint("readOnlyHint")
     for key, label, style in HINTS:
@@ -190,8 +198,8 @@ def _hints(tool: ToolInfo, marked: bool = False) -> Text:
         text.append(
             label + ("" if given or not marked else " (default)"), style=style if given else f"{style} dim".strip()
         )
-    if tool.task_support is not None:
-        text.append(("\n" if text else "") + ("task only" if tool.task_support == "required" else "task"), style="cyan")
+    if task is not None:
+        text.append(("\n" if text else "") + ("task only" if task == "required" else "task"), style="cyan")
     return text
 
 

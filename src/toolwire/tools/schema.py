@@ -382,6 +382,8 @@ _SIMPLE: dict[Any, TypeSpec] = {
     float: TypeSpec({"type": "number"}),
     bool: TypeSpec({"type": "boolean"}),
     list: TypeSpec({"type": "array"}),
+    set: TypeSpec({"type": "array", "uniqueItems": True}, set),
+    frozenset: TypeSpec({"type": "array", "uniqueItems": True}, frozenset),
     dict: TypeSpec({"type": "object"}),
 }
 

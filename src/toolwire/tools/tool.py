@@ -41,15 +41,25 @@ class OutputInvalid(Exception):
     schema (a server bug: the result is never sent; the client gets -32603)."""
 
 
-def is_coroutine_function(fn: Any) -> bool:
-    """Whether calling ``fn`` gives a coroutine (functions, bound methods, callable objects),
-    read from the code flags so that registering a tool does not import asyncio."""
+_CO_GENERATOR = 0x20
+_CO_COROUTINE = 0x80
+_CO_ASYNC_GENERATOR = 0x200
+
+
+def _code_flags(fn: Any) -> int:
+    """The code flags of ``fn`` (a function, bound method or callable object); 0 if it has none."""
     target = getattr(fn, "__func__", fn)
     code = getattr(target, "__code__", None)
     if code is None:
         call = type(fn).__call__ if callable(fn) else None
         code = getattr(getattr(call, "__func__", call), "__code__", None)
-    return code is not None and bool(code.co_flags & 0x80)  # CO_COROUTINE
+    return code.co_flags if code is not None else 0
+
+
+def is_coroutine_function(fn: Any) -> bool:
+    """Whether calling ``fn`` gives a coroutine (functions, bound methods, callable objects),
+    read from the code flags so that registering a tool does not import asyncio."""
+    return bool(_code_flags(fn) & _CO_COROUTINE)
 
 
 def check_name(name: str) -> str:
@@ -160,6 +170,11 @@ class Tool:
     ) -> Tool:
         """A tool from a function's signature and docstring.
 
+        A generator function (``def`` or ``async def`` with ``yield``) runs to its end and
+        answers with the list of what it yielded (its outputSchema an array of ``T`` when
+        annotated ``Iterator[T]``, ``AsyncIterator[T]``, ``Generator[T, ...]``...); unless it
+        takes a Context (and reports progress itself), each item is a progress step.
+
         ``structured_output`` decides whether the return value is also sent as
         ``structuredContent`` with an ``outputSchema``: by default, yes for every return
         annotation except ``str``, ``None``, ``Any``, content blocks and :class:`ToolResult`.
@@ -177,13 +192,20 @@ class Tool:
             else:
                 parameters.append(parameter)
         input_schema, converters = parameters_schema(parameters, docs, SchemaBuilder())
+        returns, handler = signature.returns, fn
+        flags = _code_flags(fn)
+        if flags & (_CO_GENERATOR | _CO_ASYNC_GENERATOR):
+            returns = _items_type(returns)
+            handler = _collecting(fn, bool(flags & _CO_ASYNC_GENERATOR), context_param is not None)
+            if not defer_task:  # which needs the function's own Context (the constructor refuses it without)
+                context_param = context_param or _ITEMS_CONTEXT
         if isinstance(output_schema, type):
             output_schema = _output_schema(output_schema)
-        elif output_schema is None and _wants_structured(signature.returns, structured_output):
-            output_schema = _output_schema(signature.returns)
+        elif output_schema is None and _wants_structured(returns, structured_output):
+            output_schema = _output_schema(returns)
         return cls(
             name or str(getattr(fn, "__name__", type(fn).__name__)),
-            fn,
+            handler,
             input_schema,
             description=description if description is not None else docs.description,
             title=title,
@@ -303,6 +325,58 @@ class Tool:
             for key, value in arguments.items()
             if key in self._params
         }
+
+
+#: The keyword under which a generator tool that takes no Context gets one (for its progress).
+_ITEMS_CONTEXT = "__toolwire_items_context"
+
+_ITERATORS = frozenset({"Iterator", "Iterable", "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator"})
+
+
+def _items_type(returns: Any) -> Any:
+    """What a generator function returns, as a tool: ``list[T]`` for ``Iterator[T]`` and the
+    like, ``Any`` (no outputSchema) for any other hint."""
+    import typing
+
+    origin = typing.get_origin(returns)
+    args = typing.get_args(returns)
+    if args and getattr(origin, "__module__", None) == "collections.abc" and origin.__name__ in _ITERATORS:
+        return list[args[0]]  # type: ignore[valid-type]
+    return Any
+
+
+def _collecting(fn: Callable[..., Any], is_async: bool, takes_context: bool) -> Callable[..., Any]:
+    """A handler that runs generator function ``fn`` to its end and returns the list of its
+    items; when ``fn`` takes no context, the handler takes one as ``_ITEMS_CONTEXT`` and
+    reports each item as a step of progress. What ``fn`` raises propagates."""
+
+    def progress(kwargs: dict[str, Any]) -> Callable[[int], Any] | None:
+        context = None if takes_context else kwargs.pop(_ITEMS_CONTEXT, None)
+        return getattr(context, "report_progress", None)
+
+    if is_async:
+
+        async def collect_async(*args: Any, **kwargs: Any) -> list[Any]:
+            report = progress(kwargs)
+            items: list[Any] = []
+            async for item in fn(*args, **kwargs):
+                items.append(item)
+                if report is not None:
+                    report(len(items))
+            return items
+
+        return collect_async
+
+    def collect(*args: Any, **kwargs: Any) -> list[Any]:
+        report = progress(kwargs)
+        items: list[Any] = []
+        for item in fn(*args, **kwargs):
+            items.append(item)
+            if report is not None:
+                report(len(items))
+        return items
+
+    return collect
 
 
 async def _returned(value: Any) -> Any:

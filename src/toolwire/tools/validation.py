@@ -241,14 +241,80 @@ def accepts(simple: SimpleSchema, instance: Any) -> bool:
 
 
 def describe_errors(compiled: Any, instance: Any, limit: int = 3) -> str:
-    """The first few schema violations, each with the path of the offending field."""
-    messages = []
+    """The first few schema violations, each with the path of the offending field. A value
+    outside an ``enum`` is told every allowed value (up to :data:`LISTED`); one that matches
+    no alternative of an ``anyOf``/``oneOf`` is told the values and types they allow, or,
+    when only one alternative has its type, why that one refused it."""
+    messages: list[str] = []
     for error in compiled.iter_errors(instance):
-        path = "/".join(str(part) for part in error.instance_path)
-        messages.append(f"{error.message} (at '{path}')" if path else error.message)
-        if len(messages) == limit:
+        for inner in _explained(error):
+            path = "/".join(str(part) for part in inner.instance_path)
+            messages.append(f"{_message(inner)} (at '{path}')" if path else _message(inner))
+        if len(messages) >= limit:
             break
-    return "; ".join(messages) or "does not match the schema"
+    return "; ".join(messages[:limit]) or "does not match the schema"
+
+
+#: The most allowed values an error message lists (the rest are counted).
+LISTED = 20
+
+_ARTICLES = {"null": "null", "integer": "an integer", "array": "an array", "object": "an object"}
+
+
+def _explained(error: Any) -> list[Any]:
+    """The errors that say why ``error`` happened: for an ``anyOf``/``oneOf`` that the value
+    fails only in one alternative of its type, that alternative's errors; else ``error``."""
+    if _kind(error) not in ("AnyOf", "OneOfNotValid"):
+        return [error]
+    path = list(error.instance_path)
+    other = [group for group in error.kind.context if not _about_kind(group, path)]
+    if len(other) == 1 and other[0]:
+        return [inner for own in other[0] for inner in _explained(own)]
+    return [error]
+
+
+def _about_kind(group: list[Any], path: list[Any]) -> bool:
+    """Whether an alternative's errors say only that the value has another type or value."""
+    return len(group) == 1 and list(group[0].instance_path) == path and _kind(group[0]) in ("Type", "Enum", "Constant")
+
+
+def _message(error: Any) -> str:
+    kind = _kind(error)
+    value = _json(error.instance)
+    if kind == "Enum":
+        return f"{value} is not one of {_either([_json(option) for option in error.kind.options])}"
+    if kind not in ("AnyOf", "OneOfNotValid"):
+        return str(error.message)
+    path = list(error.instance_path)
+    values: list[str] = []
+    types: list[str] = []
+    for group in error.kind.context:
+        if not _about_kind(group, path):
+            return str(error.message)  # alternatives that refused it for other reasons
+        details = group[0].kind.as_dict()
+        if "types" in details:
+            types += [_ARTICLES.get(name, f"a {name}") for name in details["types"]]
+        elif "options" in details:
+            values += [_json(option) for option in details["options"]]
+        else:
+            values.append(_json(details.get("expected_value")))
+    allowed = _either(values + [kind for kind in types if kind not in values])
+    return f"{value} is not one of {allowed}" if values else f"{value} is not {allowed}"
+
+
+def _kind(error: Any) -> str:
+    return type(error.kind).__name__
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value, default=repr).decode()
+
+
+def _either(items: list[str]) -> str:
+    """``a, b or c``; past :data:`LISTED` items, ``a, b, ... or N others``."""
+    if len(items) > LISTED:
+        return f"{', '.join(items[:LISTED])} or {len(items) - LISTED} others"
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
 
 
 def coerce_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any] | None:

@@ -56,7 +56,10 @@ class AnthropicProvider:
     def prepare(self) -> None:
         """Import the SDK and make its client (safe to call from a thread, ahead of use)."""
         if self._client is None:
-            import anthropic
+            from ...extras import needs
+
+            with needs("anthropic", "AnthropicProvider"):
+                import anthropic
 
             self._client = anthropic.AsyncAnthropic(
                 api_key=self.api_key, base_url=self.base_url, max_retries=self.max_retries, timeout=self.timeout
@@ -70,9 +73,9 @@ class AnthropicProvider:
 
     async def complete(self, request: ModelRequest, on_text: Callable[[str], Any] | None = None) -> ModelTurn:
         """One answer; :class:`ModelError` for any failure of the API."""
+        self.prepare()  # first: it says which extra to install if the SDK is missing
         import anthropic
 
-        self.prepare()
         body: dict[str, Any] = {
             "model": self.model,
             "max_tokens": request.max_tokens or self.max_tokens,

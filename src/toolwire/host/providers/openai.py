@@ -59,7 +59,10 @@ class OpenAIProvider:
     def prepare(self) -> None:
         """Import the SDK and make its client (safe to call from a thread, ahead of use)."""
         if self._client is None:
-            import openai
+            from ...extras import needs
+
+            with needs("openai", "OpenAIProvider"):
+                import openai
 
             self._client = openai.AsyncOpenAI(
                 api_key=self.api_key, base_url=self.base_url, max_retries=self.max_retries, timeout=self.timeout
@@ -73,9 +76,9 @@ class OpenAIProvider:
 
     async def complete(self, request: ModelRequest, on_text: Callable[[str], Any] | None = None) -> ModelTurn:
         """One answer; :class:`ModelError` for any failure of the API."""
+        self.prepare()  # first: it says which extra to install if the SDK is missing
         import openai
 
-        self.prepare()
         body: dict[str, Any] = {"model": self.model, "messages": self.messages(request), **self.options}
         if request.tools:
             body["tools"] = [_tool(spec) for spec in request.tools]

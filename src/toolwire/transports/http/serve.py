@@ -86,10 +86,12 @@ def run_http(
         _freeze_startup_objects()
         _Uvicorn(config, app).run(sockets=[listener])
     elif runner == "granian":
-        from granian.constants import Interfaces
-        from granian.http import HTTP1Settings
-        from granian.server.embed import Server as Granian
+        from ...extras import needs
 
+        with needs("granian", "Serving with granian"):
+            from granian.constants import Interfaces
+            from granian.http import HTTP1Settings
+            from granian.server.embed import Server as Granian
         from ..stdio import event_loop_runner
 
         listener.close()  # granian binds its own; this one only showed the port was free

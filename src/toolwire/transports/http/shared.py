@@ -86,8 +86,10 @@ class SharedSessions:
 
     def __init__(self, redis: str | Any, prefix: str = "toolwire:", idle_timeout: float | None = 1800.0) -> None:
         if isinstance(redis, str):
-            import redis.asyncio as aioredis
+            from ...extras import needs
 
+            with needs("redis", "Sessions shared through Redis"):
+                import redis.asyncio as aioredis
             redis = aioredis.Redis.from_url(redis)
         self.redis: Any = redis
         self.prefix = prefix
