@@ -33,6 +33,14 @@ async def test_a_call_made_a_task_returns_the_tools_result(era: str) -> None:
     assert result.text == "slept 0.1 s"
 
 
+@pytest.mark.parametrize("era", [*ERAS, "2025-06-18"])
+async def test_task_true_on_a_tool_that_runs_no_task_runs_it_in_its_request(era: str) -> None:
+    async with Client(jobs(), protocol=era) as client:
+        inline = await client.call_tool("quick", {"x": 21})
+        assert (await client.call_tool("quick", {"x": 21}, task=True)).raw == inline.raw
+        assert inline.text == "42"
+
+
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_tool_that_requires_a_task_becomes_one_by_itself(era: str) -> None:
     async with Client(jobs(), protocol=era) as client:

@@ -385,7 +385,9 @@ class Client:
         resets the ``timeout`` (default: the client's), up to ``max_timeout`` in all (default:
         ten times ``timeout``). Cancelling the awaiting task cancels the call on the server.
         ``task=True`` runs the call as a task where the server allows it (see
-        :meth:`start_task`); a call that must be a task (2025-11-25: the tool says
+        :meth:`start_task`) and in its request where it does not, in every era (a 2025-11-25
+        tool whose ``taskSupport`` is ``forbidden``, a server that runs no task, a 2026-07-28
+        server that answers at once); a call that must be a task (2025-11-25: the tool says
         ``taskSupport: required``; 2026-07-28: the server answers ``-32021`` naming the tasks
         extension) becomes one by itself. A task is waited for without a time limit unless
         ``max_timeout`` is given.
@@ -401,7 +403,7 @@ class Client:
             tool = await self._tool(name)
         if self.pins is not None:
             self._check_pin(name, tool)
-        if task or self._must_be_task(tool):
+        if (task and self._may_be_task(tool)) or self._must_be_task(tool):
             result = await self._call_as_task(name, arguments, progress, max_timeout, meta)
         else:
             try:
@@ -462,6 +464,10 @@ class Client:
             if handle.id is not None and self.closed is None:
                 await asyncio.shield(handle.cancel())
             raise
+
+    def _may_be_task(self, tool: ToolInfo | None) -> bool:
+        """2026-07-28: the server decides; 2025-11-25: the server takes tasks and the tool allows one."""
+        return self.modern or (tool is not None and tool.task_support is not None and self._takes_tasks())
 
     def _must_be_task(self, tool: ToolInfo | None) -> bool:
         """2025-11-25: the tool says it runs only as a task, and the server takes tasks."""
