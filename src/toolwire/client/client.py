@@ -110,8 +110,10 @@ class Client:
     ``on_resource_updated(uri)`` (a subscribed resource changed); ``on_close(reason)`` (the
     server went away: it exited, crashed or closed the connection; not called after
     :meth:`close`); ``pins`` to check tools against approved definitions (see :meth:`approve`);
-    ``max_message_bytes``: the largest message taken from a server over stdio (a longer line
-    ends the connection with :class:`ConnectionClosed` saying so; default 4 MiB, as servers);
+    ``max_message_bytes``: the largest message taken from a server (default 4 MiB, as
+    servers): over stdio a longer line ends the connection with :class:`ConnectionClosed`
+    saying so; over HTTP a longer answer, or event of a stream, decompressed, fails its
+    request with a :class:`ServerError` saying so (the client stays usable);
     ``telemetry``: OpenTelemetry spans and durations of every request, the trace context sent
     along (``True`` for the global providers, or a :class:`~.telemetry.ClientTelemetry`).
     """
@@ -932,7 +934,7 @@ def _transport(
         if target.startswith(("http://", "https://")):
             from .http import StreamableHttpTransport
 
-            return StreamableHttpTransport(target, headers, auth=auth)
+            return StreamableHttpTransport(target, headers, auth=auth, max_message_bytes=max_message_bytes)
         if _PYTHON_FILE.fullmatch(target):
             target = [sys.executable, "-m", "toolwire", "run", target]
         else:
