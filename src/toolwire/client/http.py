@@ -223,10 +223,12 @@ class StreamableHttpTransport:
     async def _send(
         self, method: str, url: str, headers: dict[str, str], content: bytes | None = None, timeout: float | None = None
     ) -> Reply:
-        """A request through httpx's client; its answer once the head has come, to be closed after."""
+        """A request through httpx's client; its answer once the head has come, to be closed
+        after. Raises httpx's exceptions, and :class:`Refused`."""
         assert self._http is not None
-        extensions = {} if timeout is None else {"timeout": httpx.Timeout(timeout).as_dict()}
-        request = self._http.build_request(method, url, content=content, headers=headers, extensions=extensions)
+        request = self._http.build_request(
+            method, url, content=content, headers=headers, timeout=timeout or httpx.USE_CLIENT_DEFAULT
+        )
         return Reply(await self._http.send(request, stream=True))
 
     def _modern(self, message: dict[str, Any]) -> bool:
