@@ -51,7 +51,7 @@ from ..logs import get_logger
 from ..protocol import http_headers
 from ..protocol.connection import DEFAULT_MAX_MESSAGE_BYTES
 from ..protocol.versions import META_PROTOCOL_VERSION
-from .errors import AUTHORIZATION_FAILED
+from .errors import AUTHORIZATION_FAILED, ClientError
 from .http11 import DirectRoute, Http11Transport, Refused, Reply, TooLarge
 
 log = get_logger("toolwire.client")
@@ -112,8 +112,9 @@ class _Stream:
 
 
 class StreamableHttpTransport:
-    """Streamable HTTP to ``url``; ``headers`` go on every request (authorization, say);
-    ``max_message_bytes`` bounds every message taken from the server (see the module)."""
+    """Streamable HTTP to ``url``; ``headers`` go on every request (authorization, say;
+    :class:`ClientError` for one that is not ASCII); ``max_message_bytes`` bounds every
+    message taken from the server (see the module)."""
 
     newline = False
     #: Seconds a request waits for the legacy GET stream to open.
@@ -127,6 +128,9 @@ class StreamableHttpTransport:
         auth: httpx.Auth | None = None,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
+        for name, value in (headers or {}).items():
+            if not (name.isascii() and value.isascii()):
+                raise ClientError(f"the header {name!r} is not ASCII: HTTP headers must be (encode the value first)")
         self.url = url
         self.max_message_bytes = max_message_bytes
         self._origin = _origin(httpx.URL(url))

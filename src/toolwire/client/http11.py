@@ -766,7 +766,8 @@ class DirectRoute:
 
     async def send(self, method: str, headers: dict[str, str], content: bytes | None = None) -> Reply | None:
         """The answer, its head read; ``None`` when it is a redirect (dropped). A header
-        holding a line break raises ``httpx.LocalProtocolError``."""
+        holding a line break raises ``httpx.LocalProtocolError``, one that is not ASCII
+        ``UnicodeEncodeError`` (as httpx does)."""
         fixed = self._fixed.get(tuple(headers))
         if fixed is None:
             fixed = self._fixed_headers(headers)
@@ -774,7 +775,7 @@ class DirectRoute:
         if text.count("\n") != len(headers) or text.count("\r") != len(headers):
             raise httpx.LocalProtocolError("a header holds a line break")
         length = b"" if content is None else b"Content-Length: %d\r\n" % len(content)
-        head = b"%s %s HTTP/1.1\r\n%s%s%s\r\n" % (method.encode(), self._target, fixed, text.encode(), length)
+        head = b"%s %s HTTP/1.1\r\n%s%s%s\r\n" % (method.encode(), self._target, fixed, text.encode("ascii"), length)
         response = await self.pool.send(self._origin, head, content or b"", False, self._timeouts)
         if any(name.lower() == b"set-cookie" for name, _ in response.headers):
             self.client.cookies.extract_cookies(
