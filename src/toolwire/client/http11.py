@@ -42,7 +42,8 @@ import httpx
 
 #: A connection stops reading while this much of a body is waiting to be read.
 HIGH_WATER = 256 * 1024
-#: The most an answer's head (status line and headers) may take; h11, httpx's own, takes 16 kB.
+#: The most an answer may send without a byte of body: its head (h11, httpx's own, takes
+#: 16 kB), or chunk framing, or trailers.
 MAX_HEAD_BYTES = 64 * 1024
 #: The most decompressed from a body at a time: a compression bomb is read in steps this large.
 DECODE_STEP = 1024 * 1024
@@ -200,7 +201,8 @@ class _Connection(asyncio.Protocol):
         self._response: Response | None = None
         self._head: asyncio.Future[Response] | None = None
         self._answered = False  # a byte of the current answer came
-        self._head_bytes = 0  # of the current answer's head, while it is incomplete
+        self._framing = 0  # bytes of the current answer since its last byte of body (a head, trailers)
+        self._fed = False  # a byte of body came in the data being parsed
         self._informational = False
         self._paused = False
         self._writable: asyncio.Future[None] | None = None
@@ -215,15 +217,19 @@ class _Connection(asyncio.Protocol):
         if self._response is None:
             self._lost(httpx.RemoteProtocolError("the server sent data without being asked"))
             return
+        self._fed = False
         try:
             self._parser.feed_data(data)
         except httptools.HttpParserError as exc:
             self._lost(httpx.RemoteProtocolError(f"the server's answer is not valid HTTP/1.1: {exc}"))
             return
-        if self._head is not None:  # all of it is head: the head has not ended
-            self._head_bytes += len(data)
-            if self._head_bytes > MAX_HEAD_BYTES:
-                self._lost(Refused(f"the server's answer has a head of more than {MAX_HEAD_BYTES} bytes"))
+        if self._fed:
+            self._framing = 0
+        elif self._response is not None:  # all of it was head, framing or trailers
+            self._framing += len(data)
+            if self._framing > MAX_HEAD_BYTES:
+                what = f"the server's answer has a head (or trailers) of more than {MAX_HEAD_BYTES} bytes"
+                self._lost(Refused(what))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -274,6 +280,7 @@ class _Connection(asyncio.Protocol):
             head.set_result(response)
 
     def on_body(self, body: bytes) -> None:
+        self._fed = True
         if self._response is not None:
             self._response._feed(body)
 
@@ -296,7 +303,7 @@ class _Connection(asyncio.Protocol):
         head_ready: asyncio.Future[Response] = self.loop.create_future()
         self._head = head_ready
         self._answered = False
-        self._head_bytes = 0
+        self._framing = 0
         try:
             if isinstance(body, bytes):
                 self.transport.write(head + body)
