@@ -119,23 +119,36 @@ async def test_a_large_tool_list_names_the_option_that_lets_it_in(base: str) -> 
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
-async def test_a_request_that_timed_out_stops_reading_its_answer(base: str, era: str) -> None:
+@pytest.mark.parametrize("end", ["timed out", "cancelled"])
+async def test_a_request_that_timed_out_or_was_cancelled_stops_reading_its_answer(
+    base: str, era: str, end: str
+) -> None:
     async with Client(f"{base}/slow/{era}", protocol=ERA[era], timeout=1) as client:
         await client.list_tools()
         started = time.monotonic()
-        with pytest.raises(RequestTimeout):
-            await client.call_tool("echo", {})
+        with pytest.raises(RequestTimeout if end == "timed out" else TimeoutError):
+            await asyncio.wait_for(client.call_tool("echo", {}), None if end == "timed out" else 0.5)
         sent = await stats(base, until_closed=True)
         assert sent["closed"], f"still reading {time.monotonic() - started:.1f} s on: {sent}"
         assert sent["sent"] < 10_000_000
 
 
-@pytest.mark.parametrize("era", ["modern", "legacy"])
-async def test_a_redirect_to_another_origin_is_refused_and_no_header_goes_there(base: str, era: str) -> None:
+@pytest.mark.parametrize(
+    ("mode", "era"), [("redirect", "modern"), ("redirect", "legacy"), ("redirect-scheme", "modern")]
+)
+async def test_a_redirect_to_another_origin_is_refused_and_no_header_goes_there(base: str, mode: str, era: str) -> None:
     caught = len((await stats(base))["caught"])
     headers = {"X-Api-Key": "secret"}
-    async with Client(f"{base}/redirect/{era}", protocol=ERA[era], headers=headers, timeout=10) as client:
+    async with Client(f"{base}/{mode}/{era}", protocol=ERA[era], headers=headers, timeout=10) as client:
         with pytest.raises(ClientError, match=r"redirected POST .* to another origin"):
             await client.call_tool("echo", {})
         assert len(await client.list_tools()) == 1
+    assert len((await stats(base))["caught"]) == caught
+
+
+async def test_an_http_sse_endpoint_at_another_origin_is_refused(base: str) -> None:
+    caught = len((await stats(base))["caught"])
+    with pytest.raises(ClientError, match=r"endpoint http://localhost:.* is at another origin"):
+        async with Client(f"{base}/sse-endpoint/legacy", headers={"X-Api-Key": "secret"}, timeout=10):
+            pass
     assert len((await stats(base))["caught"]) == caught

@@ -16,7 +16,10 @@ client's 4 MiB limit (so a client without limits reads it all, in bounded time):
   ``sse-lines``: an event of ``EXTRA`` bytes of 1 kB ``data`` lines;
 * ``slow``: a JSON answer trickled at 64 kB every 50 ms (``EXTRA`` bytes at most);
 * ``big-list``: a ``tools/list`` of about 5 MiB, legitimately large;
-* ``redirect``: 307 to ``http://localhost:PORT/caught`` (another origin: another host name).
+* ``redirect``: 307 to ``http://localhost:PORT/caught`` (another origin: another host name);
+  ``redirect-scheme``: 307 to ``https://127.0.0.1:PORT/caught`` (another scheme);
+* ``sse-endpoint``: refuses every POST with 405 and opens the 2024-11-05 HTTP+SSE stream,
+  whose ``endpoint`` is ``http://localhost:PORT/caught``.
 
 ``GET /stats`` answers what the last hostile answer came to: ``sent`` (bytes written),
 ``closed`` (whether the client closed the connection before its end), and ``caught``: the
@@ -172,7 +175,12 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
                 writer.write(answer("200 OK", b"{}"))
                 continue
             mode, era = target.strip("/").split("/")[:2]
-            if method != "POST":
+            if mode == "sse-endpoint" and method == "GET":
+                event = f"event: endpoint\ndata: http://localhost:{PORT}/caught\n\n".encode()
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n" + event)
+                await reader.read()  # held open until the client closes it
+                return
+            if method != "POST" or mode == "sse-endpoint":
                 writer.write(answer("405 Method Not Allowed"))
                 continue
             message = orjson.loads(body)
@@ -195,8 +203,9 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
                 writer.write(answer("200 OK", result(id, {"tools": tools})))
             elif name == "tools/list":
                 writer.write(answer("200 OK", result(id, {"tools": [ECHO]})))
-            elif mode == "redirect":
-                location = f"http://localhost:{PORT}/caught"
+            elif mode.startswith("redirect"):
+                elsewhere = f"https://127.0.0.1:{PORT}" if mode == "redirect-scheme" else f"http://localhost:{PORT}"
+                location = f"{elsewhere}/caught"
                 writer.write(answer("307 Temporary Redirect", extra=f"Location: {location}\r\n"))
             elif mode == "ok":
                 writer.write(answer("200 OK", result(id, {"content": [{"type": "text", "text": "ok"}]})))
