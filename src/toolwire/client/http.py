@@ -396,7 +396,6 @@ class StreamableHttpTransport:
             except Refused as exc:
                 self._refused(message, exc)
                 return
-                return
             except AuthorizationError as exc:
                 self._answer_error(message, None, b"", f"authorization failed: {exc}", AUTHORIZATION_FAILED)
                 return

@@ -20,7 +20,9 @@ A request sent on a kept-alive connection that the server closes before answerin
 connection, when its body can be sent again. Errors surface as the httpx exceptions its own
 transport raises: ``ConnectError``/``ConnectTimeout``, ``ReadError``/``ReadTimeout``,
 ``WriteError``/``WriteTimeout``, ``RemoteProtocolError``, ``LocalProtocolError``,
-``PoolTimeout``. ``HEAD`` requests and schemes other than http(s) go to httpx's own transport.
+``PoolTimeout``; and :class:`Refused` for an answer that sends more than
+:data:`MAX_HEAD_BYTES` without a byte of body (a head, trailers), its connection closed.
+``HEAD`` requests and schemes other than http(s) go to httpx's own transport.
 
 :class:`DirectRoute` sends requests to one URL straight to the pool, as an httpx client on
 this transport would send them, for as long as that client's layer would add nothing.
