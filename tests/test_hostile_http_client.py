@@ -152,3 +152,15 @@ async def test_an_http_sse_endpoint_at_another_origin_is_refused(base: str) -> N
         async with Client(f"{base}/sse-endpoint/legacy", headers={"X-Api-Key": "secret"}, timeout=10):
             pass
     assert len((await stats(base))["caught"]) == caught
+
+
+async def test_an_event_past_max_message_bytes_on_the_session_stream_closes_that_stream_alone(
+    base: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with PeakMemory() as memory:
+        async with Client(f"{base}/get-sse-line/legacy", protocol="2025-11-25", timeout=10) as client:
+            sent = await stats(base, until_closed=True)
+            assert sent["closed"] and sent["sent"] < LIMIT + 20_000_000
+            assert (await client.call_tool("echo", {})).text == "ok"
+    assert memory.grew < 20, f"the client grew by {memory.grew:.0f} MiB"
+    assert "the server's event stream is closed: a message on it is larger than max_message_bytes" in caplog.text

@@ -18,6 +18,8 @@ client's 4 MiB limit (so a client without limits reads it all, in bounded time):
 * ``big-list``: a ``tools/list`` of about 5 MiB, legitimately large;
 * ``redirect``: 307 to ``http://localhost:PORT/caught`` (another origin: another host name);
   ``redirect-scheme``: 307 to ``https://127.0.0.1:PORT/caught`` (another scheme);
+* ``get-sse-line``: answers normally, but the session's ``GET`` stream sends the event of
+  ``sse-line``;
 * ``sse-endpoint``: refuses every POST with 405 and opens the 2024-11-05 HTTP+SSE stream,
   whose ``endpoint`` is ``http://localhost:PORT/caught``.
 
@@ -180,6 +182,10 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
                 writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n" + event)
                 await reader.read()  # held open until the client closes it
                 return
+            if mode == "get-sse-line" and method == "GET":
+                await hostile("sse-line", 0, writer)
+                await reader.read()
+                return
             if method != "POST" or mode == "sse-endpoint":
                 writer.write(answer("405 Method Not Allowed"))
                 continue
@@ -207,7 +213,7 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
                 elsewhere = f"https://127.0.0.1:{PORT}" if mode == "redirect-scheme" else f"http://localhost:{PORT}"
                 location = f"{elsewhere}/caught"
                 writer.write(answer("307 Temporary Redirect", extra=f"Location: {location}\r\n"))
-            elif mode == "ok":
+            elif mode in ("ok", "get-sse-line"):
                 writer.write(answer("200 OK", result(id, {"content": [{"type": "text", "text": "ok"}]})))
             else:
                 await hostile(mode, id, writer)
