@@ -496,9 +496,10 @@ class Client:
         once (its ``id`` is what to keep to come back to it, with :meth:`task`).
 
         2025-11-25: sends ``task`` (``ttl``: seconds the server should keep it; it may keep
-        it less); :class:`ClientError` when the server or the tool runs no task.
-        2026-07-28: declares the tasks extension on the call and lets the server decide: a
-        tool it answers at once gives a handle with ``id`` ``None`` and its result.
+        it less). 2026-07-28: declares the tasks extension on the call and lets the server
+        decide. In both eras a call that runs in its request gives a handle with ``id``
+        ``None`` and its result: a tool the server answered at once, and (2025-11-25 and
+        older) one whose ``taskSupport`` is ``forbidden`` or a server that runs no task.
         ``progress`` receives the task's progress notifications (2025-11-25).
         """
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
@@ -510,12 +511,8 @@ class Client:
         try:
             if self.modern:
                 return await self._start_modern_task(params, {**(meta or {}), **self._task_meta()}, token)
-            if not self._takes_tasks():
-                raise ClientError(f"the server runs no tool as a task (protocol {self.version})")
-            tool = await self._tool(name)
-            if tool is not None and tool.task_support is None:
-                raise ClientError(f"tool {name!r} does not run as a task")
-            params["task"] = {} if ttl is None else {"ttl": int(ttl * 1000)}
+            if self._may_be_task(await self._tool(name)):  # else in its request: the server would refuse it
+                params["task"] = {} if ttl is None else {"ttl": int(ttl * 1000)}
             if meta:
                 params["_meta"] = meta
             result = await self._session.request("tools/call", params, self.timeout)
@@ -525,6 +522,8 @@ class Client:
             raise
         created = result.get("task")
         if not isinstance(created, dict):
+            if token is not None:
+                self._progress.pop(token, None)  # no task to report on
             return TaskHandle(self, None, result=result)
         return TaskHandle(self, TaskInfo(created), progress_token=token)
 
@@ -536,6 +535,8 @@ class Client:
             if kind == "task":
                 return TaskHandle(self, TaskInfo(result), progress_token=token)
             if kind is None or kind == "complete":
+                if token is not None:
+                    self._progress.pop(token, None)  # no task to report on
                 return TaskHandle(self, None, result=result)
             if kind != "input_required":
                 raise ProtocolViolation(f"unknown resultType {kind!r}")
