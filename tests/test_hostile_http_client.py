@@ -164,3 +164,17 @@ async def test_an_event_past_max_message_bytes_on_the_session_stream_closes_that
             assert (await client.call_tool("echo", {})).text == "ok"
     assert memory.grew < 20, f"the client grew by {memory.grew:.0f} MiB"
     assert "the server's event stream is closed: a message on it is larger than max_message_bytes" in caplog.text
+
+
+@pytest.mark.parametrize("mode", ["json", "gzip", "sse-lines"])
+async def test_through_httpx_own_transport_the_limits_hold_too(
+    base: str, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # a proxy configured: httpx's own transport
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    async with Client(f"{base}/{mode}/modern", timeout=30) as client:
+        assert client.transport._direct is None  # type: ignore[attr-defined]
+        with PeakMemory() as memory, pytest.raises(ClientError, match="larger than max_message_bytes"):
+            await asyncio.wait_for(client.call_tool("echo", {}), 20)
+        assert memory.grew < 20, f"the client grew by {memory.grew:.0f} MiB"
+        assert len(await client.list_tools()) == 1
