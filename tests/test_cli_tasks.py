@@ -42,6 +42,13 @@ def test_call_as_a_task_says_its_id_and_prints_the_result(url: str, era: str) ->
     assert "completed" in shown.stderr
 
 
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+def test_task_on_a_tool_that_runs_no_task_prints_its_result_in_both_eras(url: str, era: str) -> None:
+    done = toolwire("call", url, "quick", "x=21", "--task", "--protocol", era)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "42\n"
+
+
 def test_a_tool_that_must_be_a_task_is_called_as_one_without_asking(url: str) -> None:
     done = toolwire("call", url, "build", "target=docs")
     assert done.returncode == 0, done.stderr

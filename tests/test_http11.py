@@ -26,7 +26,7 @@ import pytest
 from httpserve import InProcess
 from toolwire import Server
 from toolwire.client import Client
-from toolwire.client.http11 import ConnectionPool, DirectRoute, Http11Transport
+from toolwire.client.http11 import DECODE_STEP, ConnectionPool, DirectRoute, Http11Transport, Refused, TooLarge
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -325,6 +325,89 @@ async def test_a_connection_is_freed_for_the_next_request_when_an_answer_ends() 
         replies = await asyncio.gather(*(http.post(url, content=b"%d" % n) for n in range(5)))
     assert [reply.status_code for reply in replies] == [200] * 5
     assert server.connections == 1
+
+
+def endless(start: bytes, filler: bytes, end: bytes, size: int = 20_000_000) -> Handler:
+    """Answer one request with ``start``, ``size`` bytes of ``filler``, ``end``; note in
+    ``written`` how much went out before the client closed the connection."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(start)
+        for _ in range(size // len(filler)):
+            writer.write(filler)
+            await writer.drain()
+            handler.written += len(filler)  # type: ignore[attr-defined]
+        writer.write(end)
+        await writer.drain()
+
+    handler.written = 0  # type: ignore[attr-defined]
+    return handler
+
+
+@pytest.mark.parametrize(
+    ("start", "filler", "end"),
+    [
+        (b"HTTP/1.1 200 OK\r\n", b"X-Junk: " + b"x" * 1000 + b"\r\n", b"Content-Length: 0\r\n\r\n"),
+        (b"HTTP/1.1 200 OK\r\nX-Junk: ", b"x" * 65536, b"\r\nContent-Length: 0\r\n\r\n"),
+        (b"HTTP/1.1 100 Continue\r\n\r\n", b"HTTP/1.1 100 Continue\r\n\r\n" * 100, b"HTTP/1.1 204 No\r\n\r\n"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\nX-Trailer: ", b"x" * 65536, b"\r\n\r\n"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;ext=", b"x" * 65536, b"\r\nx\r\n0\r\n\r\n"),
+    ],
+    ids=["headers", "header-value", "informational", "trailer", "chunk-extension"],
+)
+async def test_an_answer_without_body_past_64_kb_is_refused_and_its_connection_closed(
+    start: bytes, filler: bytes, end: bytes
+) -> None:
+    handler = endless(start, filler, end)
+    async with Scripted(handler) as url, client() as http:
+        with pytest.raises(Refused, match=r"head \(or trailers\) of more than 65536 bytes"):
+            await http.get(url)
+    assert handler.written < 10_000_000  # type: ignore[attr-defined]
+
+
+async def test_a_reply_past_its_limit_is_too_large_whole_by_line_or_decompressed() -> None:
+    bomb = gzip.compress(b"x" * 50_000_000)  # 50 kB
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            head, _ = await read_request(reader)
+            if b"/bomb" in head:
+                writer.write(answer(bomb, extra=b"Content-Encoding: gzip\r\n"))
+            else:
+                writer.write(answer(b"x" * 200_000 + b"\n" + b"y" * 10))
+            await writer.drain()
+
+    async with Scripted(handler) as url:
+        transport = Http11Transport()
+        http = httpx.AsyncClient(transport=transport, timeout=5.0)
+        direct = DirectRoute(http, transport, url)
+        bombed = DirectRoute(http, transport, url.replace("/mcp", "/bomb"))
+        for limit, fits in ((300_000, True), (100_000, False)):
+            reply = await direct.send("GET", {})
+            assert reply is not None
+            if fits:
+                assert len(await reply.aread(limit)) == 200_011
+            else:
+                with pytest.raises(TooLarge):
+                    await reply.aread(limit)
+            reply = await direct.send("GET", {})
+            assert reply is not None
+            if fits:
+                assert [len(line) async for line in reply.aiter_lines(limit)] == [200_000, 10]
+            else:
+                with pytest.raises(TooLarge):
+                    [line async for line in reply.aiter_lines(limit)]
+            await reply.aclose()
+        reply = await bombed.send("GET", {})
+        assert reply is not None
+        sizes = [len(chunk) async for chunk in reply.aiter_bytes()]
+        assert sum(sizes) == 50_000_000 and max(sizes) <= DECODE_STEP
+        reply = await bombed.send("GET", {})
+        assert reply is not None
+        with pytest.raises(TooLarge):
+            await reply.aread(4 * 1024 * 1024)
+        await http.aclose()
 
 
 async def test_a_refused_connection_is_a_connect_error() -> None:

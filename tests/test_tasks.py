@@ -33,6 +33,16 @@ async def test_a_call_made_a_task_returns_the_tools_result(era: str) -> None:
     assert result.text == "slept 0.1 s"
 
 
+@pytest.mark.parametrize("era", [*ERAS, "2025-06-18"])
+async def test_task_true_on_a_tool_that_runs_no_task_runs_it_in_its_request(era: str) -> None:
+    async with Client(jobs(), protocol=era) as client:
+        inline = await client.call_tool("quick", {"x": 21})
+        assert (await client.call_tool("quick", {"x": 21}, task=True)).raw == inline.raw
+        assert inline.text == "42"
+        handle = await client.start_task("quick", {"x": 21})
+        assert handle.id is None and (await handle.result()).raw == inline.raw
+
+
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_tool_that_requires_a_task_becomes_one_by_itself(era: str) -> None:
     async with Client(jobs(), protocol=era) as client:
@@ -259,8 +269,8 @@ async def test_an_older_version_runs_a_task_tool_in_its_request() -> None:
         assert (await client.call_tool("build", {"target": "x"})).structured == {"target": "x", "ok": True}
         tools = {tool.name: tool for tool in await client.list_tools()}
         assert tools["build"].task_support is None  # 2025-06-18 tools have no execution field
-        with pytest.raises(ClientError, match="runs no tool as a task"):
-            await client.start_task("sleep", {"seconds": 0})
+        handle = await client.start_task("sleep", {"seconds": 0})  # runs in its request
+        assert handle.id is None and (await handle.result()).text == "slept 0 s"
 
 
 async def test_an_expired_task_is_gone() -> None:

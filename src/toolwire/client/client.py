@@ -110,8 +110,10 @@ class Client:
     ``on_resource_updated(uri)`` (a subscribed resource changed); ``on_close(reason)`` (the
     server went away: it exited, crashed or closed the connection; not called after
     :meth:`close`); ``pins`` to check tools against approved definitions (see :meth:`approve`);
-    ``max_message_bytes``: the largest message taken from a server over stdio (a longer line
-    ends the connection with :class:`ConnectionClosed` saying so; default 4 MiB, as servers);
+    ``max_message_bytes``: the largest message taken from a server (default 4 MiB, as
+    servers): over stdio a longer line ends the connection with :class:`ConnectionClosed`
+    saying so; over HTTP a longer answer, or event of a stream, decompressed, fails its
+    request with a :class:`ServerError` saying so (the client stays usable);
     ``telemetry``: OpenTelemetry spans and durations of every request, the trace context sent
     along (``True`` for the global providers, or a :class:`~.telemetry.ClientTelemetry`).
     """
@@ -385,7 +387,9 @@ class Client:
         resets the ``timeout`` (default: the client's), up to ``max_timeout`` in all (default:
         ten times ``timeout``). Cancelling the awaiting task cancels the call on the server.
         ``task=True`` runs the call as a task where the server allows it (see
-        :meth:`start_task`); a call that must be a task (2025-11-25: the tool says
+        :meth:`start_task`) and in its request where it does not, in every era (a 2025-11-25
+        tool whose ``taskSupport`` is ``forbidden``, a server that runs no task, a 2026-07-28
+        server that answers at once); a call that must be a task (2025-11-25: the tool says
         ``taskSupport: required``; 2026-07-28: the server answers ``-32021`` naming the tasks
         extension) becomes one by itself. A task is waited for without a time limit unless
         ``max_timeout`` is given.
@@ -401,7 +405,7 @@ class Client:
             tool = await self._tool(name)
         if self.pins is not None:
             self._check_pin(name, tool)
-        if task or self._must_be_task(tool):
+        if (task and self._may_be_task(tool)) or self._must_be_task(tool):
             result = await self._call_as_task(name, arguments, progress, max_timeout, meta)
         else:
             try:
@@ -463,6 +467,10 @@ class Client:
                 await asyncio.shield(handle.cancel())
             raise
 
+    def _may_be_task(self, tool: ToolInfo | None) -> bool:
+        """2026-07-28: the server decides; 2025-11-25: the server takes tasks and the tool allows one."""
+        return self.modern or (tool is not None and tool.task_support is not None and self._takes_tasks())
+
     def _must_be_task(self, tool: ToolInfo | None) -> bool:
         """2025-11-25: the tool says it runs only as a task, and the server takes tasks."""
         return tool is not None and not self.modern and tool.task_support == "required" and self._takes_tasks()
@@ -488,9 +496,10 @@ class Client:
         once (its ``id`` is what to keep to come back to it, with :meth:`task`).
 
         2025-11-25: sends ``task`` (``ttl``: seconds the server should keep it; it may keep
-        it less); :class:`ClientError` when the server or the tool runs no task.
-        2026-07-28: declares the tasks extension on the call and lets the server decide: a
-        tool it answers at once gives a handle with ``id`` ``None`` and its result.
+        it less). 2026-07-28: declares the tasks extension on the call and lets the server
+        decide. In both eras a call that runs in its request gives a handle with ``id``
+        ``None`` and its result: a tool the server answered at once, and (2025-11-25 and
+        older) one whose ``taskSupport`` is ``forbidden`` or a server that runs no task.
         ``progress`` receives the task's progress notifications (2025-11-25).
         """
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
@@ -502,12 +511,8 @@ class Client:
         try:
             if self.modern:
                 return await self._start_modern_task(params, {**(meta or {}), **self._task_meta()}, token)
-            if not self._takes_tasks():
-                raise ClientError(f"the server runs no tool as a task (protocol {self.version})")
-            tool = await self._tool(name)
-            if tool is not None and tool.task_support is None:
-                raise ClientError(f"tool {name!r} does not run as a task")
-            params["task"] = {} if ttl is None else {"ttl": int(ttl * 1000)}
+            if self._may_be_task(await self._tool(name)):  # else in its request: the server would refuse it
+                params["task"] = {} if ttl is None else {"ttl": int(ttl * 1000)}
             if meta:
                 params["_meta"] = meta
             result = await self._session.request("tools/call", params, self.timeout)
@@ -517,6 +522,8 @@ class Client:
             raise
         created = result.get("task")
         if not isinstance(created, dict):
+            if token is not None:
+                self._progress.pop(token, None)  # no task to report on
             return TaskHandle(self, None, result=result)
         return TaskHandle(self, TaskInfo(created), progress_token=token)
 
@@ -528,6 +535,8 @@ class Client:
             if kind == "task":
                 return TaskHandle(self, TaskInfo(result), progress_token=token)
             if kind is None or kind == "complete":
+                if token is not None:
+                    self._progress.pop(token, None)  # no task to report on
                 return TaskHandle(self, None, result=result)
             if kind != "input_required":
                 raise ProtocolViolation(f"unknown resultType {kind!r}")
@@ -926,7 +935,7 @@ def _transport(
         if target.startswith(("http://", "https://")):
             from .http import StreamableHttpTransport
 
-            return StreamableHttpTransport(target, headers, auth=auth)
+            return StreamableHttpTransport(target, headers, auth=auth, max_message_bytes=max_message_bytes)
         if _PYTHON_FILE.fullmatch(target):
             target = [sys.executable, "-m", "toolwire", "run", target]
         else:

@@ -21,7 +21,11 @@ It reads what it needs from the messages themselves:
 
 A server that cannot be reached closes the transport (the client raises
 ``ConnectionClosed``); an HTTP error without a JSON-RPC body becomes an error answer to the
-request that caused it, naming the status.
+request that caused it, naming the status. So does an answer the transport refuses, the
+connection it came on closed: a body, or an event of a stream, larger than
+``max_message_bytes`` (decompressed; the error says how to raise it), a head larger than
+64 kB, a redirect to another origin (the configured headers and the session id would go
+there). A request cancelled or timed out closes its answer's connection in both eras.
 
 The HTTP is httpx's ``AsyncClient`` on :class:`~toolwire.client.http11.Http11Transport`
 (httpx's own transport when a proxy is configured in the environment). The POSTs of
@@ -45,9 +49,10 @@ import orjson
 from ..auth.oauth import AuthorizationError
 from ..logs import get_logger
 from ..protocol import http_headers
+from ..protocol.connection import DEFAULT_MAX_MESSAGE_BYTES
 from ..protocol.versions import META_PROTOCOL_VERSION
-from .errors import AUTHORIZATION_FAILED
-from .http11 import DirectRoute, Http11Transport, Reply
+from .errors import AUTHORIZATION_FAILED, ClientError
+from .http11 import DirectRoute, Http11Transport, Refused, Reply, TooLarge
 
 log = get_logger("toolwire.client")
 
@@ -66,20 +71,25 @@ class SseEvent:
         self.retry: int | None = None
 
 
-async def read_events(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
-    """The events of an SSE stream (comments skipped, multi-line data joined)."""
+async def read_events(lines: AsyncIterator[str], limit: int | None = None) -> AsyncIterator[SseEvent]:
+    """The events of an SSE stream (comments skipped, multi-line data joined);
+    :class:`TooLarge` for an event whose data is longer than ``limit`` characters."""
     current = SseEvent()
+    size = 0
     async for line in lines:
         if not line:
             if current.data or current.id is not None or current.retry is not None:
                 yield current
-            current = SseEvent()
+            current, size = SseEvent(), 0
             continue
         if line.startswith(":"):
             continue
         name, _, value = line.partition(":")
         value = value.removeprefix(" ")
         if name == "data":
+            size += len(value) + 1
+            if limit is not None and size > limit:
+                raise TooLarge(limit)
             current.data.append(value)
         elif name == "event":
             current.event = value
@@ -102,16 +112,28 @@ class _Stream:
 
 
 class StreamableHttpTransport:
-    """Streamable HTTP to ``url``; ``headers`` go on every request (authorization, say)."""
+    """Streamable HTTP to ``url``; ``headers`` go on every request (authorization, say;
+    :class:`ClientError` for one that is not ASCII); ``max_message_bytes`` bounds every
+    message taken from the server (see the module)."""
 
     newline = False
     #: Seconds a request waits for the legacy GET stream to open.
     LISTEN_WAIT = 2.0
 
     def __init__(
-        self, url: str, headers: dict[str, str] | None = None, timeout: float = 30.0, auth: httpx.Auth | None = None
+        self,
+        url: str,
+        headers: dict[str, str] | None = None,
+        timeout: float = 30.0,
+        auth: httpx.Auth | None = None,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
+        for name, value in (headers or {}).items():
+            if not (name.isascii() and value.isascii()):
+                raise ClientError(f"the header {name!r} is not ASCII: HTTP headers must be (encode the value first)")
         self.url = url
+        self.max_message_bytes = max_message_bytes
+        self._origin = _origin(httpx.URL(url))
         self.headers = dict(headers or {})
         self.auth = auth
         self.timeout = timeout
@@ -142,7 +164,12 @@ class StreamableHttpTransport:
         self._loop = asyncio.get_running_loop()  # kept: looking it up makes a system call (Python 3.11)
         transport = None if urllib.request.getproxies() else Http11Transport()  # a proxy: httpx's own
         self._http = httpx.AsyncClient(
-            timeout=httpx.Timeout(self.timeout, read=None), follow_redirects=True, auth=self.auth, transport=transport
+            timeout=httpx.Timeout(self.timeout, read=None),
+            follow_redirects=True,
+            auth=self.auth,
+            transport=transport,
+            headers={"Accept-Encoding": "gzip, deflate"},  # what Reply decodes a step at a time
+            event_hooks={"response": [self._same_origin]},
         )
         if transport is not None:
             direct = DirectRoute(self._http, transport, self.url)
@@ -155,9 +182,10 @@ class StreamableHttpTransport:
         if self._closed:
             return
         message = orjson.loads(data)
-        if message.get("method") == "notifications/cancelled" and self._modern(message):
-            self._cancel(message)  # 2026-07-28: closing the stream is the cancellation
-            return
+        if message.get("method") == "notifications/cancelled":
+            self._cancel(message)  # its answer is read no more
+            if self._modern(message):
+                return  # 2026-07-28: closing the stream is the cancellation
         if "method" not in message or "id" not in message:
             self._spawn(self._post(data, message))  # notifications, and answers to the server
             return
@@ -179,8 +207,33 @@ class StreamableHttpTransport:
         if self._http is not None:
             if self.session_id is not None:
                 with contextlib.suppress(httpx.HTTPError):
-                    await self._http.delete(self.url, headers=self._session_headers(), timeout=2.0)
+                    await (await self._send("DELETE", self.url, self._session_headers(), timeout=2.0)).aclose()
             await self._http.aclose()
+
+    async def _same_origin(self, response: httpx.Response) -> None:
+        """httpx's response hook: a redirect from the server's origin to another one is
+        refused (:class:`Refused`), since the configured headers (credentials) and the
+        session id would go there with the request; other requests (authorization's) pass."""
+        if not response.has_redirect_location or _origin(response.request.url) != self._origin:
+            return
+        target = response.request.url.join(response.headers["location"])
+        if _origin(target) != self._origin:
+            raise Refused(
+                f"the server redirected {response.request.method} {response.request.url} to another origin "
+                f"({target.scheme}://{target.netloc.decode()}): not followed, since the request's headers and "
+                "session id would go there; connect to that URL instead if it is to be trusted"
+            )
+
+    async def _send(
+        self, method: str, url: str, headers: dict[str, str], content: bytes | None = None, timeout: float | None = None
+    ) -> Reply:
+        """A request through httpx's client; its answer once the head has come, to be closed
+        after. Raises httpx's exceptions, and :class:`Refused`."""
+        assert self._http is not None
+        request = self._http.build_request(
+            method, url, content=content, headers=headers, timeout=timeout or httpx.USE_CLIENT_DEFAULT
+        )
+        return Reply(await self._http.send(request, stream=True))
 
     def _modern(self, message: dict[str, Any]) -> bool:
         """Whether the connection speaks 2026-07-28 (no handshake was made)."""
@@ -239,12 +292,12 @@ class StreamableHttpTransport:
                 if method == "initialize" and reply.status_code < 300:
                     self.session_id = reply.headers.get("mcp-session-id")
                 if reply.status_code == 404 and self.session_id is not None and not retried and method != "initialize":
-                    await reply.aread()
+                    await reply.aread(self.max_message_bytes)
                     await self._reinitialize()
                     await self._post(data, message, retried=True)
                     return
                 if method == "initialize" and reply.status_code in (400, 404, 405):
-                    body = await reply.aread()
+                    body = await reply.aread(self.max_message_bytes)
                     if not _modern_error(body) and await self._open_sse_transport():
                         await self._post_to_endpoint(data, message)
                         return
@@ -253,6 +306,8 @@ class StreamableHttpTransport:
                 await self._receive(reply, message)
             finally:
                 await reply.aclose()
+        except Refused as exc:
+            self._refused(message, exc)
         except AuthorizationError as exc:
             self._answer_error(message, None, b"", f"authorization failed: {exc}", AUTHORIZATION_FAILED)
         except httpx.HTTPError as exc:
@@ -264,7 +319,7 @@ class StreamableHttpTransport:
             self._listening = asyncio.Event()
             self._spawn(self._listen(self._listening))
 
-    async def _open(self, data: bytes, headers: dict[str, str]) -> httpx.Response | Reply:
+    async def _open(self, data: bytes, headers: dict[str, str]) -> Reply:
         """POST ``data``; the answer once its head has come, to be closed after: on the
         direct route while it holds, else (and for a redirect, sent again) through httpx's
         client. Raises httpx's exceptions."""
@@ -274,10 +329,9 @@ class StreamableHttpTransport:
             reply = await direct.send("POST", headers, data)
             if reply is not None:
                 return reply
-        request = self._http.build_request("POST", self.url, content=data, headers=headers)
-        return await self._http.send(request, stream=True)
+        return await self._send("POST", self.url, headers, data)
 
-    async def _receive(self, reply: httpx.Response | Reply, message: dict[str, Any]) -> None:
+    async def _receive(self, reply: Reply, message: dict[str, Any]) -> None:
         """Deliver what a POST's answer holds: nothing (202), JSON, or a stream's events."""
         kind = reply.headers.get("content-type", "").split(";")[0].strip().lower()
         if reply.status_code == 202:
@@ -288,17 +342,19 @@ class StreamableHttpTransport:
             if not answered and "id" in message and "method" in message:
                 await self._resume(stream, message)
             return
-        body = await reply.aread()
+        body = await reply.aread(self.max_message_bytes)
         if reply.status_code >= 400 or kind != "application/json":
             self._answer_error(message, reply.status_code, body)
             return
         self._deliver(body)
 
-    async def _read_stream(self, reply: httpx.Response | Reply, stream: _Stream, id: Any) -> bool:
-        """Deliver a stream's messages; whether the answer to ``id`` was among them."""
+    async def _read_stream(self, reply: Reply, stream: _Stream, id: Any) -> bool:
+        """Deliver a stream's messages; whether the answer to ``id`` was among them.
+        Raises :class:`Refused` (an event too large)."""
         answered = False
+        limit = self.max_message_bytes
         try:
-            async for event in read_events(reply.aiter_lines()):
+            async for event in read_events(reply.aiter_lines(limit), limit):
                 if event.id is not None:
                     stream.last_id = event.id
                 if event.retry is not None:
@@ -309,6 +365,8 @@ class StreamableHttpTransport:
                 if id is not None and _answers(data, id):
                     answered = True
                 self._deliver(data)
+        except Refused:
+            raise
         except httpx.HTTPError:
             pass  # the connection dropped: resumed below when the server made it resumable
         return answered
@@ -324,13 +382,19 @@ class StreamableHttpTransport:
                 await asyncio.sleep(stream.retry_ms / 1000)
                 headers["Last-Event-ID"] = stream.last_id
             try:
-                async with self._http.stream("GET", self.url, headers=headers) as reply:
+                reply = await self._send("GET", self.url, headers)
+                try:
                     if reply.status_code != 200 or stream.last_id is None:
                         break  # only asked whether the server is still there
                     if await self._read_stream(reply, stream, message.get("id")):
                         return
+                finally:
+                    await reply.aclose()
             except httpx.ConnectError as exc:
                 self._unreachable(exc)
+                return
+            except Refused as exc:
+                self._refused(message, exc)
                 return
             except AuthorizationError as exc:
                 self._answer_error(message, None, b"", f"authorization failed: {exc}", AUTHORIZATION_FAILED)
@@ -350,11 +414,20 @@ class StreamableHttpTransport:
                 if stream.last_id is not None:
                     headers["Last-Event-ID"] = stream.last_id
                 try:
-                    async with self._http.stream("GET", self.url, headers=headers) as reply:
+                    reply = await self._send("GET", self.url, headers)
+                    try:
                         open.set()
                         if reply.status_code != 200:
                             return  # 405: the server offers no such stream
                         await self._read_stream(reply, stream, None)
+                    finally:
+                        await reply.aclose()
+                except TooLarge as exc:
+                    log.warning("the server's event stream is closed: %s", _too_large("a message on it", exc.limit))
+                    return
+                except Refused as exc:
+                    log.warning("the server's event stream is closed: %s", exc)
+                    return
                 except AuthorizationError as exc:
                     log.warning("the server's event stream cannot be opened: %s", exc)
                     return
@@ -372,19 +445,30 @@ class StreamableHttpTransport:
         headers = {**self.headers, "Accept": ACCEPT, "Content-Type": "application/json"}
         if self.protocol_version is not None:
             headers["MCP-Protocol-Version"] = self.protocol_version
-        reply = await self._http.post(self.url, content=self._initialize, headers=headers)
-        self.session_id = reply.headers.get("mcp-session-id")
-        if reply.status_code >= 300:
-            self.on_close(f"the session expired and a new one could not be opened (HTTP {reply.status_code})")
+        status = await self._post_aside(self._initialize, headers)
+        if status >= 300:
+            self.on_close(f"the session expired and a new one could not be opened (HTTP {status})")
             return
         log.info("the session expired: a new one was opened")
         notice = orjson.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        await self._http.post(self.url, content=notice, headers=self._request_headers(message))
+        await self._post_aside(notice, self._request_headers(message))
         for data in self._session_state.values():  # the log level, resource subscriptions
-            await self._http.post(self.url, content=data, headers=self._request_headers(orjson.loads(data)))
+            await self._post_aside(data, self._request_headers(orjson.loads(data)))
         if self._listening is not None:
             self._listening = asyncio.Event()
             self._spawn(self._listen(self._listening))
+
+    async def _post_aside(self, data: bytes, headers: dict[str, str]) -> int:
+        """POST what re-opens a session; its status (its answer is read, then dropped; an
+        ``initialize`` answer's session id is kept)."""
+        reply = await self._send("POST", self.url, headers, data)
+        try:
+            if orjson.loads(data).get("method") == "initialize":
+                self.session_id = reply.headers.get("mcp-session-id")
+            await reply.aread(self.max_message_bytes)
+        finally:
+            await reply.aclose()
+        return reply.status_code
 
     def _remember(self, method: Any, message: dict[str, Any], data: bytes) -> None:
         """Note what a new session must be told again: the log level, the subscriptions."""
@@ -409,23 +493,32 @@ class StreamableHttpTransport:
         return True
 
     async def _sse_transport(self, ready: asyncio.Future[str | None]) -> None:
-        assert self._http is not None
+        """The old transport's stream; ``ready`` gets the endpoint (``None``: no such stream;
+        :class:`Refused`: an endpoint at another origin)."""
+        limit = self.max_message_bytes
         try:
-            async with self._http.stream(
-                "GET", self.url, headers={**self.headers, "Accept": "text/event-stream"}
-            ) as reply:
+            reply = await self._send("GET", self.url, {**self.headers, "Accept": "text/event-stream"})
+            try:
                 if reply.status_code != 200:
                     ready.set_result(None)
                     return
-                async for event in read_events(reply.aiter_lines()):
+                async for event in read_events(reply.aiter_lines(limit), limit):
                     data = "\n".join(event.data)
                     if event.event == "endpoint" and not ready.done():
-                        ready.set_result(urljoin(self.url, data))
+                        endpoint = urljoin(self.url, data)
+                        if _origin(httpx.URL(endpoint)) != self._origin:
+                            ready.set_exception(Refused(f"the server's endpoint {endpoint} is at another origin"))
+                            return
+                        ready.set_result(endpoint)
                     elif data and ready.done():
                         self._deliver(data.encode())
+            finally:
+                await reply.aclose()
         except httpx.HTTPError as exc:
             if not ready.done():
                 ready.set_result(None)
+            elif isinstance(exc, TooLarge):
+                self.on_close(_too_large("a message of the server's event stream", exc.limit))
             else:
                 self._unreachable(exc)
             return
@@ -435,16 +528,18 @@ class StreamableHttpTransport:
             self.on_close("the server closed its event stream")
 
     async def _post_to_endpoint(self, data: bytes, message: dict[str, Any]) -> None:
-        assert self._http is not None and self._endpoint is not None
+        assert self._endpoint is not None
         try:
-            reply = await self._http.post(
-                self._endpoint, content=data, headers={**self.headers, "Content-Type": "application/json"}
-            )
+            reply = await self._send("POST", self._endpoint, {**self.headers, "Content-Type": "application/json"}, data)
+            try:
+                if reply.status_code >= 400:
+                    self._answer_error(message, reply.status_code, await reply.aread(self.max_message_bytes))
+            finally:
+                await reply.aclose()
+        except Refused as exc:
+            self._refused(message, exc)
         except httpx.HTTPError as exc:
             self._unreachable(exc)
-            return
-        if reply.status_code >= 400:
-            self._answer_error(message, reply.status_code, reply.content)
 
     # -- delivering ----------------------------------------------------------------------------
 
@@ -505,6 +600,11 @@ class StreamableHttpTransport:
         text = reason or f"HTTP {status} from {self.url}" + (f": {body[:200].decode(errors='replace')}" if body else "")
         self.on_message(orjson.dumps({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": text}}))
 
+    def _refused(self, message: dict[str, Any], exc: Refused) -> None:
+        """Answer a request whose answer was refused, saying why (and how to raise a limit)."""
+        what = f"the server's answer to {message.get('method')}"
+        self._answer_error(message, None, b"", _too_large(what, exc.limit) if isinstance(exc, TooLarge) else str(exc))
+
     def _unreachable(self, exc: Exception) -> None:
         if not self._closed:
             self.on_close(f"cannot reach {self.url}: {type(exc).__name__}: {exc}")
@@ -530,3 +630,14 @@ def _modern_error(body: bytes) -> bool:
         return False
     error = answer.get("error") if isinstance(answer, dict) else None
     return isinstance(error, dict) and error.get("code") in MODERN_ERRORS
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port or {"http": 80, "https": 443}.get(url.scheme)
+
+
+def _too_large(what: str, limit: int) -> str:
+    return (
+        f"{what} is larger than max_message_bytes ({limit} bytes): "
+        "raise it with Client(..., max_message_bytes=...) if it is expected"
+    )

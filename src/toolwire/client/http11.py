@@ -20,7 +20,9 @@ A request sent on a kept-alive connection that the server closes before answerin
 connection, when its body can be sent again. Errors surface as the httpx exceptions its own
 transport raises: ``ConnectError``/``ConnectTimeout``, ``ReadError``/``ReadTimeout``,
 ``WriteError``/``WriteTimeout``, ``RemoteProtocolError``, ``LocalProtocolError``,
-``PoolTimeout``. ``HEAD`` requests and schemes other than http(s) go to httpx's own transport.
+``PoolTimeout``; and :class:`Refused` for an answer that sends more than
+:data:`MAX_HEAD_BYTES` without a byte of body (a head, trailers), its connection closed.
+``HEAD`` requests and schemes other than http(s) go to httpx's own transport.
 
 :class:`DirectRoute` sends requests to one URL straight to the pool, as an httpx client on
 this transport would send them, for as long as that client's layer would add nothing.
@@ -42,6 +44,11 @@ import httpx
 
 #: A connection stops reading while this much of a body is waiting to be read.
 HIGH_WATER = 256 * 1024
+#: The most an answer may send without a byte of body: its head (h11, httpx's own, takes
+#: 16 kB), or chunk framing, or trailers.
+MAX_HEAD_BYTES = 64 * 1024
+#: The most decompressed from a body at a time: a compression bomb is read in steps this large.
+DECODE_STEP = 1024 * 1024
 Origin = tuple[str, str, int]
 T = TypeVar("T")
 
@@ -78,6 +85,20 @@ def _ssl_context(verify: str | bool) -> ssl.SSLContext:
 
 class _Stale(Exception):
     """A kept-alive connection was closed before a byte of the answer came back."""
+
+
+class Refused(httpx.HTTPError):
+    """An answer the client will not take (the message says why): a head larger than
+    :data:`MAX_HEAD_BYTES`, a redirect to another origin, a body past its limit. The
+    connection it came on is closed."""
+
+
+class TooLarge(Refused):
+    """A body, or an event or line of an event stream, larger than ``limit`` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the answer is larger than {limit} bytes")
+        self.limit = limit
 
 
 class Response(httpx.AsyncByteStream):
@@ -182,6 +203,8 @@ class _Connection(asyncio.Protocol):
         self._response: Response | None = None
         self._head: asyncio.Future[Response] | None = None
         self._answered = False  # a byte of the current answer came
+        self._framing = 0  # bytes of the current answer since its last byte of body (a head, trailers)
+        self._fed = False  # a byte of body came in the data being parsed
         self._informational = False
         self._paused = False
         self._writable: asyncio.Future[None] | None = None
@@ -196,10 +219,19 @@ class _Connection(asyncio.Protocol):
         if self._response is None:
             self._lost(httpx.RemoteProtocolError("the server sent data without being asked"))
             return
+        self._fed = False
         try:
             self._parser.feed_data(data)
         except httptools.HttpParserError as exc:
             self._lost(httpx.RemoteProtocolError(f"the server's answer is not valid HTTP/1.1: {exc}"))
+            return
+        if self._fed:
+            self._framing = 0
+        elif self._response is not None:  # all of it was head, framing or trailers
+            self._framing += len(data)
+            if self._framing > MAX_HEAD_BYTES:
+                what = f"the server's answer has a head (or trailers) of more than {MAX_HEAD_BYTES} bytes"
+                self._lost(Refused(what))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -250,6 +282,7 @@ class _Connection(asyncio.Protocol):
             head.set_result(response)
 
     def on_body(self, body: bytes) -> None:
+        self._fed = True
         if self._response is not None:
             self._response._feed(body)
 
@@ -272,6 +305,7 @@ class _Connection(asyncio.Protocol):
         head_ready: asyncio.Future[Response] = self.loop.create_future()
         self._head = head_ready
         self._answered = False
+        self._framing = 0
         try:
             if isinstance(body, bytes):
                 self.transport.write(head + body)
@@ -572,47 +606,82 @@ NEWLINES = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 class Reply:
-    """An answer taken straight from the pool: what is read of an ``httpx.Response`` (the
-    status, the headers by lower-case name, the body whole or by lines), its body decoded
-    from gzip or deflate. Reading raises the httpx exceptions :class:`Response` does, and
-    ``httpx.DecodingError`` for a body that does not decompress."""
+    """An answer as the MCP transport reads it: the status, the headers by lower-case name,
+    the body whole or by lines, decoded from gzip or deflate by :data:`DECODE_STEP` at most
+    at a time. Made of an answer taken straight from the pool, or of an ``httpx.Response``
+    opened with ``stream=True`` (its raw body decoded here; codings other than gzip and
+    deflate by httpx).
 
-    def __init__(self, response: Response) -> None:
-        self.status_code = response.status
-        self.headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in response.headers}
+    Reading raises the httpx exceptions :class:`Response` does, ``httpx.DecodingError`` for
+    a body that does not decompress, and :class:`TooLarge` for a body (:meth:`aread`) or a
+    line (:meth:`aiter_lines`) longer than the ``limit`` given: what was read is dropped
+    and nothing more is read after :meth:`aclose`."""
+
+    def __init__(self, response: Response | httpx.Response) -> None:
         self._response = response
+        body: AsyncIterable[bytes]
+        if type(response) is Response:
+            self.status_code = response.status
+            raw = response.headers
+            body = response
+        else:
+            assert isinstance(response, httpx.Response)
+            self.status_code = response.status_code
+            raw = response.headers.raw
+            body = response.aiter_raw()
+        self.headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in raw}
         coding = self.headers.get("content-encoding", "identity").strip().lower()
         self._decoder: Any = None
         if coding == "gzip":
             self._decoder = zlib.decompressobj(zlib.MAX_WBITS | 16)
         elif coding == "deflate":
             self._decoder = _Deflate()
+        elif coding != "identity" and isinstance(response, httpx.Response):
+            body = response.aiter_bytes()
+        self._body = body
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
         decoder = self._decoder
-        async for chunk in self._response:
+        async for chunk in self._body:
             if decoder is None:
                 yield chunk
                 continue
             try:
-                chunk = decoder.decompress(chunk)
+                chunk = decoder.decompress(chunk, DECODE_STEP)
+                while True:
+                    if chunk:
+                        yield chunk
+                    tail = decoder.unconsumed_tail
+                    if not tail:
+                        break
+                    chunk = decoder.decompress(tail, DECODE_STEP)
             except zlib.error as exc:
                 raise httpx.DecodingError(str(exc)) from None
-            if chunk:
-                yield chunk
         if decoder is not None:
             rest = decoder.flush()
             if rest:
                 yield rest
 
-    async def aread(self) -> bytes:
-        if self._decoder is None:
-            return await self._response.read()
-        return b"".join([chunk async for chunk in self.aiter_bytes()])
+    async def aread(self, limit: int | None = None) -> bytes:
+        """The whole body; :class:`TooLarge` past ``limit`` bytes (decoded)."""
+        response = self._response
+        if self._decoder is None and type(response) is Response and response.complete:
+            body = await response.read()  # it has all come (so it is small: the pool stops at HIGH_WATER)
+            if limit is not None and len(body) > limit:
+                raise TooLarge(limit)
+            return body
+        chunks, size = [], 0
+        async for chunk in self.aiter_bytes():
+            size += len(chunk)
+            if limit is not None and size > limit:
+                raise TooLarge(limit)
+            chunks.append(chunk)
+        return b"".join(chunks)
 
-    async def aiter_lines(self) -> AsyncIterator[str]:
+    async def aiter_lines(self, limit: int | None = None) -> AsyncIterator[str]:
         """The body's lines, decoded as UTF-8, split as httpx splits them (``str.splitlines``,
-        a ``\r\n`` cut between two chunks kept whole)."""
+        a ``\r\n`` cut between two chunks kept whole); :class:`TooLarge` for a line longer
+        than ``limit`` characters."""
         text = codecs.getincrementaldecoder("utf-8")(errors="replace")
         buffer, trailing_cr = "", False
         async for chunk in self.aiter_bytes():
@@ -625,7 +694,11 @@ class Reply:
                 continue
             lines = (buffer + piece).splitlines()
             buffer = "" if piece[-1] in NEWLINES else lines.pop()
+            if limit is not None and len(buffer) > limit:
+                raise TooLarge(limit)
             for line in lines:
+                if limit is not None and len(line) > limit:
+                    raise TooLarge(limit)
                 yield line
         buffer += text.decode(b"", final=True)
         if buffer or trailing_cr:
@@ -642,15 +715,19 @@ class _Deflate:
         self._first = True
         self._decoder = zlib.decompressobj()
 
-    def decompress(self, data: bytes) -> bytes:
+    @property
+    def unconsumed_tail(self) -> bytes:
+        return self._decoder.unconsumed_tail
+
+    def decompress(self, data: bytes, max_length: int) -> bytes:
         was_first, self._first = self._first, False
         try:
-            return self._decoder.decompress(data)
+            return self._decoder.decompress(data, max_length)
         except zlib.error:
             if not was_first:
                 raise
             self._decoder = zlib.decompressobj(-zlib.MAX_WBITS)
-            return self._decoder.decompress(data)
+            return self._decoder.decompress(data, max_length)
 
     def flush(self) -> bytes:
         return self._decoder.flush()
@@ -698,7 +775,8 @@ class DirectRoute:
 
     async def send(self, method: str, headers: dict[str, str], content: bytes | None = None) -> Reply | None:
         """The answer, its head read; ``None`` when it is a redirect (dropped). A header
-        holding a line break raises ``httpx.LocalProtocolError``."""
+        holding a line break raises ``httpx.LocalProtocolError``, one that is not ASCII
+        ``UnicodeEncodeError`` (as httpx does)."""
         fixed = self._fixed.get(tuple(headers))
         if fixed is None:
             fixed = self._fixed_headers(headers)
@@ -706,7 +784,7 @@ class DirectRoute:
         if text.count("\n") != len(headers) or text.count("\r") != len(headers):
             raise httpx.LocalProtocolError("a header holds a line break")
         length = b"" if content is None else b"Content-Length: %d\r\n" % len(content)
-        head = b"%s %s HTTP/1.1\r\n%s%s%s\r\n" % (method.encode(), self._target, fixed, text.encode(), length)
+        head = b"%s %s HTTP/1.1\r\n%s%s%s\r\n" % (method.encode(), self._target, fixed, text.encode("ascii"), length)
         response = await self.pool.send(self._origin, head, content or b"", False, self._timeouts)
         if any(name.lower() == b"set-cookie" for name, _ in response.headers):
             self.client.cookies.extract_cookies(
