@@ -6,8 +6,8 @@ process is killed is there when it starts again (an operating-system crash or po
 may lose the last moments). Several processes on one host may share the file; updates are
 serialised by SQLite's own locking (``BEGIN IMMEDIATE``).
 
-Every statement runs on one worker thread of the store's own (its connection is used there
-only, so operations keep their order): while another process holds the file locked, a task
+Every statement runs on one thread of the store's own (its connection is used there only
+once open, so operations keep their order): while another process holds the file locked, a task
 operation waits up to ``timeout`` seconds for it and the event loop goes on serving
 everything else. A handoff to the thread costs about 20 µs an operation.
 
@@ -21,11 +21,13 @@ reports either to the client as an internal error.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import queue
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import orjson
@@ -59,17 +61,13 @@ class SQLiteTaskStore:
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 5.0) -> None:
         self.path = os.fspath(path)
         self.timeout = timeout
-        self._worker = ThreadPoolExecutor(1, thread_name_prefix="toolwire-sqlite")
-        try:
-            self._db = self._worker.submit(self._open).result()
-        except BaseException:
-            self._worker.shutdown()
-            raise
+        self._db = self._open()
+        self._lane = _Lane()
 
     def _open(self) -> sqlite3.Connection:
         try:
             os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-            db = sqlite3.connect(self.path, isolation_level=None, timeout=self.timeout)
+            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=self.timeout)
         except (OSError, sqlite3.Error) as exc:
             raise TaskStoreUnusable(f"cannot open the task store {self.path}: {_reason(exc)}") from None
         try:
@@ -103,7 +101,7 @@ class SQLiteTaskStore:
     async def _run(self, work: Callable[..., T], *arguments: Any) -> T:
         """``work(*arguments)`` on the store's thread; :class:`TaskStoreBusy` past the timeout."""
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._worker, work, *arguments)
+            return await self._lane.run(work, arguments)
         except sqlite3.OperationalError as exc:
             if _busy(exc):
                 raise TaskStoreBusy(
@@ -181,7 +179,44 @@ class SQLiteTaskStore:
 
     async def close(self) -> None:
         await self._run(self._db.close)
-        self._worker.shutdown()
+        self._lane.stop()
+
+
+class _Lane:
+    """A thread of its own running the work handed to it, in order; each outcome is set on a
+    future of the caller's event loop (a lighter handoff than an executor's)."""
+
+    def __init__(self) -> None:
+        self._work: queue.SimpleQueue[tuple[asyncio.Future[Any], Callable[..., Any], tuple[Any, ...]] | None]
+        self._work = queue.SimpleQueue()
+        threading.Thread(target=self._serve, name="toolwire-sqlite", daemon=True).start()
+
+    def run(self, work: Callable[..., T], arguments: tuple[Any, ...]) -> asyncio.Future[T]:
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._work.put((future, work, arguments))
+        return future
+
+    def stop(self) -> None:
+        self._work.put(None)
+
+    def _serve(self) -> None:
+        while (item := self._work.get()) is not None:
+            future, work, arguments = item
+            try:
+                outcome, failure = work(*arguments), None
+            except Exception as exc:
+                outcome, failure = None, exc
+            with contextlib.suppress(RuntimeError):  # the caller's loop has closed
+                future.get_loop().call_soon_threadsafe(_settle, future, outcome, failure)
+
+
+def _settle(future: asyncio.Future[Any], outcome: Any, failure: Exception | None) -> None:
+    if future.done():  # the caller was cancelled: the work was done all the same
+        return
+    if failure is None:
+        future.set_result(outcome)
+    else:
+        future.set_exception(failure)
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:
