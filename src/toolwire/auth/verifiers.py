@@ -9,6 +9,7 @@ A verifier is any object with ``async verify(token) -> Identity`` that raises
 
 from __future__ import annotations
 
+import asyncio
 import binascii
 import functools
 import time
@@ -19,8 +20,11 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import orjson
 
+from ..logs import get_logger
 from .identity import Identity, parse_scopes
 from .jwks import JWKS, KeyNotFound
+
+log = get_logger("toolwire.auth")
 
 #: Asymmetric algorithms accepted by default (``none`` and shared-secret HMAC never are).
 DEFAULT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
@@ -86,8 +90,10 @@ class JWTVerifier:
 
     ``audience``: this server's canonical resource URI (or several); a token must name one in
     ``aud`` (RFC 8707). ``jwks_url``: where the keys are; by default read from the issuer's
-    metadata (RFC 8414, then OpenID discovery) on first use. ``jwks``: the keys themselves, as
-    a JWKS document (then nothing is fetched). ``algorithms``: the allow-list
+    metadata (RFC 8414, then OpenID discovery) on first use: one fetch, which the requests
+    that arrive meanwhile wait for; when it fails, tokens are refused (401, saying so) without
+    fetching again for ``discovery_retry`` seconds. ``jwks``: the keys themselves, as a JWKS
+    document (then nothing is fetched). ``algorithms``: the allow-list
     (asymmetric ones by default; a token in any other is refused before its key is looked
     up). ``exp`` is required; ``exp``, ``nbf`` and ``iat`` are checked with ``leeway``
     seconds of clock skew.
@@ -102,6 +108,7 @@ class JWTVerifier:
         jwks: dict[str, Any] | None = None,
         algorithms: Sequence[str] = DEFAULT_ALGORITHMS,
         leeway: float = 30.0,
+        discovery_retry: float = 30.0,
     ) -> None:
         bad = [algorithm for algorithm in algorithms if algorithm.lower() == "none" or algorithm.startswith("HS")]
         if bad:
@@ -111,6 +118,9 @@ class JWTVerifier:
         self.algorithms = tuple(algorithms)
         self.leeway = leeway
         self.jwks = JWKS.static(jwks) if jwks is not None else JWKS(jwks_url) if jwks_url is not None else None
+        self.discovery_retry = discovery_retry
+        self._discovery: asyncio.Task[None] | None = None  # the metadata fetch under way
+        self._discovery_failed: tuple[float, str] | None = None  # when the last one failed, and why
 
     async def verify(self, token: str) -> Identity:
         header, claims, signing_input, signature = _parse_jwt(token)
@@ -122,12 +132,11 @@ class JWTVerifier:
         kid = header.get("kid")
         if kid is not None and not isinstance(kid, str):
             raise InvalidToken("the token's key id is not a string")
-        if self.jwks is None:
-            self.jwks = JWKS(await jwks_url_of(self.issuer))
-        key = self.jwks.known(kid, algorithm)
+        jwks = self.jwks if self.jwks is not None else await self._discovered()
+        key = jwks.known(kid, algorithm)
         if key is None:
             try:
-                key = await self.jwks.key(kid, algorithm)
+                key = await jwks.key(kid, algorithm)
             except KeyNotFound as exc:
                 raise InvalidToken(str(exc)) from None
         try:
@@ -138,6 +147,29 @@ class JWTVerifier:
             raise InvalidToken("the token's signature does not verify")
         self._check_claims(claims)
         return identity_from_claims(claims)
+
+    async def _discovered(self) -> JWKS:
+        """The keys named by the issuer's metadata: fetched once for all the requests waiting
+        on it; :class:`InvalidToken` at once for ``discovery_retry`` seconds after a failure."""
+        if self._discovery is None:
+            failed = self._discovery_failed
+            if failed is not None and time.monotonic() - failed[0] < self.discovery_retry:
+                raise InvalidToken(failed[1])
+            self._discovery = asyncio.ensure_future(self._discover())
+        await asyncio.shield(self._discovery)  # a waiter that goes away leaves it running
+        if self.jwks is None:
+            raise InvalidToken(self._discovery_failed[1] if self._discovery_failed else "no signing keys")
+        return self.jwks
+
+    async def _discover(self) -> None:
+        try:
+            self.jwks = JWKS(await jwks_url_of(self.issuer))
+        except Exception as exc:
+            problem = str(exc) if isinstance(exc, InvalidToken) else f"{self.issuer}'s metadata: {type(exc).__name__}"
+            log.warning("%s; tokens are refused for %g s before it is asked again", problem, self.discovery_retry)
+            self._discovery_failed = (time.monotonic(), problem)
+        finally:
+            self._discovery = None
 
     def _check_claims(self, claims: dict[str, Any]) -> None:
         now = time.time()
