@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..completion import complete
-from ..guards.seam import Call, describe
+from ..guards.seam import Call, describe, failed
 from ..logs import get_logger
 from ..protocol.connection import Request
 from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, ProtocolError
@@ -84,7 +84,13 @@ def _answer(session: ServerSession, request: Request, work: Callable[[], Awaitab
                 result = await work()
             else:
                 name, arguments = describe(request)
-                result = await guarded(Call(session, request, name, arguments, work))
+                call = Call(session, request, name, arguments, work)
+                try:
+                    result = await guarded(call)
+                except ProtocolError:
+                    raise
+                except Exception as exc:
+                    raise failed(call, exc) from None
         except ProtocolError as exc:
             return session.connection.respond_error(request, exc)
         return session.connection.respond(request, result)

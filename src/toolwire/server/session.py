@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import Catalog, InvalidCursor
-from ..guards.seam import Call
+from ..guards.seam import Call, failed
 from ..logs import get_logger
 from ..protocol.connection import Cancelled, Request, RequestId, Response, ServerConnection
 from ..protocol.errors import (
@@ -459,7 +459,12 @@ class ServerSession:
                 call = Call(
                     self, request, name, arguments, lambda: self._tool_result(request, name, tool, arguments), tool
                 )
-                result = await guarded(call)
+                try:
+                    result = await guarded(call)
+                except ProtocolError:
+                    raise
+                except Exception as exc:
+                    raise failed(call, exc) from None
         except ProtocolError as exc:
             return await self._call_failed(request, exc)
         if tool is None:
