@@ -554,3 +554,26 @@ async def test_objects_sent_as_json_text_are_taken_for_referenced_and_optional_t
     tool = Tool.from_function(show)
     valid = tool.validate_arguments({"point": '{"x": 1, "y": 2}', "maybe": '{"x": 3, "y": 4}'})
     assert (await tool.call(valid))["content"][0]["text"] == "Point(x=1, y=2) Point(x=3, y=4)"
+
+
+async def test_an_os_error_is_told_by_its_reason_never_its_server_path() -> None:
+    server = Server("files")
+
+    @server.tool
+    def settings() -> str:
+        """Reads a file the server keeps."""
+        with open("/srv/private/deploy/settings.toml") as file:
+            return file.read()
+
+    @server.resource("config://settings")
+    def settings_resource() -> str:
+        raise PermissionError(13, "Permission denied", "/srv/private/deploy/settings.toml")
+
+    for version in (LEGACY[-1], MODERN):
+        peer = await open_peer(server, version)
+        result = (await peer.call("settings"))["result"]
+        assert result["content"][0]["text"] == "Tool 'settings' failed: FileNotFoundError: No such file or directory"
+        error = (await peer.request("resources/read", {"uri": "config://settings"}))["error"]
+        assert (
+            error["message"].endswith("failed: PermissionError: Permission denied") and "/srv" not in error["message"]
+        )

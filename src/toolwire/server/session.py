@@ -35,6 +35,7 @@ from ..protocol.errors import (
     METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     ProtocolError,
+    exception_text,
 )
 from ..protocol.versions import META_RELATED_TASK, META_SUBSCRIPTION_ID, TASKS_EXTENSION
 from ..tools.results import ToolError, error_result
@@ -653,7 +654,7 @@ class ServerSession:
         log.error("tool %r raised", tool.name, exc_info=exc)
         if self.server.mask_errors:
             return error_result(f"Tool '{tool.name}' failed with an internal error")
-        return error_result(f"Tool '{tool.name}' failed: {type(exc).__name__}: {exc}")
+        return error_result(f"Tool '{tool.name}' failed: {exception_text(exc)}")
 
     def answers(self, request: Request, subject: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
         """2026-07-28 retries: the answers of earlier rounds plus this request's responses.
