@@ -366,3 +366,13 @@ async def test_a_server_refuses_to_start_on_a_damaged_file(tmp_path: Path) -> No
     server.use_task_store(garbage_file(tmp_path / "tasks.db"))
     with pytest.raises(LifespanFailed, match="the file is not an SQLite database"):
         await server.start()
+
+
+async def test_a_store_opens_at_once_on_a_file_another_process_holds_locked(tmp_path: Path) -> None:
+    database = tmp_path / "tasks.db"
+    await SQLiteTaskStore(database).close()
+    with held_exclusive(database):
+        started = time.monotonic()
+        store = SQLiteTaskStore(database, timeout=3)
+        assert time.monotonic() - started < 1
+        await store.close()

@@ -82,18 +82,20 @@ class SQLiteTaskStore:
             raise TaskStoreUnusable(f"cannot use {self.path} as the task store: {_reason(exc)}") from None
         return db
 
-    @staticmethod
-    def _probe(db: sqlite3.Connection) -> None:
+    def _probe(self, db: sqlite3.Connection) -> None:
         """A write (expired tasks purged), to learn now that the file cannot take one; a file
-        another process holds locked is one it writes to, and passes."""
+        another process holds locked is one it writes to, and passes at once."""
+        db.execute("PRAGMA busy_timeout = 0")
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
-            if _busy(exc):
-                return
-            raise
-        db.execute("DELETE FROM tasks WHERE expires <= ?", (time.time(),))
-        db.execute("COMMIT")
+            if not _busy(exc):
+                raise
+        else:
+            db.execute("DELETE FROM tasks WHERE expires <= ?", (time.time(),))
+            db.execute("COMMIT")
+        finally:
+            db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
 
     def __repr__(self) -> str:
         return f"SQLiteTaskStore({self.path!r})"
