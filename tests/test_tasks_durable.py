@@ -376,3 +376,26 @@ async def test_a_store_opens_at_once_on_a_file_another_process_holds_locked(tmp_
         store = SQLiteTaskStore(database, timeout=3)
         assert time.monotonic() - started < 1
         await store.close()
+
+
+async def test_operations_keep_their_order_and_the_store_its_sanity_when_a_waiter_gives_up(tmp_path: Path) -> None:
+    database = tmp_path / "tasks.db"
+    store = SQLiteTaskStore(database, timeout=5)
+    await store.create(TaskRecord("before", "t", MODERN))
+
+    def note(task: TaskRecord) -> bool:
+        task.message = "noted"
+        return True
+
+    with held_exclusive(database):
+        waiting = asyncio.ensure_future(store.create(TaskRecord("given-up", "t", MODERN)))
+        await asyncio.sleep(0.2)
+        waiting.cancel()  # its write still waits on the store's thread
+        queued = asyncio.ensure_future(store.update("before", note))
+        read = asyncio.ensure_future(store.get("before"))
+        await asyncio.sleep(0.3)
+        assert not queued.done() and not read.done()  # behind the write, never beside it
+    updated, found = await queued, await read
+    assert updated is not None and updated.message == "noted" and found is not None and found.message == "noted"
+    assert await store.get("given-up") is not None  # written once the file was free
+    await store.close()
