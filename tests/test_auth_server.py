@@ -493,3 +493,22 @@ async def test_discovery_is_tried_again_after_discovery_retry(issuer: TokenIssue
         await asyncio.sleep(0.6)
         assert (await http.post(vault.url, json=INIT, headers=good)).status_code == 200
         assert issuer.discoveries == 3
+
+
+async def test_an_introspection_endpoint_that_is_down_is_not_asked_for_every_token(issuer: TokenIssuer) -> None:
+    verifier = IntrospectionVerifier(f"{issuer.url}/introspect", failure_retry=0.5)
+    issuer.down = 0.01
+    async with Protected(issuer, verifier=verifier, cache_seconds=0) as vault, httpx.AsyncClient() as http:
+        for number in range(20):
+            junk = {**BASE, **bearer(f"junk-{number}")}
+            response = await http.post(vault.url, json=INIT, headers=junk)
+            assert response.status_code == 401
+            assert (
+                challenge(response)["error_description"] == "the token could not be checked: introspection answered 503"
+            )
+        assert issuer.introspections == 1
+        issuer.down = 0
+        await asyncio.sleep(0.6)
+        good = {**BASE, **bearer(issuer.token(vault.url))}
+        assert (await http.post(vault.url, json=INIT, headers=good)).status_code == 200
+        assert issuer.introspections == 2

@@ -22,8 +22,8 @@ from httpserve import InProcess
 
 class TokenIssuer:
     """``async with TokenIssuer() as issuer``: serving at ``issuer.url``. ``fetches`` counts
-    JWKS requests, ``discoveries`` requests for its metadata; while ``down`` is set, the
-    metadata is a 503 after ``down`` seconds; ``rotate()`` publishes a new key; ``revoke(token)`` makes introspection
+    JWKS requests, ``discoveries`` requests for its metadata, ``introspections`` those for
+    introspection; while ``down`` is set, both are a 503 after ``down`` seconds; ``rotate()`` publishes a new key; ``revoke(token)`` makes introspection
     call it inactive."""
 
     def __init__(self) -> None:
@@ -34,6 +34,7 @@ class TokenIssuer:
         self.published = ["rsa-1", "ec-1"]
         self.fetches = 0
         self.discoveries = 0
+        self.introspections = 0
         self.down = 0.0
         self.revoked: set[str] = set()
         self.url = ""
@@ -124,7 +125,9 @@ class TokenIssuer:
         path = scope["path"]
         if path.startswith("/.well-known/"):
             self.discoveries += 1
-        if path.startswith("/.well-known/") and self.down:
+        elif path == "/introspect":
+            self.introspections += 1
+        if (path.startswith("/.well-known/") or path == "/introspect") and self.down:
             await asyncio.sleep(self.down)
             await send({"type": "http.response.start", "status": 503, "headers": []})
             await send({"type": "http.response.body", "body": b"down for maintenance"})

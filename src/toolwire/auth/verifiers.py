@@ -265,7 +265,9 @@ class IntrospectionVerifier:
     """Asks the authorization server about each token (RFC 7662) at ``url``, authenticating
     with ``client_id``/``client_secret`` (HTTP Basic) when given. An inactive token is refused;
     with ``audience`` set the answer's ``aud`` must name it. An introspection endpoint that
-    cannot be reached refuses the token (401) with a message saying so."""
+    cannot be reached (or answers other than 200) refuses the token (401) with a message
+    saying so, and so are the tokens of the next ``failure_retry`` seconds, without asking it:
+    requests cannot make the server send one of its own each while the endpoint is down."""
 
     def __init__(
         self,
@@ -275,13 +277,19 @@ class IntrospectionVerifier:
         client_secret: str | None = None,
         audience: str | Sequence[str] | None = None,
         timeout: float = 10.0,
+        failure_retry: float = 5.0,
     ) -> None:
         self.url = url
         self.auth = (client_id, client_secret or "") if client_id is not None else None
         self.audiences = _audiences(audience) if audience is not None else None
         self.timeout = timeout
+        self.failure_retry = failure_retry
+        self._failed: tuple[float, str] | None = None  # when the endpoint last failed, and how
 
     async def verify(self, token: str) -> Identity:
+        failed = self._failed
+        if failed is not None and time.monotonic() - failed[0] < self.failure_retry:
+            raise InvalidToken(failed[1])
         try:
             async with httpx.AsyncClient(timeout=self.timeout, auth=self.auth) as http:
                 response = await http.post(
@@ -289,11 +297,16 @@ class IntrospectionVerifier:
                     data={"token": token, "token_type_hint": "access_token"},
                     headers={"accept": "application/json"},
                 )
+        except httpx.HTTPError:
+            raise self._failing("the introspection endpoint did not answer") from None
+        if response.status_code != 200:
+            raise self._failing(f"introspection answered {response.status_code}")
+        try:
             answer = response.json()
-        except (httpx.HTTPError, ValueError):
-            raise InvalidToken("the token could not be checked: the introspection endpoint did not answer") from None
-        if response.status_code != 200 or not isinstance(answer, dict):
-            raise InvalidToken(f"the token could not be checked: introspection answered {response.status_code}")
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            raise self._failing("introspection answered something other than a JSON object")
         if answer.get("active") is not True:
             raise InvalidToken("the token is not active (expired, revoked or unknown)")
         expires = answer.get("exp")
@@ -302,3 +315,10 @@ class IntrospectionVerifier:
         if self.audiences is not None and not _bound_to(answer.get("aud"), self.audiences):
             raise InvalidToken(f"the token is not for this server (its audience must be {min(self.audiences)})")
         return identity_from_claims(answer)
+
+    def _failing(self, how: str) -> InvalidToken:
+        """The refusal when the endpoint failed, kept for ``failure_retry`` seconds."""
+        message = f"the token could not be checked: {how}"
+        log.warning("%s; tokens are refused for %g s before it is asked again", message, self.failure_retry)
+        self._failed = (time.monotonic(), message)
+        return InvalidToken(message)
