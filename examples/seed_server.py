@@ -38,6 +38,7 @@ import math
 import os
 import re
 import sqlite3
+import stat
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -285,9 +286,15 @@ def resolve_in_root(path: str) -> Path:
 def _existing_file(path: str) -> Path:
     """``resolve_in_root(path)``, which must be a regular file."""
     resolved = resolve_in_root(path)
-    if resolved.is_dir():
+    try:
+        mode = resolved.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        raise ToolError(f"File not found: {path}") from None
+    except OSError as exc:  # a name too long, a file it cannot look at...
+        raise _os_error(path, "open", exc) from None
+    if stat.S_ISDIR(mode):
         raise ToolError(f"{path} is a directory, not a file")
-    if not resolved.is_file():
+    if not stat.S_ISREG(mode):
         raise ToolError(f"File not found: {path}")
     return resolved
 

@@ -3,6 +3,7 @@ both eras, against tokens from a real HTTP token issuer (keys fetched over HTTP)
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
 import time
@@ -460,3 +461,54 @@ def test_a_caller_without_scopes_never_gets_the_page_of_a_caller_who_sees_everyt
     assert names(None) == ["whoami", "reset"]  # nothing authenticated (stdio, in memory): all
     assert names(frozenset()) == ["whoami"]  # a token without scopes, after that page was cached
     assert names(frozenset({"admin"})) == ["whoami", "reset"]
+
+
+async def test_an_issuer_that_is_down_is_asked_once_whatever_the_traffic(issuer: TokenIssuer) -> None:
+    """Tokens arriving while the issuer's metadata fails share one discovery, and the requests
+    after it are refused without asking again: 50 requests, one discovery (its two URLs)."""
+    issuer.down = 0.3
+    with toolwire_http(VAULT, "--issuer", issuer.url) as (url, _process):
+        junk = jwt.encode({"aud": url, "iss": issuer.url, "exp": 2**31}, rsa.generate_private_key(65537, 2048), "RS256")
+        async with httpx.AsyncClient(timeout=30) as http:
+
+            async def refused() -> None:
+                response = await http.post(url, json=INIT, headers={**BASE, **bearer(junk)})
+                assert response.status_code == 401
+                assert "publishes no signing keys that could be fetched" in challenge(response)["error_description"]
+
+            await asyncio.gather(*(refused() for _ in range(25)))  # at once: one fetch for all
+            for _ in range(25):  # after it failed: none
+                await refused()
+    assert issuer.discoveries == 2
+
+
+async def test_discovery_is_tried_again_after_discovery_retry(issuer: TokenIssuer) -> None:
+    issuer.down = 0.01
+    async with Protected(issuer, discovery_retry=0.5) as vault, httpx.AsyncClient() as http:
+        good = {**BASE, **bearer(issuer.token(vault.url))}
+        assert (await http.post(vault.url, json=INIT, headers=good)).status_code == 401
+        issuer.down = 0
+        assert (await http.post(vault.url, json=INIT, headers=good)).status_code == 401  # not asked yet
+        assert issuer.discoveries == 2
+        await asyncio.sleep(0.6)
+        assert (await http.post(vault.url, json=INIT, headers=good)).status_code == 200
+        assert issuer.discoveries == 3
+
+
+async def test_an_introspection_endpoint_that_is_down_is_not_asked_for_every_token(issuer: TokenIssuer) -> None:
+    verifier = IntrospectionVerifier(f"{issuer.url}/introspect", failure_retry=0.5)
+    issuer.down = 0.01
+    async with Protected(issuer, verifier=verifier, cache_seconds=0) as vault, httpx.AsyncClient() as http:
+        for number in range(20):
+            junk = {**BASE, **bearer(f"junk-{number}")}
+            response = await http.post(vault.url, json=INIT, headers=junk)
+            assert response.status_code == 401
+            assert (
+                challenge(response)["error_description"] == "the token could not be checked: introspection answered 503"
+            )
+        assert issuer.introspections == 1
+        issuer.down = 0
+        await asyncio.sleep(0.6)
+        good = {**BASE, **bearer(issuer.token(vault.url))}
+        assert (await http.post(vault.url, json=INIT, headers=good)).status_code == 200
+        assert issuer.introspections == 2

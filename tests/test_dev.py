@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from httpserve import SERVERS, free_port
+from httpserve import SERVERS, free_port, wait_for_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = str(ROOT / "examples" / "seed_server.py")
@@ -269,3 +269,52 @@ def test_dev_mistakes_are_one_line() -> None:
         timeout=30,
     )
     assert broken.returncode == 1 and broken.stderr.startswith("toolwire: ") and time.monotonic() - started < 20
+
+
+def test_the_api_refuses_other_origins_even_with_the_token() -> None:
+    with inspector(str(DEVPAGE)) as url:
+        base, token = url.split("?")[0], url.split("token=")[1]
+        page_origin = base.rstrip("/")
+        sandbox_origin = page_origin.replace("127.0.0.1", "localhost")
+        with httpx.Client() as http:
+            for origin in ("http://attacker.example", sandbox_origin, "null"):
+                headers = {"X-Toolwire-Token": token, "Origin": origin}
+                assert http.post(base + "api/state", headers=headers).status_code == 403, origin
+                events = http.get(f"{base}api/events?token={token}", headers={"Origin": origin})
+                assert events.status_code == 403, origin
+            state = http.post(base + "api/state", headers={"X-Toolwire-Token": token, "Origin": page_origin})
+            assert state.json()["ok"]["server"]["name"] == "devpage"
+            # the page is served on its own origin only: on the sandbox's, its requests would be refused
+            assert http.get(url.replace("127.0.0.1", "localhost")).status_code == 403
+
+
+def test_the_page_and_the_sandbox_say_who_may_frame_them() -> None:
+    with inspector(str(DEVPAGE)) as url:
+        page_origin = url.split("/?")[0]
+        page = httpx.get(url)
+        assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+        sandbox = httpx.get(page_origin.replace("127.0.0.1", "localhost") + "/sandbox?host=x")
+        assert sandbox.status_code == 200
+        assert f"frame-ancestors {page_origin}" in sandbox.headers["content-security-policy"]
+
+
+async def test_another_site_cannot_frame_the_page_or_the_sandbox(browser: Any, tmp_path: Path) -> None:
+    with inspector(str(DEVPAGE)) as url:
+        sandbox_url = url.split("/?")[0].replace("127.0.0.1", "localhost") + "/sandbox?host=x"
+        (tmp_path / "index.html").write_text(f'<iframe src="{url}"></iframe><iframe src="{sandbox_url}"></iframe>')
+        port = free_port()  # another local site: a page of another origin on this machine
+        command = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "-d", str(tmp_path)]
+        site = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_for_port(port, site)
+            tab = Page(await browser.new_page())
+            await tab.page.goto(f"http://127.0.0.1:{port}/index.html")
+            await tab.page.wait_for_timeout(1000)
+        finally:
+            site.kill()
+            site.wait(10)
+        assert [frame.url for frame in tab.page.frames[1:]] == ["chrome-error://chromewebdata/"] * 2
+        assert sum("frame-ancestors" in error for error in tab.errors) == 2, tab.errors
+        # the inspector's own page still frames its sandbox
+        own = await open_page(browser, url)
+        assert own.errors == []

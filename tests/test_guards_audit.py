@@ -8,16 +8,20 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import LEGACY, MODERN, open_peer
+from httpserve import modern_call, modern_headers, toolwire_http
 from rawclient import RawClient, toolwire_command
 from toolwire import Server, ToolError
 from toolwire.guards import Audit, FileSink, Limits, SizeCaps, redact
@@ -284,3 +288,68 @@ async def test_every_guard_over_a_real_transport_is_audited(
         ("tool_error", "rate_limited"),
         ("tool_error", "timeout"),
     ]
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Iterator[Path]:
+    """A directory on a 64 KiB tmpfs filled up but for an empty ``audit.jsonl``."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        (disk / "audit.jsonl").touch()
+        filler = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)
+        with contextlib.suppress(OSError):
+            while True:
+                os.write(filler, b"x" * 512)
+        os.close(filler)
+        yield disk
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
+
+
+FULL = "Internal error: the audit trail cannot be written (No space left on device); the call was not run"
+
+
+def test_a_full_disk_refuses_calls_with_a_json_rpc_error_over_stdio(full_disk: Path) -> None:
+    with RawClient(toolwire_command(AUDITED), env={"AUDIT_FILE": str(full_disk / "audit.jsonl")}) as client:
+        client.initialize()
+        for _ in range(2):  # refused, and the server goes on answering
+            error = client.request("tools/call", {"name": "slow", "arguments": {"seconds": 0}})["error"]
+            assert error == {"code": -32603, "message": FULL}
+        (full_disk / "filler").unlink()
+        assert client.request("tools/call", {"name": "slow", "arguments": {"seconds": 0}})["result"]["content"]
+
+
+def test_a_full_disk_refuses_calls_with_a_json_rpc_error_over_http(
+    full_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AUDIT_FILE", str(full_disk / "audit.jsonl"))
+    with toolwire_http(AUDITED) as (url, _):
+        for number in range(2):
+            body = modern_call("slow", {"seconds": 0}, id=number)
+            response = httpx.post(url, json=body, headers=modern_headers("tools/call", "slow"))
+            assert response.status_code == 200
+            assert response.json()["error"] == {"code": -32603, "message": FULL}
+        (full_disk / "filler").unlink()
+        response = httpx.post(
+            url, json=modern_call("slow", {"seconds": 0}), headers=modern_headers("tools/call", "slow")
+        )
+        assert response.json()["result"]["content"][0]["text"] == "done"
+
+
+@pytest.mark.parametrize("version", [LEGACY[-1], MODERN])
+async def test_a_guard_that_raises_is_an_internal_error_that_names_no_file(version: str) -> None:
+    async def broken(call: Any, next: Any) -> Any:
+        raise PermissionError(13, "Permission denied", "/srv/secret/audit.jsonl")
+
+    server = Server("broken", guards=[broken])
+    server.add_tool(lambda: "x", name="plain")
+    server.add_resource("data://one", "text")
+    peer = await open_peer(server, version)
+    for answer in (await peer.call("plain", {}), await peer.request("resources/read", {"uri": "data://one"})):
+        error = answer["error"]
+        assert error["code"] == -32603 and "PermissionError" in error["message"] and "/srv" not in error["message"]
+    assert (await peer.request("tools/list"))["result"]["tools"][0]["name"] == "plain"

@@ -162,3 +162,21 @@ def test_no_error_of_any_path_reveals_the_workspace(seed: RawClient, workspace: 
         result = call(seed, tool, arguments)
         body = " ".join(block.get("text", "") for block in result.get("content", []))
         assert str(workspace) not in body
+
+
+@pytest.mark.parametrize(
+    "path", ["n" * 300, "d/" * 2100 + "x", "words.txt/" + "n" * 300], ids=["long-name", "long-path", "under-a-file"]
+)
+def test_over_long_paths_are_refused_without_revealing_the_workspace(
+    seed: RawClient, workspace: Path, path: str
+) -> None:
+    for tool, arguments in [
+        ("get_file_content", {"path": path}),
+        ("delete_file", {"path": path}),
+        ("analyze_csv", {"filepath": path, "operations": ["count"]}),
+        ("process_large_file", {"path": path}),
+    ]:
+        said = text(call(seed, tool, arguments))
+        assert str(workspace) not in said, said[:300]
+        endings = ("File name too long", f"File not found: {path}", "does not exist: nothing to delete")
+        assert said.endswith(endings), (tool, said[-200:])

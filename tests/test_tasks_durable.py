@@ -6,6 +6,7 @@ real tokens)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -15,15 +16,18 @@ import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from helpers import MODERN, open_peer
-from httpserve import SERVERS, InProcess, fresh_server, toolwire_http
+from httpserve import SERVERS, InProcess, fresh_server, modern_call, modern_headers, toolwire_http
 from redisserve import redis_server
 from tokenissuer import TokenIssuer
 from toolwire.auth import ProtectedResource
 from toolwire.client import Client, ServerError
+from toolwire.server.lifespan import LifespanFailed
 from toolwire.stores.redis import RedisTaskStore
 from toolwire.stores.sqlite import SQLiteTaskStore
 from toolwire.tasks import MemoryTaskStore, TaskRecord, TaskStore
@@ -239,3 +243,159 @@ async def test_a_store_that_fails_is_an_internal_error_and_the_server_goes_on() 
     error = (await peer.call("sleep", {"seconds": 0}))["error"]
     assert error["code"] == -32603 and "the task store failed (OSError)" in error["message"]
     assert (await peer.call("quick", {"x": 2}))["result"]["structuredContent"] == 4
+
+
+HOLD_EXCLUSIVE = """
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+time.sleep(60)
+"""
+
+
+@contextlib.contextmanager
+def held_exclusive(database: Path) -> Iterator[None]:
+    """Another process holding ``BEGIN EXCLUSIVE`` on ``database`` until the block ends."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_EXCLUSIVE, str(database)], stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"locked\n"
+        yield
+    finally:
+        holder.kill()
+        holder.wait(10)
+        if holder.stdout is not None:
+            holder.stdout.close()
+
+
+def tasks_call(name: str, arguments: dict[str, Any], id: int) -> dict[str, Any]:
+    return modern_call(name, arguments, id=id, capabilities={"extensions": {"io.modelcontextprotocol/tasks": {}}})
+
+
+async def test_a_file_locked_by_another_process_holds_up_only_task_operations(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = tmp_path / "tasks.db"
+    monkeypatch.setenv("TOOLWIRE_TASKS_DB", str(database))
+    monkeypatch.setenv("JOBS_SQLITE_TIMEOUT", "3")
+    with toolwire_http(JOBS) as (url, _):
+        async with httpx.AsyncClient(timeout=30) as http:
+
+            async def post(body: dict[str, Any]) -> tuple[dict[str, Any], float]:
+                start = time.monotonic()
+                response = await http.post(url, json=body, headers=modern_headers("tools/call", body["params"]["name"]))
+                return response.json(), time.monotonic() - start
+
+            with held_exclusive(database):
+                task_call = asyncio.create_task(post(tasks_call("sleep", {"seconds": 0}, 1)))
+                await asyncio.sleep(0.3)  # the task's write waits for the lock
+                for number in range(3):
+                    answer, took = await post(modern_call("quick", {"x": number}, id=10 + number))
+                    assert answer["result"]["structuredContent"] == number * 2
+                    assert took < 0.5, f"an unrelated tools/call took {took:.2f} s while the task store was locked"
+                answer, took = await task_call
+                assert answer["error"]["code"] == -32603 and 2.5 < took < 6
+                assert "locked by another process for 3 s" in answer["error"]["message"]
+                assert str(tmp_path) not in answer["error"]["message"]
+            # the lock released, tasks go on
+            answer, _ = await post(tasks_call("sleep", {"seconds": 0}, 2))
+            assert answer["result"]["resultType"] == "task"
+
+
+def garbage_file(path: Path) -> Path:
+    path.write_bytes(b"this is not a database, it was overwritten by mistake\n" * 100)
+    return path
+
+
+def corrupted_database(path: Path) -> Path:
+    """A real SQLite file whose pages past the header were overwritten."""
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE tasks (id TEXT PRIMARY KEY, data BLOB)")
+    db.executemany("INSERT INTO tasks VALUES (?, ?)", [(str(n), b"x" * 500) for n in range(200)])
+    db.commit()
+    db.close()
+    with open(path, "r+b") as file:
+        file.seek(4096 + 100)
+        file.write(os.urandom(8192))
+    return path
+
+
+@pytest.mark.parametrize("http", [False, True], ids=["stdio", "http"])
+@pytest.mark.parametrize("damage", [garbage_file, corrupted_database], ids=["not-a-database", "corrupted"])
+def test_a_damaged_file_is_refused_at_start_in_one_line(tmp_path: Path, damage: Any, http: bool) -> None:
+    database = damage(tmp_path / "tasks.db")
+    command = [sys.executable, "-m", "toolwire", "run", JOBS, "--tasks", str(database)]
+    if http:
+        command += ["--http", str(free_port())]
+    ran = subprocess.run(command, input=b"", capture_output=True, timeout=30)
+    lines = ran.stderr.decode().splitlines()
+    assert ran.returncode == 1 and len(lines) == 1, ran.stderr.decode()
+    assert lines[0].startswith(f"toolwire: cannot use {database} as the task store: the file is not an SQLite")
+
+
+@pytest.fixture
+def read_only_directory(tmp_path: Path) -> Iterator[Path]:
+    """A directory holding a task database, mounted read-only (root ignores file modes)."""
+    directory = tmp_path / "ro"
+    directory.mkdir()
+    sqlite3.connect(directory / "tasks.db").execute("CREATE TABLE t (x)").connection.commit()
+    mounted = subprocess.run(["mount", "--bind", str(directory), str(directory)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot bind-mount here: {mounted.stderr.decode().strip()}")
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(directory)], check=True)
+        yield directory
+    finally:
+        subprocess.run(["umount", str(directory)], check=True)
+
+
+@pytest.mark.parametrize("http", [False, True], ids=["stdio", "http"])
+def test_a_read_only_file_is_refused_at_start_in_one_line(read_only_directory: Path, http: bool) -> None:
+    database = read_only_directory / "tasks.db"
+    command = [sys.executable, "-m", "toolwire", "run", JOBS, "--tasks", str(database)]
+    if http:
+        command += ["--http", str(free_port())]
+    ran = subprocess.run(command, input=b"", capture_output=True, timeout=30)
+    lines = ran.stderr.decode().splitlines()
+    assert ran.returncode == 1 and len(lines) == 1, ran.stderr.decode()
+    assert lines[0].startswith(f"toolwire: cannot use {database} as the task store: the file cannot be written")
+
+
+async def test_a_server_refuses_to_start_on_a_damaged_file(tmp_path: Path) -> None:
+    server = fresh_server(JOBS)
+    server.use_task_store(garbage_file(tmp_path / "tasks.db"))
+    with pytest.raises(LifespanFailed, match="the file is not an SQLite database"):
+        await server.start()
+
+
+async def test_a_store_opens_at_once_on_a_file_another_process_holds_locked(tmp_path: Path) -> None:
+    database = tmp_path / "tasks.db"
+    await SQLiteTaskStore(database).close()
+    with held_exclusive(database):
+        started = time.monotonic()
+        store = SQLiteTaskStore(database, timeout=3)
+        assert time.monotonic() - started < 1
+        await store.close()
+
+
+async def test_operations_keep_their_order_and_the_store_its_sanity_when_a_waiter_gives_up(tmp_path: Path) -> None:
+    database = tmp_path / "tasks.db"
+    store = SQLiteTaskStore(database, timeout=5)
+    await store.create(TaskRecord("before", "t", MODERN))
+
+    def note(task: TaskRecord) -> bool:
+        task.message = "noted"
+        return True
+
+    with held_exclusive(database):
+        waiting = asyncio.ensure_future(store.create(TaskRecord("given-up", "t", MODERN)))
+        await asyncio.sleep(0.2)
+        waiting.cancel()  # its write still waits on the store's thread
+        queued = asyncio.ensure_future(store.update("before", note))
+        read = asyncio.ensure_future(store.get("before"))
+        await asyncio.sleep(0.3)
+        assert not queued.done() and not read.done()  # behind the write, never beside it
+    updated, found = await queued, await read
+    assert updated is not None and updated.message == "noted" and found is not None and found.message == "noted"
+    assert await store.get("given-up") is not None  # written once the file was free
+    await store.close()

@@ -654,3 +654,26 @@ def test_a_set_return_type_is_an_array_of_unique_items() -> None:
         "uniqueItems": True,
     }
     assert definitions["pick"]["inputSchema"]["properties"]["choices"] == {"type": "array", "uniqueItems": True}
+
+
+async def test_an_os_error_is_told_by_its_reason_never_its_server_path() -> None:
+    server = Server("files")
+
+    @server.tool
+    def settings() -> str:
+        """Reads a file the server keeps."""
+        with open("/srv/private/deploy/settings.toml") as file:
+            return file.read()
+
+    @server.resource("config://settings")
+    def settings_resource() -> str:
+        raise PermissionError(13, "Permission denied", "/srv/private/deploy/settings.toml")
+
+    for version in (LEGACY[-1], MODERN):
+        peer = await open_peer(server, version)
+        result = (await peer.call("settings"))["result"]
+        assert result["content"][0]["text"] == "Tool 'settings' failed: FileNotFoundError: No such file or directory"
+        error = (await peer.request("resources/read", {"uri": "config://settings"}))["error"]
+        assert (
+            error["message"].endswith("failed: PermissionError: Permission denied") and "/srv" not in error["message"]
+        )

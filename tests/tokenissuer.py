@@ -7,6 +7,7 @@ with :meth:`TokenIssuer.token`. The end-to-end tests use a real authorization se
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import time
 from typing import Any
@@ -21,7 +22,8 @@ from httpserve import InProcess
 
 class TokenIssuer:
     """``async with TokenIssuer() as issuer``: serving at ``issuer.url``. ``fetches`` counts
-    JWKS requests; ``rotate()`` publishes a new key; ``revoke(token)`` makes introspection
+    JWKS requests, ``discoveries`` requests for its metadata, ``introspections`` those for
+    introspection; while ``down`` is set, both are a 503 after ``down`` seconds; ``rotate()`` publishes a new key; ``revoke(token)`` makes introspection
     call it inactive."""
 
     def __init__(self) -> None:
@@ -31,6 +33,9 @@ class TokenIssuer:
         }
         self.published = ["rsa-1", "ec-1"]
         self.fetches = 0
+        self.discoveries = 0
+        self.introspections = 0
+        self.down = 0.0
         self.revoked: set[str] = set()
         self.url = ""
 
@@ -118,6 +123,15 @@ class TokenIssuer:
             if not message.get("more_body"):
                 break
         path = scope["path"]
+        if path.startswith("/.well-known/"):
+            self.discoveries += 1
+        elif path == "/introspect":
+            self.introspections += 1
+        if (path.startswith("/.well-known/") or path == "/introspect") and self.down:
+            await asyncio.sleep(self.down)
+            await send({"type": "http.response.start", "status": 503, "headers": []})
+            await send({"type": "http.response.body", "body": b"down for maintenance"})
+            return
         if path == "/.well-known/oauth-authorization-server":
             answer: Any = {
                 "issuer": self.url,

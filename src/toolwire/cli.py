@@ -457,6 +457,12 @@ def _loaded(target: str, verbose: bool, tasks: str | None, redis: str | None = N
         server.use_task_store(tasks)
     if redis is not None:
         server.use_redis(redis)
+    from .tasks.store import TaskStoreUnusable
+
+    try:
+        server.open_task_store()
+    except TaskStoreUnusable as exc:
+        raise ServingFailed(str(exc)) from None
     if verbose:
         from .guards.requestlog import RequestLog
 

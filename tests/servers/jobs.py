@@ -1,5 +1,6 @@
 """Tools that run as tasks, for the task tests. ``TOOLWIRE_TASKS_DB`` names a SQLite file to
-keep the tasks in (memory otherwise); ``JOBS_REDIS`` a Redis shared with other replicas, with
+keep the tasks in (memory otherwise), waiting ``JOBS_SQLITE_TIMEOUT`` seconds for it when
+another process holds it locked; ``JOBS_REDIS`` a Redis shared with other replicas, with
 ``JOBS_LEASE`` seconds of lease (see ``RedisTaskStore``)."""
 
 from __future__ import annotations
@@ -11,6 +12,12 @@ import time
 from toolwire import Context, ProtocolError, Server, ToolError
 
 server = Server("jobs", task_store=os.environ.get("TOOLWIRE_TASKS_DB"), task_poll_interval=0.05, page_size=3)
+if "JOBS_SQLITE_TIMEOUT" in os.environ:
+    from toolwire.stores.sqlite import SQLiteTaskStore
+
+    server.use_task_store(
+        SQLiteTaskStore(os.environ["TOOLWIRE_TASKS_DB"], timeout=float(os.environ["JOBS_SQLITE_TIMEOUT"]))
+    )
 if "JOBS_REDIS" in os.environ:
     from toolwire.stores.redis import RedisTaskStore
 

@@ -89,10 +89,12 @@ class ProtectedResource:
     @classmethod
     def for_issuer(cls, issuer: str, resource: str, **options: Any) -> ProtectedResource:
         """The common case: JWT access tokens from ``issuer`` (keys from its metadata), for
-        ``resource``. Other keywords as for the class; ``algorithms``, ``jwks_url``, ``jwks``
-        and ``leeway`` go to the :class:`~.verifiers.JWTVerifier`."""
+        ``resource``. Other keywords as for the class; ``algorithms``, ``jwks_url``, ``jwks``,
+        ``leeway`` and ``discovery_retry`` go to the :class:`~.verifiers.JWTVerifier`."""
         verifier_options = {
-            key: options.pop(key) for key in ("algorithms", "jwks_url", "jwks", "leeway") if key in options
+            key: options.pop(key)
+            for key in ("algorithms", "jwks_url", "jwks", "leeway", "discovery_retry")
+            if key in options
         }
         return cls(resource, [issuer], JWTVerifier(issuer, resource, **verifier_options), **options)
 

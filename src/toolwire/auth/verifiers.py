@@ -9,6 +9,7 @@ A verifier is any object with ``async verify(token) -> Identity`` that raises
 
 from __future__ import annotations
 
+import asyncio
 import binascii
 import functools
 import time
@@ -19,8 +20,11 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import orjson
 
+from ..logs import get_logger
 from .identity import Identity, parse_scopes
 from .jwks import JWKS, KeyNotFound
+
+log = get_logger("toolwire.auth")
 
 #: Asymmetric algorithms accepted by default (``none`` and shared-secret HMAC never are).
 DEFAULT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
@@ -86,8 +90,10 @@ class JWTVerifier:
 
     ``audience``: this server's canonical resource URI (or several); a token must name one in
     ``aud`` (RFC 8707). ``jwks_url``: where the keys are; by default read from the issuer's
-    metadata (RFC 8414, then OpenID discovery) on first use. ``jwks``: the keys themselves, as
-    a JWKS document (then nothing is fetched). ``algorithms``: the allow-list
+    metadata (RFC 8414, then OpenID discovery) on first use: one fetch, which the requests
+    that arrive meanwhile wait for; when it fails, tokens are refused (401, saying so) without
+    fetching again for ``discovery_retry`` seconds. ``jwks``: the keys themselves, as a JWKS
+    document (then nothing is fetched). ``algorithms``: the allow-list
     (asymmetric ones by default; a token in any other is refused before its key is looked
     up). ``exp`` is required; ``exp``, ``nbf`` and ``iat`` are checked with ``leeway``
     seconds of clock skew.
@@ -102,6 +108,7 @@ class JWTVerifier:
         jwks: dict[str, Any] | None = None,
         algorithms: Sequence[str] = DEFAULT_ALGORITHMS,
         leeway: float = 30.0,
+        discovery_retry: float = 30.0,
     ) -> None:
         from ..extras import require
 
@@ -114,6 +121,9 @@ class JWTVerifier:
         self.algorithms = tuple(algorithms)
         self.leeway = leeway
         self.jwks = JWKS.static(jwks) if jwks is not None else JWKS(jwks_url) if jwks_url is not None else None
+        self.discovery_retry = discovery_retry
+        self._discovery: asyncio.Task[None] | None = None  # the metadata fetch under way
+        self._discovery_failed: tuple[float, str] | None = None  # when the last one failed, and why
 
     async def verify(self, token: str) -> Identity:
         header, claims, signing_input, signature = _parse_jwt(token)
@@ -125,12 +135,11 @@ class JWTVerifier:
         kid = header.get("kid")
         if kid is not None and not isinstance(kid, str):
             raise InvalidToken("the token's key id is not a string")
-        if self.jwks is None:
-            self.jwks = JWKS(await jwks_url_of(self.issuer))
-        key = self.jwks.known(kid, algorithm)
+        jwks = self.jwks if self.jwks is not None else await self._discovered()
+        key = jwks.known(kid, algorithm)
         if key is None:
             try:
-                key = await self.jwks.key(kid, algorithm)
+                key = await jwks.key(kid, algorithm)
             except KeyNotFound as exc:
                 raise InvalidToken(str(exc)) from None
         try:
@@ -141,6 +150,29 @@ class JWTVerifier:
             raise InvalidToken("the token's signature does not verify")
         self._check_claims(claims)
         return identity_from_claims(claims)
+
+    async def _discovered(self) -> JWKS:
+        """The keys named by the issuer's metadata: fetched once for all the requests waiting
+        on it; :class:`InvalidToken` at once for ``discovery_retry`` seconds after a failure."""
+        if self._discovery is None:
+            failed = self._discovery_failed
+            if failed is not None and time.monotonic() - failed[0] < self.discovery_retry:
+                raise InvalidToken(failed[1])
+            self._discovery = asyncio.ensure_future(self._discover())
+        await asyncio.shield(self._discovery)  # a waiter that goes away leaves it running
+        if self.jwks is None:
+            raise InvalidToken(self._discovery_failed[1] if self._discovery_failed else "no signing keys")
+        return self.jwks
+
+    async def _discover(self) -> None:
+        try:
+            self.jwks = JWKS(await jwks_url_of(self.issuer))
+        except Exception as exc:
+            problem = str(exc) if isinstance(exc, InvalidToken) else f"{self.issuer}'s metadata: {type(exc).__name__}"
+            log.warning("%s; tokens are refused for %g s before it is asked again", problem, self.discovery_retry)
+            self._discovery_failed = (time.monotonic(), problem)
+        finally:
+            self._discovery = None
 
     def _check_claims(self, claims: dict[str, Any]) -> None:
         now = time.time()
@@ -236,7 +268,9 @@ class IntrospectionVerifier:
     """Asks the authorization server about each token (RFC 7662) at ``url``, authenticating
     with ``client_id``/``client_secret`` (HTTP Basic) when given. An inactive token is refused;
     with ``audience`` set the answer's ``aud`` must name it. An introspection endpoint that
-    cannot be reached refuses the token (401) with a message saying so."""
+    cannot be reached (or answers other than 200) refuses the token (401) with a message
+    saying so, and so are the tokens of the next ``failure_retry`` seconds, without asking it:
+    requests cannot make the server send one of its own each while the endpoint is down."""
 
     def __init__(
         self,
@@ -246,13 +280,19 @@ class IntrospectionVerifier:
         client_secret: str | None = None,
         audience: str | Sequence[str] | None = None,
         timeout: float = 10.0,
+        failure_retry: float = 5.0,
     ) -> None:
         self.url = url
         self.auth = (client_id, client_secret or "") if client_id is not None else None
         self.audiences = _audiences(audience) if audience is not None else None
         self.timeout = timeout
+        self.failure_retry = failure_retry
+        self._failed: tuple[float, str] | None = None  # when the endpoint last failed, and how
 
     async def verify(self, token: str) -> Identity:
+        failed = self._failed
+        if failed is not None and time.monotonic() - failed[0] < self.failure_retry:
+            raise InvalidToken(failed[1])
         try:
             async with httpx.AsyncClient(timeout=self.timeout, auth=self.auth) as http:
                 response = await http.post(
@@ -260,11 +300,16 @@ class IntrospectionVerifier:
                     data={"token": token, "token_type_hint": "access_token"},
                     headers={"accept": "application/json"},
                 )
+        except httpx.HTTPError:
+            raise self._failing("the introspection endpoint did not answer") from None
+        if response.status_code != 200:
+            raise self._failing(f"introspection answered {response.status_code}")
+        try:
             answer = response.json()
-        except (httpx.HTTPError, ValueError):
-            raise InvalidToken("the token could not be checked: the introspection endpoint did not answer") from None
-        if response.status_code != 200 or not isinstance(answer, dict):
-            raise InvalidToken(f"the token could not be checked: introspection answered {response.status_code}")
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            raise self._failing("introspection answered something other than a JSON object")
         if answer.get("active") is not True:
             raise InvalidToken("the token is not active (expired, revoked or unknown)")
         expires = answer.get("exp")
@@ -273,3 +318,10 @@ class IntrospectionVerifier:
         if self.audiences is not None and not _bound_to(answer.get("aud"), self.audiences):
             raise InvalidToken(f"the token is not for this server (its audience must be {min(self.audiences)})")
         return identity_from_claims(answer)
+
+    def _failing(self, how: str) -> InvalidToken:
+        """The refusal when the endpoint failed, kept for ``failure_retry`` seconds."""
+        message = f"the token could not be checked: {how}"
+        log.warning("%s; tokens are refused for %g s before it is asked again", message, self.failure_retry)
+        self._failed = (time.monotonic(), message)
+        return InvalidToken(message)

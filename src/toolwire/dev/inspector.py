@@ -15,7 +15,10 @@ process; once it answers, it replaces the old one. One that fails to start (a sy
 is reported on the page with its error, and the previous version goes on serving.
 
 Only requests with the token (random per run) are answered, and only for the ``Host`` the
-inspector listens on, so other local pages and users cannot drive it (403 otherwise).
+inspector listens on, so other local pages and users cannot drive it (403 otherwise). As
+a second line of defense, the API refuses a request whose ``Origin`` is not the page's own
+(``http://127.0.0.1:PORT``: the page is served there only), even with the token; the page
+may not be framed by any other page, and the sandbox of MCP Apps views only by the page.
 Everything the server sends is shown as text by the page, never as HTML.
 """
 
@@ -49,7 +52,9 @@ STATIC = {"inspector.js": "text/javascript", "inspector.css": "text/css", "sandb
 WATCH_INTERVAL = 0.3
 #: Messages of the traffic pane kept for a page that connects later.
 TRAFFIC_KEPT = 500
-PAGE_POLICY = "default-src 'self'; img-src 'self' data:; media-src 'self' data:; style-src 'self'"
+PAGE_POLICY = (
+    "default-src 'self'; img-src 'self' data:; media-src 'self' data:; style-src 'self'; frame-ancestors 'none'"
+)
 #: The sandbox of MCP Apps views: their inline scripts and styles run, nothing is fetched.
 SANDBOX_POLICY = (
     "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
@@ -307,9 +312,13 @@ class Inspector:
             return
         path: str = scope["path"]
         query = _query(scope)
-        sandbox_origin = "http://" + self.host.replace("127.0.0.1", "localhost")
+        page_origin = "http://" + self.host
+        sandbox_origin = page_origin.replace("127.0.0.1", "localhost")
+        if path.startswith("/api/") and self.host and headers.get("origin", page_origin) != page_origin:
+            await _respond(send, 403, b'{"error": {"message": "forbidden: not from the page"}}', "application/json")
+            return
         if path == "/":
-            if query.get("token") != self.token:
+            if query.get("token") != self.token or headers.get("host", "").startswith("localhost"):
                 await _respond(send, 403, b"forbidden: open the address toolwire dev printed", "text/plain")
                 return
             policy = f"{PAGE_POLICY}; frame-src {sandbox_origin}".encode()
@@ -318,7 +327,8 @@ class Inspector:
             if headers.get("host", "").startswith("127.0.0.1"):  # never the page's own origin
                 await _respond(send, 404, b"not found", "text/plain")
                 return
-            await _respond(send, 200, _static("sandbox.html"), "text/html; charset=utf-8", SANDBOX_POLICY.encode())
+            policy = f"{SANDBOX_POLICY}; frame-ancestors {page_origin}".encode()
+            await _respond(send, 200, _static("sandbox.html"), "text/html; charset=utf-8", policy)
         elif path.startswith("/static/") and path[8:] in STATIC:
             name = path[8:]
             await _respond(send, 200, _static(name), STATIC[name] + "; charset=utf-8")

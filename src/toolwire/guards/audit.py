@@ -19,11 +19,16 @@ its code, or the exception's type); ``cancelled``.
 
 Sinks: a path (JSON lines, see :class:`FileSink` for durability and rotation), ``"stderr"``,
 or any callable taking the record (a dict).
+
+The trail fails closed: when the start record cannot be written (a full disk), the call is
+not run and its caller gets ``-32603`` saying the audit trail cannot be written; when the end
+record cannot, the call ran but its result is withheld the same way.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
 import sys
@@ -34,11 +39,14 @@ from typing import Any
 
 import orjson
 
-from ..protocol.errors import ProtocolError
+from ..logs import get_logger
+from ..protocol.errors import INTERNAL_ERROR, ProtocolError
 from .redaction import redact
 from .seam import Call, Next, Refusal, Result
 
 Sink = Callable[[dict[str, Any]], Any]
+
+log = get_logger("toolwire.audit")
 
 
 class FileSink:
@@ -144,7 +152,7 @@ class Audit:
     async def __call__(self, call: Call, next: Next) -> Result:
         id = f"{self._prefix}{self._count()}"
         client = call.client
-        self.sink(
+        self._write(
             {
                 "time": _now(),
                 "phase": "start",
@@ -156,7 +164,8 @@ class Audit:
                 "client": f"{client.get('name')}/{client.get('version')}" if client else None,
                 "version": call.version,
                 "arguments": self._arguments(call.arguments),
-            }
+            },
+            "the call was not run",
         )
         began = time.monotonic()
         outcome: str = "error"
@@ -179,7 +188,24 @@ class Audit:
             raise
         finally:
             took = round((time.monotonic() - began) * 1000, 3)
-            self.sink({"time": _now(), "phase": "end", "id": id, "outcome": outcome, "error": error, "ms": took})
+            end = {"time": _now(), "phase": "end", "id": id, "outcome": outcome, "error": error, "ms": took}
+            if outcome == "cancelled":
+                with contextlib.suppress(ProtocolError):  # nobody waits for an answer
+                    self._write(end, "")
+            else:
+                self._write(end, "the call ran but its result is withheld")
+
+    def _write(self, record: dict[str, Any], consequence: str) -> None:
+        """Hand ``record`` to the sink; ``ProtocolError`` ``-32603`` saying ``consequence`` when
+        it fails (a full disk): the trail fails closed, and says why without naming the file."""
+        try:
+            self.sink(record)
+        except Exception as exc:
+            log.error("the audit trail cannot be written: %s", exc)
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+            raise ProtocolError(
+                INTERNAL_ERROR, f"Internal error: the audit trail cannot be written ({reason}); {consequence}"
+            ) from None
 
     def _arguments(self, arguments: dict[str, Any] | None) -> Any:
         if arguments is None:

@@ -24,8 +24,9 @@ not pass through guards.
 The result is the method's result as a dict: for ``tools/call`` a ``CallToolResult``
 (``content``, ``isError``, ``structuredContent``), an execution error the model reads when
 ``isError`` is true. A guard refuses a tool call by returning :func:`refusal` (the model reads
-it), or any request by raising :class:`~toolwire.ProtocolError` (a JSON-RPC error). With no
-guards, none of this costs anything: the session skips the seam.
+it), or any request by raising :class:`~toolwire.ProtocolError` (a JSON-RPC error). Any other
+exception a guard raises is logged and answered as ``-32603`` (:func:`failed`), never left
+unanswered. With no guards, none of this costs anything: the session skips the seam.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..logs import get_logger
+from ..protocol.errors import INTERNAL_ERROR, ProtocolError
 from ..tools.results import error_result
 
 if TYPE_CHECKING:
@@ -151,6 +154,17 @@ def refusal(message: str, kind: str = "refused") -> Result:
     refused = Refusal(error_result(message))
     refused.kind = kind
     return refused
+
+
+def failed(call: Call, error: Exception) -> ProtocolError:
+    """The answer to ``call`` when a guard (or what it wraps) raised ``error``, which is not a
+    ``ProtocolError``: logged with its traceback, told as ``-32603`` by its kind only (its text
+    may name files or hosts)."""
+    get_logger("toolwire").error("answering %s %s failed", call.method, call.name or "", exc_info=error)
+    return ProtocolError(
+        INTERNAL_ERROR,
+        f"Internal error: {type(error).__name__} while answering this {call.method} (the server's log has the details)",
+    )
 
 
 def describe(request: Request) -> tuple[str | None, dict[str, Any] | None]:

@@ -41,3 +41,11 @@ class ProtocolError(Exception):
 
     def __repr__(self) -> str:
         return f"ProtocolError({self.code}, {self.message!r})"
+
+
+def exception_text(exc: BaseException) -> str:
+    """``Type: message`` of an unexpected exception, fit to tell a client: an ``OSError`` by
+    its reason alone, since its file names are paths on the server (the log keeps them)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{type(exc).__name__}: {exc.strerror}"
+    return f"{type(exc).__name__}: {exc}"

@@ -16,10 +16,16 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..completion import complete
-from ..guards.seam import Call, describe
+from ..guards.seam import Call, describe, failed
 from ..logs import get_logger
 from ..protocol.connection import Request
-from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, ProtocolError
+from ..protocol.errors import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    ProtocolError,
+    exception_text,
+)
 from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
 
 if TYPE_CHECKING:
@@ -71,7 +77,7 @@ async def _run(
         log.error("%s raised", subject, exc_info=True)
         if session.server.mask_errors:
             raise ProtocolError(INTERNAL_ERROR, f"Internal error: {subject} failed") from None
-        raise ProtocolError(INTERNAL_ERROR, f"Internal error: {subject} failed: {type(exc).__name__}: {exc}") from None
+        raise ProtocolError(INTERNAL_ERROR, f"Internal error: {subject} failed: {exception_text(exc)}") from None
 
 
 def _answer(session: ServerSession, request: Request, work: Callable[[], Awaitable[dict[str, Any]]]) -> None:
@@ -84,7 +90,13 @@ def _answer(session: ServerSession, request: Request, work: Callable[[], Awaitab
                 result = await work()
             else:
                 name, arguments = describe(request)
-                result = await guarded(Call(session, request, name, arguments, work))
+                call = Call(session, request, name, arguments, work)
+                try:
+                    result = await guarded(call)
+                except ProtocolError:
+                    raise
+                except Exception as exc:
+                    raise failed(call, exc) from None
         except ProtocolError as exc:
             return session.connection.respond_error(request, exc)
         return session.connection.respond(request, result)
@@ -184,7 +196,9 @@ def complete_argument(session: ServerSession, request: Request) -> None:
             found = await complete(completer, value, resolved if type(resolved) is dict else {})
         except Exception as exc:
             log.error("completing %r raised", name, exc_info=True)
-            raise ProtocolError(INTERNAL_ERROR, f"Internal error: completing {name!r} failed: {exc}") from None
+            raise ProtocolError(
+                INTERNAL_ERROR, f"Internal error: completing {name!r} failed: {exception_text(exc)}"
+            ) from None
         return {"completion": found}
 
     _answer(session, request, completion)

@@ -218,6 +218,13 @@ class Server:
         if one raises."""
         if self._redis is not None:
             await self._share_state_keys()
+        if self._task_options["store"] is not None:
+            from ..tasks.store import TaskStoreUnusable
+
+            try:
+                self.open_task_store()
+            except TaskStoreUnusable as exc:
+                raise LifespanFailed(str(exc)) from None
         for mount in self._mounts.values():
             await mount.child.start()
         if self._lifespan is not None:
@@ -274,6 +281,13 @@ class Server:
         if self._tasks is not None:
             raise RuntimeError("the task store cannot change once tasks are in use")
         self._task_options["store"] = store
+
+    def open_task_store(self) -> None:
+        """Open the task store now when one was chosen (:meth:`start` does): a file that
+        cannot serve is refused before anything is served, with
+        :class:`~toolwire.tasks.TaskStoreUnusable` saying why in one line."""
+        if self._task_options["store"] is not None:
+            self.tasks.store  # noqa: B018 (opened at first use)
 
     async def close_tasks(self) -> None:
         """Stop the tasks running here (stored as interrupted) and close the task store."""

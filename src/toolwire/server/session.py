@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import Catalog, InvalidCursor
-from ..guards.seam import Call
+from ..guards.seam import Call, failed
 from ..logs import get_logger
 from ..protocol.connection import Cancelled, Request, RequestId, Response, ServerConnection
 from ..protocol.errors import (
@@ -35,6 +35,7 @@ from ..protocol.errors import (
     METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     ProtocolError,
+    exception_text,
 )
 from ..protocol.versions import META_RELATED_TASK, META_SUBSCRIPTION_ID, TASKS_EXTENSION
 from ..tools.results import ToolError, error_result
@@ -459,7 +460,12 @@ class ServerSession:
                 call = Call(
                     self, request, name, arguments, lambda: self._tool_result(request, name, tool, arguments), tool
                 )
-                result = await guarded(call)
+                try:
+                    result = await guarded(call)
+                except ProtocolError:
+                    raise
+                except Exception as exc:
+                    raise failed(call, exc) from None
         except ProtocolError as exc:
             return await self._call_failed(request, exc)
         if tool is None:
@@ -648,7 +654,7 @@ class ServerSession:
         log.error("tool %r raised", tool.name, exc_info=exc)
         if self.server.mask_errors:
             return error_result(f"Tool '{tool.name}' failed with an internal error")
-        return error_result(f"Tool '{tool.name}' failed: {type(exc).__name__}: {exc}")
+        return error_result(f"Tool '{tool.name}' failed: {exception_text(exc)}")
 
     def answers(self, request: Request, subject: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
         """2026-07-28 retries: the answers of earlier rounds plus this request's responses.

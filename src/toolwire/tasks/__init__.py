@@ -8,6 +8,6 @@ them (in memory by default, in SQLite to survive restarts). See docs/tasks.md.
 """
 
 from .model import TaskRecord
-from .store import MemoryTaskStore, TaskStore
+from .store import MemoryTaskStore, TaskStore, TaskStoreBusy, TaskStoreUnusable
 
-__all__ = ["MemoryTaskStore", "TaskRecord", "TaskStore"]
+__all__ = ["MemoryTaskStore", "TaskRecord", "TaskStore", "TaskStoreBusy", "TaskStoreUnusable"]

@@ -50,7 +50,7 @@ from .model import (
     TaskRecord,
     new_task_id,
 )
-from .store import MemoryTaskStore, TaskStore
+from .store import MemoryTaskStore, TaskStore, TaskStoreBusy
 
 if TYPE_CHECKING:
     from ..protocol.connection import Request, RequestId
@@ -183,8 +183,7 @@ class TaskManager:
             await store.create(record)
         except Exception as exc:
             log.exception("storing a new task failed")
-            problem = f"Internal error: the task store failed ({type(exc).__name__}); the call did not start"
-            raise ProtocolError(INTERNAL_ERROR, problem) from None
+            raise ProtocolError(INTERNAL_ERROR, f"{_store_failed(exc)} (the call did not start)") from None
         live = LiveTask(record, session, request)
         self._live[record.id] = live
         return live
@@ -255,9 +254,7 @@ class TaskManager:
             record = await self.store.get(task_id)
         except Exception as exc:
             log.exception("reading task %s failed", task_id)
-            raise ProtocolError(
-                INTERNAL_ERROR, f"Internal error: the task store failed ({type(exc).__name__})"
-            ) from None
+            raise ProtocolError(INTERNAL_ERROR, _store_failed(exc)) from None
         if record is None or (record.owner is not None and record.owner != session.caller_name(request)):
             raise ProtocolError(INVALID_PARAMS, NOT_FOUND)
         live = self._live.get(task_id)
@@ -539,6 +536,14 @@ class TaskManager:
         if self._store is not None and isinstance(self._store_option, (str, os.PathLike)):
             await self._store.close()  # opened here: closed here (and opened again if used)
             self._store = None
+
+
+def _store_failed(exc: Exception) -> str:
+    """What the client is told of a store's failure: a busy store's own words, or the kind
+    of error (its text may name files or hosts)."""
+    if isinstance(exc, TaskStoreBusy):
+        return f"Internal error: {exc}; try again"
+    return f"Internal error: the task store failed ({type(exc).__name__})"
 
 
 def _key(live: LiveTask) -> str:

@@ -17,6 +17,17 @@ from typing import Protocol
 
 from .model import TaskRecord, runner_gone
 
+
+class TaskStoreBusy(Exception):
+    """A store could not serve an operation in time (a file locked by another process); the
+    message says so in words fit for the client."""
+
+
+class TaskStoreUnusable(Exception):
+    """A store cannot serve at all (a file that is not a database, is corrupted or read-only),
+    found when it is opened; the message is one line saying which and why."""
+
+
 #: Changes a record in place; returns ``False`` to leave it as it was.
 Change = Callable[[TaskRecord], bool]
 
