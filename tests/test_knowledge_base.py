@@ -207,7 +207,10 @@ def test_binary_and_huge_files(docs: Path, tmp_path: Path) -> None:
     (docs / "gbk.txt").write_bytes("痛风是尿酸盐结晶沉积在关节引起的疾病。".encode("gb18030"))
     base = knowledge_base(docs, tmp_path / "index", "--max-bytes", "100000")
     report = base.sync()
-    assert report.skipped == {"scan.txt": "it is a binary file, not text", "latin.txt": "it is neither UTF-8 nor GB18030 text"}
+    assert report.skipped == {
+        "scan.txt": "it is a binary file, not text",
+        "latin.txt": "it is neither UTF-8 nor GB18030 text",
+    }
     assert report.notes == ["huge.txt: only its first 100000 bytes are indexed"]
     assert report.added.count("huge.txt") == 1 and "gbk.txt" in report.added
     assert base.retrieve("巨大文件", 1).passages[0].title == "huge"
@@ -242,7 +245,9 @@ def test_pdf_files_are_read_with_pypdf(docs: Path, tmp_path: Path) -> None:
     (docs / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
     base = knowledge_base(docs, tmp_path / "index")
     report = base.sync()
-    assert "aspirin.pdf" in report.added and report.skipped["broken.pdf"].startswith("it is not a PDF file pypdf can read")
+    assert "aspirin.pdf" in report.added and report.skipped["broken.pdf"].startswith(
+        "it is not a PDF file pypdf can read"
+    )
     best = base.retrieve("what lowers a fever", 1).passages[0]
     assert (best.uri, best.text) == ("kb://docs/aspirin.pdf", "Aspirin lowers fever and eases mild pain.")
     assert base.read("aspirin.pdf") == (docs / "aspirin.pdf").read_bytes()
@@ -321,7 +326,12 @@ async def test_paths_outside_the_folder_are_not_found(docs: Path, tmp_path: Path
     (docs / "link.txt").symlink_to(secret)
     async with serve(docs, tmp_path / "index") as client:
         assert "link.txt" not in {r.name for r in await client.list_resources()}
-        for uri in ("kb://docs/../secret.txt", "kb://docs/%2E%2E/secret.txt", "kb://docs/link.txt", "kb://docs//etc/passwd"):
+        for uri in (
+            "kb://docs/../secret.txt",
+            "kb://docs/%2E%2E/secret.txt",
+            "kb://docs/link.txt",
+            "kb://docs//etc/passwd",
+        ):
             with pytest.raises(ServerError) as caught:
                 await client.read_resource(uri)
             assert str(tmp_path) not in str(caught.value) and "not found" in str(caught.value).lower()
