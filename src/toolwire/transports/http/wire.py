@@ -16,9 +16,10 @@ What a client gets:
   chunked otherwise (close-delimited for HTTP/1.0); nothing but the head for ``HEAD``.
 - ``400`` and the connection closed for a request that does not parse, or whose body's
   end is ambiguous (``Content-Length`` with chunked, two lengths, folded headers: nothing
-  can be smuggled past it); ``431`` for a head, or trailers, over ``MAX_HEAD_BYTES`` (also
-  while it is still arriving); ``408`` when a request's head takes longer than
-  ``header_timeout``; ``503`` past ``max_connections``, ``429`` past
+  can be smuggled past it), once the whole requests before it are answered; ``501`` for a
+  transfer coding other than chunked, ``505`` for HTTP/0.9; ``431`` for a head, or
+  trailers, over ``MAX_HEAD_BYTES`` (also while it is still arriving); ``408`` when a
+  request's head takes longer than ``header_timeout``; ``503`` past ``max_connections``, ``429`` past
   ``max_connections_per_client`` from one address (an IPv6 /64; trusted proxies are not
   counted); an idle keep-alive connection is closed after ``keep_alive`` seconds, and so is
   one whose request was answered before its body was all in (the rest is read and dropped
@@ -62,7 +63,7 @@ _REASONS = {
     408: "Request Timeout", 409: "Conflict", 413: "Content Too Large", 415: "Unsupported Media Type",
     421: "Misdirected Request", 422: "Unprocessable Content", 429: "Too Many Requests",
     431: "Request Header Fields Too Large", 500: "Internal Server Error", 501: "Not Implemented",
-    502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
+    502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout", 505: "HTTP Version Not Supported",
 }  # fmt: skip
 _STATUS_LINES: dict[int, bytes] = {}
 
@@ -296,7 +297,10 @@ class HttpConnection(asyncio.Protocol):
         self._unparsed = 0  # bytes fed since the parser last got past a head, body bytes or a request's end
         self._backlog: memoryview | None = None  # read, not yet parsed (reading is paused)
         self._group: str | None = None  # the client it counts for in settings.by_client
+        self._unreadable = False  # what follows the requests read cannot be parsed
+        self._epilogue: bytes | None = None  # ... and is answered with this after them
         self._expect = False  # the request asked for 100 Continue
+        self._coding: bytes | None = None  # a transfer coding other than chunked
         self._parsing: _Request | None = None  # the request whose body is arriving
         self._current: _Request | None = None  # the request being answered
         self._waiting: collections.deque[_Request] = collections.deque()
@@ -379,13 +383,28 @@ class HttpConnection(asyncio.Protocol):
             self._backlog = None
             self._pause_reading()
         except httptools.HttpParserError as exc:  # a callback's exception is its context
-            if isinstance(exc.__context__, _HeadTooLarge):
-                self._refuse(431, f"the request's head or trailers exceed {MAX_HEAD_BYTES} bytes")
-            else:
-                self._refuse(400, f"the request is not valid HTTP/1.1 ({exc})")
+            refused = exc.__context__
+            if not isinstance(refused, _Refused):
+                refused = _Refused(400, f"the request is not valid HTTP/1.1 ({exc})")
+            self._read_no_more(refused)
         else:
             if self._unparsed > MAX_HEAD_BYTES:  # a header, or trailer, that never ends
-                self._refuse(431, f"the request's head or trailers exceed {MAX_HEAD_BYTES} bytes")
+                self._refuse(431, _HEAD_TOO_LARGE)
+
+    def _read_no_more(self, refused: _Refused) -> None:
+        """The rest cannot be parsed: the requests before it that are whole are answered,
+        then ``refused`` is (unless the last of them closes the connection: ``Connection:
+        close``, HTTP/1.0), and the connection closed."""
+        last = self._waiting[-1] if self._waiting else self._current
+        if last is None or self._parsing is not None:
+            self._refuse(refused.status, refused.why)
+            return
+        self._backlog = None
+        self._unreadable = True
+        self._pause_reading()
+        if last.keep_alive:
+            last.keep_alive = False
+            self._epilogue = _refusal(refused.status, refused.why)
 
     def eof_received(self) -> bool | None:
         return None  # close: a half-closed client gets no more answers
@@ -406,7 +425,7 @@ class HttpConnection(asyncio.Protocol):
         await self._drain
 
     def resume_reading(self) -> None:
-        if self._paused_reading and not self._waiting and not self.transport.is_closing():
+        if self._paused_reading and not self._waiting and not self._unreadable and not self.transport.is_closing():
             self._paused_reading = False
             if self._backlog is not None:
                 self._feed_backlog()
@@ -432,6 +451,7 @@ class HttpConnection(asyncio.Protocol):
         self._headers = []
         self._head_bytes = 0
         self._expect = False
+        self._coding = None
         if self._idle:
             self._idle = False
             self._arm(self.settings.header_timeout)
@@ -440,21 +460,31 @@ class HttpConnection(asyncio.Protocol):
         self._url += url
         self._head_bytes += len(url)
         if self._head_bytes > MAX_HEAD_BYTES:
-            raise _HeadTooLarge
+            raise _Refused(431, _HEAD_TOO_LARGE)
 
     def on_header(self, name: bytes, value: bytes) -> None:  # once per whole header (or trailer)
         name = name.lower()
+        if value[-1:] in _BLANKS:  # httptools leaves them, but they are not part of the value
+            value = value.rstrip(b" \t")
         self._headers.append((name, value))
         self._head_bytes += len(name) + len(value) + 4
         if self._head_bytes > MAX_HEAD_BYTES:
-            raise _HeadTooLarge
+            raise _Refused(431, _HEAD_TOO_LARGE)
         if name == b"expect" and value.lower() == b"100-continue":
             self._expect = True
+        elif name == b"transfer-encoding" and value.lower() != b"chunked":
+            self._coding = value
 
     def on_headers_complete(self) -> None:
         self._deadline = None  # the head is in: no deadline until this request is answered
         self._unparsed = 0
         parser = self.parser
+        version = parser.get_http_version()
+        if version == "0.9":
+            raise _Refused(505, "HTTP/0.9 is not served: send HTTP/1.1 or HTTP/1.0")
+        if self._coding is not None:
+            coding = self._coding.decode("latin-1")
+            raise _Refused(501, f"the transfer coding {coding!r} is not supported: only chunked is")
         url = self._url
         if url[:1] != b"/" or b"?" in url or b"#" in url:
             parsed = httptools.parse_url(url)
@@ -471,7 +501,7 @@ class HttpConnection(asyncio.Protocol):
         scope = {
             "type": "http",
             "asgi": {"version": "3.0", "spec_version": "2.4"},
-            "http_version": parser.get_http_version(),
+            "http_version": version,
             "server": self._server,
             "client": self._client,
             "scheme": "http",
@@ -550,6 +580,8 @@ class HttpConnection(asyncio.Protocol):
         if self.transport.is_closing():
             return
         if not request.keep_alive or self.settings.stopping:
+            if self._epilogue is not None and not self._waiting:
+                self.transport.write(self._epilogue)
             self.transport.close()
             return
         if self._waiting:
@@ -604,8 +636,17 @@ class HttpConnection(asyncio.Protocol):
             self._refuse(408, f"the request headers did not arrive within {timeout:g} s")
 
 
-class _HeadTooLarge(Exception):
-    """A request's head passed ``MAX_HEAD_BYTES``."""
+class _Refused(Exception):
+    """A request refused while it is parsed: ``status``, and why."""
+
+    def __init__(self, status: int, why: str) -> None:
+        super().__init__(why)
+        self.status = status
+        self.why = why
+
+
+_HEAD_TOO_LARGE = f"the request's head or trailers exceed {MAX_HEAD_BYTES} bytes"
+_BLANKS = (b" ", b"\t")
 
 
 def _address(address: Any) -> tuple[str, int] | None:
