@@ -438,3 +438,15 @@ async def test_a_protocol_version_header_other_than_the_sessions_gets_400() -> N
                 url, json=initialize("2025-06-18"), headers={**BASE, "MCP-Protocol-Version": LEGACY}
             )
             assert opened.status_code == 200  # the initialize request negotiates: it is not checked
+
+
+def test_the_new_options_of_toolwire_run_are_checked() -> None:
+    from clirun import toolwire
+
+    for options, said in (
+        (["--http", "8", "--forwarded-allow-ips", "10.0.0.0/33"], "--forwarded-allow-ips: a trusted proxy is an"),
+        (["--http", "8", "--max-connections-per-client", "0"], "--max-connections-per-client takes a number above 0"),
+        (["--forwarded-allow-ips", "127.0.0.1"], "go with --http"),
+    ):
+        done = toolwire("run", LIBRARY, *options)
+        assert done.returncode == 2 and said in done.stderr, done.stderr
