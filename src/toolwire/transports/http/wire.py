@@ -19,11 +19,11 @@ What a client gets:
   can be smuggled past it), once the whole requests before it are answered; ``501`` for a
   transfer coding other than chunked, ``505`` for HTTP/0.9; ``431`` for a head, or
   trailers, over ``MAX_HEAD_BYTES`` (also while it is still arriving); ``408`` when a
-  request's head takes longer than ``header_timeout``; ``503`` past ``max_connections``, ``429`` past
-  ``max_connections_per_client`` from one address (an IPv6 /64; trusted proxies are not
-  counted); an idle keep-alive connection is closed after ``keep_alive`` seconds, and so is
-  one whose request was answered before its body was all in (the rest is read and dropped
-  meanwhile). ``500`` when the application fails before any of its answer was written (the
+  request's head takes longer than ``header_timeout``; ``503`` past ``max_connections``,
+  ``429`` past ``max_connections_per_client`` from one address (an IPv6 /64; trusted
+  proxies are not counted); an idle keep-alive connection is closed after ``keep_alive``
+  seconds, and so is one whose request was answered before its body was all in (the rest
+  is read and dropped meanwhile). ``500`` when the application fails before any of its answer was written (the
   connection is closed when it fails part-way through).
 - The client going away is ``http.disconnect`` from ``receive()``; what the application
   sends after that is dropped.
@@ -179,16 +179,15 @@ class _Request:
             await self._wait()
         if not self.told and not self.gone:
             body = b""
+            paused = False
             if self.chunks:
                 body = self.chunks[0] if len(self.chunks) == 1 else b"".join(self.chunks)
                 self.chunks.clear()
-                self.told = self.complete
                 paused, self.buffered = self.buffered > BODY_BUFFER, 0
-                if paused:  # what was read meanwhile may be parsed now: it waits for the next call
-                    connection.resume_reading()
-                return {"type": "http.request", "body": body, "more_body": not self.told}
             self.told = self.complete
-            return {"type": "http.request", "body": body, "more_body": not self.complete}
+            if paused:  # what is parsed now waits for the next call
+                connection.resume_reading()
+            return {"type": "http.request", "body": body, "more_body": not self.told}
         while not self.gone and not self.finished:
             await self._wait()
         return {"type": "http.disconnect"}
@@ -464,7 +463,7 @@ class HttpConnection(asyncio.Protocol):
 
     def on_header(self, name: bytes, value: bytes) -> None:  # once per whole header (or trailer)
         name = name.lower()
-        if value[-1:] in _BLANKS:  # httptools leaves them, but they are not part of the value
+        if value and value[-1] in _BLANKS:  # httptools leaves them, but they are not the value's
             value = value.rstrip(b" \t")
         self._headers.append((name, value))
         self._head_bytes += len(name) + len(value) + 4
@@ -646,7 +645,7 @@ class _Refused(Exception):
 
 
 _HEAD_TOO_LARGE = f"the request's head or trailers exceed {MAX_HEAD_BYTES} bytes"
-_BLANKS = (b" ", b"\t")
+_BLANKS = frozenset(b" \t")
 
 
 def _address(address: Any) -> tuple[str, int] | None:
