@@ -4,11 +4,11 @@
 
 Each key (by default the caller and the tool: the authenticated caller when there is one,
 else over HTTP the client's address (behind trusted proxies, the client they name), else the
-connection) has a bucket of ``burst`` tokens that refills at
-``rate``; a call takes one token, and a call that finds none is refused with an execution
-error that says when to try again (``"rate_limited"`` in the audit). Buckets live in memory
-by default (:class:`MemoryLimiter`, at most ``max_keys`` of them, the least recently used
-dropped first); servers with several replicas share them through Redis
+connection) has a bucket of ``burst`` tokens that refills at ``rate``; a call takes one
+token, and a call that finds none is refused with an execution error that says when to try
+again (``"rate_limited"`` in the audit). Buckets live in memory by default
+(:class:`MemoryLimiter`, at most ``max_keys`` of them, the least recently used dropped
+first); servers with several replicas share them through Redis
 (``toolwire.stores.redis.RedisLimiter``, atomic there). Any object with the
 :class:`Limiter` method works.
 """
