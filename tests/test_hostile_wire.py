@@ -194,8 +194,8 @@ def test_a_body_completed_after_an_early_answer_leaves_the_connection_usable() -
 )
 def test_a_head_or_trailers_that_never_end_get_431_at_the_limit(start: bytes, endless: bytes) -> None:
     """Eight connections each send a head (or trailers) that goes on for 4 MB: each gets 431
-    at about 64 KiB, well within the 1 s head timeout, and the server's memory stays put."""
-    with guarded("toolwire") as (port, process):
+    at about 64 KiB, long before the head (or body) timeout, and the server's memory stays put."""
+    with guarded("toolwire", "header_timeout=5", "body_timeout=5") as (port, process):
         before = rss_mib(process.pid)
         socks = [connect(port) for _ in range(8)]
         piece = endless * (8192 // len(endless))
@@ -214,7 +214,7 @@ def test_a_head_or_trailers_that_never_end_get_431_at_the_limit(start: bytes, en
         assert [status_of(answer) for answer, _ in answers] == [431] * 8, answers[0][0][:200]
         assert all(closed for _, closed in answers)
         assert b"head or trailers exceed 65536 bytes" in answers[0][0]
-        assert took < 1, took
+        assert took < 3, took
         assert grown < 10, f"{grown:.1f} MiB"
         assert ping(port) == 200
 
