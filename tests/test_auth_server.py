@@ -390,7 +390,8 @@ def test_auth_options_of_toolwire_run_that_do_not_fit_are_usage_errors() -> None
     for options, said in (
         (
             ["--issuer", "https://as.example"],
-            "--allow-host, --stateless, --uvicorn, --granian and --issuer go with --http",
+            "--allow-host, --stateless, --uvicorn, --granian, --issuer, --forwarded-allow-ips and "
+            "--max-connections-per-client go with --http",
         ),
         (["--http", "8", "--audience", "https://x/mcp"], "--audience and --scope go with --issuer"),
         (

@@ -16,14 +16,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import yaml
 
-from httpserve import ROOT, SERVERS, free_port, toolwire_http, wait_for_port
+from httpserve import ROOT, SERVERS, free_port, modern_call, modern_headers, toolwire_http, wait_for_port
 from redisserve import redis_server
 from toolwire.client import Client
 
 JOBS = str(SERVERS / "jobs.py")
+LIMITED = str(SERVERS / "limited_echo.py")
 MODERN = "2026-07-28"
 DEPLOY = ROOT / "examples" / "deploy"
 
@@ -384,6 +386,29 @@ async def test_list_changes_reach_2026_07_28_listeners_on_every_replica(balanced
 
 
 # -- the deployment files of examples/deploy (run in containers: test_deploy_containers.py) -------
+
+
+async def test_behind_haproxy_each_client_has_its_own_rate_limit() -> None:
+    """The shipped haproxy.cfg names the client in X-Forwarded-For; a replica that trusts
+    haproxy's address keys anonymous callers' rate limits (2 calls a minute) on that client."""
+    port = free_port()
+    with (
+        toolwire_http(LIMITED, "--forwarded-allow-ips", "127.0.0.1", port=port),
+        haproxy([port, port, port]) as url,
+    ):
+
+        async def calls(source: str, count: int) -> list[bool]:
+            transport = httpx.AsyncHTTPTransport(local_address=source)
+            async with httpx.AsyncClient(timeout=10, transport=transport) as http:
+                allowed = []
+                for _ in range(count):
+                    body = modern_call("echo", {"text": "hi"})
+                    reply = await http.post(url, json=body, headers=modern_headers("tools/call", "echo"))
+                    allowed.append(not reply.json()["result"].get("isError", False))
+                return allowed
+
+        assert await calls("127.0.0.2", 3) == [True, True, False]
+        assert await calls("127.0.0.3", 2) == [True, True]
 
 
 def test_the_kubernetes_manifest_and_the_image_run_the_compose_command() -> None:

@@ -266,6 +266,8 @@ async def test_head_gets_the_head_only() -> None:
         (b"POST / HTTP/1.1\r\ncontent-length : 1\r\n\r\nz", 400),
         (b"POST / HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\nfffffffffffffffffff\r\n", 400),
         (b"GET / HTTP/1.1\r\nx-big: " + b"a" * (wire.MAX_HEAD_BYTES + 10) + b"\r\n\r\n", 431),
+        (b"POST / HTTP/1.1\r\ntransfer-encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501),
+        (b"GET /\r\n\r\n", 505),
     ],
     ids=[
         "garbage",
@@ -276,6 +278,8 @@ async def test_head_gets_the_head_only() -> None:
         "space-before-colon",
         "chunk-size-overflow",
         "head-too-large",
+        "not-chunked",
+        "http-0.9",
     ],
 )
 async def test_bad_requests_get_an_error_and_the_connection_closed(request_bytes: bytes, status: int) -> None:
@@ -290,6 +294,21 @@ async def test_bad_requests_get_an_error_and_the_connection_closed(request_bytes
         good.send(post("/ok", b"fine"))
         assert (await good.answer())[2] == b"POST /ok  fine"
         good.close()
+
+
+async def test_whole_requests_before_a_bad_one_are_answered_first() -> None:
+    async with serving(echo) as port:
+        peer = await Peer.open(port)
+        peer.send(post("/1", b"a") + post("/2", b"b") + b"GARBAGE\r\n\r\n")
+        assert [(await peer.answer())[2] for _ in range(2)] == [b"POST /1  a", b"POST /2  b"]
+        status, headers, body = await peer.answer()
+        assert status == 400 and b"not valid HTTP/1.1" in body
+        assert await peer.closed()
+        closing = await Peer.open(port)  # after Connection: close, the rest is not read at all
+        closing.send(post("/last", b"", b"connection: close") + b"GARBAGE\r\n\r\n")
+        status, headers, body = await closing.answer()
+        assert (status, headers[b"connection"], body) == (200, b"close", b"POST /last  ")
+        assert await closing.closed()
 
 
 async def test_a_head_that_stalls_gets_408() -> None:

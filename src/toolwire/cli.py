@@ -27,7 +27,8 @@ import sys
 from typing import Any
 
 USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--http [HOST:]PORT [--allow-host HOST ...]
-                                         [--stateless] [--uvicorn | --granian]
+                                         [--stateless] [--uvicorn | --granian] [--forwarded-allow-ips IPS]
+                                         [--max-connections-per-client N]
                                          [--issuer URL [--audience URI] [--scope SCOPE ...]]] [-- ARG ...]
        toolwire tools TARGET [--json] [options]
        toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]
@@ -53,6 +54,10 @@ commands:
                        (needed when HOST is not local), --stateless keeps no sessions.
                        toolwire's own HTTP/1.1 server serves it; --uvicorn serves with
                        uvicorn instead, --granian with granian (the 'granian' extra).
+                       --forwarded-allow-ips names the reverse proxies (comma-separated
+                       addresses or networks, * for any) whose X-Forwarded-For tells the
+                       client's address; --max-connections-per-client caps one address's
+                       connections (default 100).
                        --issuer asks every request for an OAuth access token (a JWT) from that
                        authorization server, issued for --audience (this server's public URL,
                        by default http://HOST:PORT/mcp); --scope: a scope every request needs.
@@ -485,7 +490,17 @@ def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, bool, dict
             chosen["stateless"] = True
         elif word in ("--granian", "--uvicorn"):
             chosen["runner"] = word[2:]
-        elif word in ("--http", "--allow-host", "--issuer", "--audience", "--scope", "--tasks", "--redis"):
+        elif word in (
+            "--http",
+            "--allow-host",
+            "--issuer",
+            "--audience",
+            "--scope",
+            "--tasks",
+            "--redis",
+            "--forwarded-allow-ips",
+            "--max-connections-per-client",
+        ):
             value = next(words, None)
             if value is None:
                 raise UsageError(f"{word} needs a value")
@@ -495,6 +510,18 @@ def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, bool, dict
                 chosen["scopes"].append(value)
             elif word in ("--issuer", "--audience", "--tasks", "--redis"):
                 chosen[word[2:]] = value
+            elif word == "--forwarded-allow-ips":
+                from .transports.http.forwarded import TrustedProxies
+
+                try:
+                    TrustedProxies(value)
+                except ValueError as exc:
+                    raise UsageError(f"--forwarded-allow-ips: {exc}") from None
+                chosen["forwarded_allow_ips"] = value
+            elif word == "--max-connections-per-client":
+                if not (value.isascii() and value.isdigit()) or int(value) < 1:
+                    raise UsageError(f"--max-connections-per-client takes a number above 0, not {value!r}")
+                chosen["max_connections_per_client"] = int(value)
             else:
                 host, _, port = value.rpartition(":")
                 if not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
@@ -502,10 +529,17 @@ def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, bool, dict
                 http = (host.strip("[]") or "127.0.0.1", int(port))
         else:
             raise UsageError(f"unknown option for run: {word!r}")
+    served = ("issuer", "forwarded_allow_ips", "max_connections_per_client")
     if http is None and (
-        chosen["allowed_hosts"] or chosen["stateless"] or chosen["runner"] != "toolwire" or "issuer" in chosen
+        chosen["allowed_hosts"]
+        or chosen["stateless"]
+        or chosen["runner"] != "toolwire"
+        or any(option in chosen for option in served)
     ):
-        raise UsageError("--allow-host, --stateless, --uvicorn, --granian and --issuer go with --http")
+        raise UsageError(
+            "--allow-host, --stateless, --uvicorn, --granian, --issuer, --forwarded-allow-ips and "
+            "--max-connections-per-client go with --http"
+        )
     if ("audience" in chosen or chosen["scopes"]) and "issuer" not in chosen:
         raise UsageError("--audience and --scope go with --issuer")
     _require_extras(chosen)

@@ -3,11 +3,12 @@
     server = Server("search", guards=[RateLimit("30/minute", burst=10)])
 
 Each key (by default the caller and the tool: the authenticated caller when there is one,
-else the connection or HTTP session) has a bucket of ``burst`` tokens that refills at
-``rate``; a call takes one token, and a call that finds none is refused with an execution
-error that says when to try again (``"rate_limited"`` in the audit). Buckets live in memory
-by default (:class:`MemoryLimiter`, at most ``max_keys`` of them, the least recently used
-dropped first); servers with several replicas share them through Redis
+else over HTTP the client's address (behind trusted proxies, the client they name), else the
+connection) has a bucket of ``burst`` tokens that refills at ``rate``; a call takes one
+token, and a call that finds none is refused with an execution error that says when to try
+again (``"rate_limited"`` in the audit). Buckets live in memory by default
+(:class:`MemoryLimiter`, at most ``max_keys`` of them, the least recently used dropped
+first); servers with several replicas share them through Redis
 (``toolwire.stores.redis.RedisLimiter``, atomic there). Any object with the
 :class:`Limiter` method works.
 """
@@ -80,8 +81,12 @@ class MemoryLimiter:
 
 
 def caller_and_tool(call: Call) -> str:
-    """The default key: who calls (the caller, or else the session) and what."""
-    who = f"caller:{call.caller}" if call.caller is not None else f"session:{call.session_id}"
+    """The default key: who calls (the caller, else the client's address over HTTP, else the
+    connection) and what."""
+    if call.caller is not None:
+        return f"caller:{call.caller}|{call.name}"
+    peer = call.session.peer
+    who = f"client:{peer}" if peer is not None else f"session:{call.session_id}"
     return f"{who}|{call.name}"
 
 

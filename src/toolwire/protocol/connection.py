@@ -334,6 +334,8 @@ class ServerConnection:
         if params is None:
             params = {}
         elif type(params) is not dict:
+            if "id" not in message:
+                return None  # a notification is never answered, not even with an error
             raise ProtocolError(INVALID_PARAMS, 'Invalid params: "params" must be an object')
         if "id" not in message:
             return self._receive_notification(method, params)

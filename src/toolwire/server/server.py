@@ -707,8 +707,9 @@ class Server:
         return StreamableHTTP(self, **options)
 
     def run_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
-        """Serve over Streamable HTTP at ``http://host:port/mcp`` (uvicorn) until interrupted;
-        see :func:`~toolwire.transports.http.serve.run_http`."""
+        """Serve over Streamable HTTP at ``http://host:port/mcp`` until interrupted; see
+        :func:`~toolwire.transports.http.serve.run_http` for the options (runner, connection
+        limits, trusted proxies, the application's)."""
         from ..transports.http.serve import run_http
 
         run_http(self, host, port, **options)

@@ -84,6 +84,9 @@ class ServerSession:
             raise ValueError("a session needs exactly one of write= and route=")
         #: Names this connection (an HTTP session's id, or a random one) in guards and records.
         self.id = id if id is not None else os.urandom(6).hex()
+        #: Who the client is, as the transport keys it: over HTTP its address (through trusted
+        #: proxies) or its authenticated caller; ``None`` elsewhere.
+        self.peer: str | None = None
         self.server = server
         self.connection = connection
         self._write = write

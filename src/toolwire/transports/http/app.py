@@ -64,6 +64,7 @@ from ...server.session import EAGER_TASKS, ServerSession
 from ...server.stepping import at_once
 from . import sse
 from .channel import SSE_HEADERS, Channel, error_code, respond
+from .forwarded import TrustedProxies
 from .sessions import LegacySession, SessionManager, TooManySessions
 
 if TYPE_CHECKING:
@@ -141,6 +142,10 @@ class StreamableHTTP:
       what needs scopes a token lacks is refused with 403 (see docs/authorization.md).
       Legacy sessions belong to the caller that opened them. Per-client caps then count by
       caller instead of by address.
+    - ``forwarded_allow_ips``: the reverse proxies (addresses, networks, ``"*"``) whose
+      ``X-Forwarded-For`` (or ``Forwarded``) names the client: a request from one of them
+      counts as its client's for the per-client caps and anonymous callers' rate limits
+      (see :class:`~.forwarded.TrustedProxies`). By default no peer is trusted.
     """
 
     def __init__(
@@ -164,8 +169,15 @@ class StreamableHTTP:
         keep_alive: float = 15.0,
         auth: ProtectedResource | None = None,
         redis: str | None = None,
+        forwarded_allow_ips: TrustedProxies | str | Iterable[str] | None = None,
     ) -> None:
         self.server = server
+        #: Whose forwarding headers name the client (see :meth:`TrustedProxies.client`).
+        self.proxies = (
+            forwarded_allow_ips
+            if isinstance(forwarded_allow_ips, TrustedProxies)
+            else TrustedProxies(forwarded_allow_ips)
+        )
         self.path = path.rstrip("/") or "/"
         self.allowed_hosts = {host.lower() for host in allowed_hosts}
         self.allowed_origins = {origin.lower().rstrip("/") for origin in allowed_origins}
@@ -327,7 +339,7 @@ class StreamableHTTP:
         headers = _headers(scope)
         self._check_origin(headers)
         caller = await self._authenticate(headers) if self.auth is not None else None
-        client = f"caller:{caller.name}" if caller is not None else _client_key(scope)
+        client = f"caller:{caller.name}" if caller is not None else self.proxies.client(scope)
         method = scope.get("method")
         version = headers.get(http_headers.PROTOCOL_VERSION)
         if method == "POST":
@@ -445,9 +457,9 @@ class StreamableHTTP:
             await self._legacy(headers, client, caller, body, message, receive, send)
 
     async def _body(self, headers: dict[str, str], receive: Receive) -> bytes:
-        """The request's body: 413 past ``max_body_bytes``, 408 when it takes longer than
-        ``body_timeout`` (timed only when it is not all there at once, as it nearly always
-        is), 400 when the client goes away first."""
+        """The request's body: 413 past ``max_body_bytes``, 408 (and the connection closed)
+        when it takes longer than ``body_timeout`` (timed only when it is not all there at
+        once, as it nearly always is), 400 when the client goes away first."""
         limit = self.max_body_bytes
         declared = headers.get("content-length")
         if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
@@ -480,7 +492,7 @@ class StreamableHTTP:
                     message = None
         except TimeoutError:
             problem = f"Request timeout: the body did not arrive within {self.body_timeout:g} s"
-            raise HttpError(408, INVALID_REQUEST, problem) from None
+            raise HttpError(408, INVALID_REQUEST, problem, headers=[(b"connection", b"close")]) from None
 
     # -- 2026-07-28 ----------------------------------------------------------------------------
 
@@ -518,6 +530,7 @@ class StreamableHTTP:
         worker = self._idle.pop() if self._idle else _Stateless(self.server)
         worker.channel = channel = Channel(1, status=_modern_status, keep_alive=self.keep_alive)
         connection, session = worker.connection, worker.session
+        session.peer = client
         self._requests.add(session)
         listening = False
         try:
@@ -626,6 +639,7 @@ class StreamableHTTP:
                     await self.sessions.end(legacy.id)
             return
         found = await self._held(session_id, caller, _id(message))
+        _check_version(found, headers, _id(message))
         await self._exchange(found, caller, body, message, receive, send)
 
     async def _share_changes(
@@ -765,6 +779,7 @@ class StreamableHTTP:
         if session_id is None:
             raise HttpError(400, INVALID_REQUEST, "Bad Request: no Mcp-Session-Id header")
         legacy = await self._held(session_id, caller, None)
+        _check_version(legacy, headers, None)
         last = headers.get("last-event-id")
         async with _watch_disconnect(receive) as disconnected:
             if last is not None:
@@ -848,13 +863,15 @@ class StreamableHTTP:
             raise HttpError(
                 400, INVALID_REQUEST, "Bad Request: DELETE needs the Mcp-Session-Id header of the session to end"
             )
+        local = self.sessions.get(session_id)
+        if local is not None:
+            _check_version(local, headers, None)
         if self.shared is not None:
             found = await self._held(session_id, caller, None)
             await self._shared_call(self.shared.end(session_id), None)
             await self.sessions.end(found.id)
             await respond(send, 200)
             return
-        local = self.sessions.get(session_id)
         if (local is not None and not _owned_by(local, caller)) or not await self.sessions.end(session_id):
             raise HttpError(404, INVALID_REQUEST, "Session not found: it expired or was already ended")
         await respond(send, 200)
@@ -1006,6 +1023,16 @@ def _refused(exc: AuthError, id: RequestId | None = None) -> HttpError:
     return HttpError(exc.status, INVALID_REQUEST, str(exc), id, headers=challenge)
 
 
+def _check_version(legacy: LegacySession, headers: dict[str, str], id: RequestId | None) -> None:
+    """400 when the request's ``MCP-Protocol-Version`` is not the version its session
+    negotiated (a request without the header passes, as 2025-03-26 clients send none)."""
+    version = headers.get(http_headers.PROTOCOL_VERSION)
+    codec = legacy.session.connection.legacy
+    if version is not None and codec is not None and version != codec.version:
+        problem = f"MCP-Protocol-Version {shown(version)} is not this session's protocol version {codec.version}"
+        raise HttpError(400, INVALID_REQUEST, f"Bad Request: {problem}", id)
+
+
 def _owned_by(legacy: LegacySession, caller: Identity | None) -> bool:
     """Whether ``caller`` may use the session: the one who opened it (anyone, without auth)."""
     return legacy.owner is None or (caller is not None and caller.name == legacy.owner)
@@ -1028,12 +1055,6 @@ def _route_path(scope: Scope) -> str:
     path: str = scope.get("path", "")
     root: str = scope.get("root_path", "")
     return path[len(root) :] if root and path.startswith(root) else path
-
-
-def _client_key(scope: Scope) -> str:
-    """Who a request comes from, for the per-client caps: its address."""
-    client = scope.get("client")
-    return str(client[0]) if client else ""
 
 
 def _headers(scope: Scope) -> dict[str, str]:

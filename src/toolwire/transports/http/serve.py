@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .app import StreamableHTTP
+from .forwarded import TrustedProxies, client_group
 
 if TYPE_CHECKING:
     from ...server.server import Server
@@ -24,7 +25,10 @@ def run_http(
     runner: str = "toolwire",
     log_level: str = "warning",
     header_timeout: float = 10.0,
+    idle_timeout: float = 5.0,
     max_connections: int = 1000,
+    max_connections_per_client: int = 100,
+    forwarded_allow_ips: str | list[str] | None = None,
     on_ready: Callable[[], Any] | None = None,
     **options: Any,
 ) -> None:
@@ -41,14 +45,23 @@ def run_http(
     ``header_timeout`` seconds (then 408 and the connection is closed), its body within the
     app's ``body_timeout``, and at most ``max_connections`` connections are open at once
     (more are answered 503 and closed; the limit is lowered to fit the process's file
-    descriptors, whose soft limit is first raised to the hard one). An idle keep-alive
-    connection is closed after 5 s.
+    descriptors, whose soft limit is first raised to the hard one), of which at most
+    ``max_connections_per_client`` from one address (more get 429; an IPv6 client is its
+    /64). A keep-alive connection is closed after ``idle_timeout`` seconds without a request,
+    and so is one whose answer went out before its request's body was all in.
+
+    Behind reverse proxies, ``forwarded_allow_ips`` lists them (addresses, networks, or
+    ``"*"``; a comma-separated string or a list): the client of a request from one of them
+    is the one its ``X-Forwarded-For`` (or ``Forwarded``) names, for the per-client caps and
+    anonymous callers' rate limits, and the proxies' connections are not held to
+    ``max_connections_per_client``. Nobody's headers are believed by default.
 
     Objects made before serving are frozen out of garbage collection (``gc.freeze()``).
     ``on_ready()`` is called once the port is bound. :class:`CannotListen` (one line: the
     address and why) when it cannot be, before anything is served.
     """
-    app = StreamableHTTP(server, **options)
+    proxies = TrustedProxies(forwarded_allow_ips)
+    app = StreamableHTTP(server, forwarded_allow_ips=proxies, **options)
     listener = _bind(host, port)
     max_connections = _fit_descriptors(max_connections)
     access_log = log_level in ("debug", "trace", "info")
@@ -64,7 +77,10 @@ def run_http(
             app,
             listener,
             header_timeout=header_timeout,
+            keep_alive=idle_timeout,
             max_connections=max_connections,
+            max_connections_per_client=max_connections_per_client,
+            forwarded_allow_ips=proxies,
             access_log=access_log,
             on_stop=app.close,
         )
@@ -79,7 +95,9 @@ def run_http(
             log_level=log_level,
             lifespan="on",
             access_log=access_log,
-            http=guarded_protocol(header_timeout, max_connections),
+            timeout_keep_alive=idle_timeout,  # type: ignore[arg-type]  # uvicorn annotates it int
+            proxy_headers=False,  # the application reads them, from forwarded_allow_ips only
+            http=guarded_protocol(header_timeout, max_connections, max_connections_per_client, proxies),
         )
         if on_ready is not None:
             on_ready()  # the socket is bound and listening: connections wait for the server
@@ -205,10 +223,18 @@ def _fit_descriptors(wanted: int) -> int:
     return max(1, min(wanted, soft - 128))
 
 
-def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
-    """uvicorn's HTTP protocol (httptools), with a deadline for each request's headers and a
-    cap on open connections. uvicorn has neither: a client that sends half a request would
-    hold its connection (and a file descriptor) forever."""
+def guarded_protocol(
+    header_timeout: float,
+    max_connections: int,
+    max_connections_per_client: int | None = None,
+    proxies: TrustedProxies | None = None,
+) -> type[Any]:
+    """uvicorn's HTTP protocol (httptools), with a deadline for each request's headers, a cap
+    on open connections (503 past it) and on those of one client (429; ``proxies`` are not
+    counted). uvicorn has none: a client that sends half a request would hold its connection
+    (and a file descriptor) forever."""
+    by_client: dict[str, int] = {}
+    trusted = proxies if proxies is not None else TrustedProxies()
     import asyncio
 
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -219,6 +245,7 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
         # request costs a clock reading, not a timer of its own.
         _deadline: float | None = None
         _timer: asyncio.TimerHandle | None = None
+        _group: str | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -226,6 +253,15 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
                 transport.write(_refusal(503, "Service Unavailable", "the server has too many connections open"))
                 transport.close()
                 return
+            host = self.client[0] if self.client else ""
+            if max_connections_per_client is not None and not trusted.trusts(host):
+                self._group = group = client_group(host)
+                by_client[group] = mine = by_client.get(group, 0) + 1
+                if mine > max_connections_per_client:
+                    why = f"this client already has {max_connections_per_client} connections open, its most"
+                    transport.write(_refusal(429, "Too Many Requests", why))
+                    transport.close()
+                    return
             self._arm()
 
         def on_message_begin(self) -> None:
@@ -238,6 +274,11 @@ def guarded_protocol(header_timeout: float, max_connections: int) -> type[Any]:
             super().on_headers_complete()
 
         def connection_lost(self, exc: Exception | None) -> None:
+            if self._group is not None:
+                left = by_client.pop(self._group) - 1
+                if left:
+                    by_client[self._group] = left
+                self._group = None
             self._deadline = None
             if self._timer is not None:
                 self._timer.cancel()

@@ -54,6 +54,7 @@ class LegacySession:
         self.detached: Channel | None = None
         self._streams = 0
         self.session = ServerSession(server, connection, route=self.route)
+        self.session.peer = client or None
         self.session.stream_closer = self.let_go
         #: Where a message for the ``GET`` stream goes when this replica does not hold it
         #: (set for sessions shared through Redis).

@@ -6,7 +6,9 @@ are not copied through middleware, and each connection keeps one timer for all i
 
 What a client gets:
 
-- Keep-alive, and pipelined requests answered in order (reading pauses while one waits).
+- Keep-alive, and pipelined requests answered in order: reading and parsing pause while one
+  waits (what was read is parsed ``FEED_SLICE`` bytes at a time), so a connection holds at
+  most one slice's worth of requests it has not answered.
 - Request bodies as they arrive, chunked or not; reading pauses while more than
   ``BODY_BUFFER`` bytes wait for the application. ``Expect: 100-continue`` is honoured when
   the application first reads the body.
@@ -14,11 +16,15 @@ What a client gets:
   chunked otherwise (close-delimited for HTTP/1.0); nothing but the head for ``HEAD``.
 - ``400`` and the connection closed for a request that does not parse, or whose body's
   end is ambiguous (``Content-Length`` with chunked, two lengths, folded headers: nothing
-  can be smuggled past it); ``431`` for a head
-  over ``MAX_HEAD_BYTES``; ``408`` when a request's head takes longer than ``header_timeout``;
-  ``503`` past ``max_connections``; an idle keep-alive connection is closed after
-  ``keep_alive`` seconds. ``500`` when the application fails before any of its answer was
-  written (the connection is closed when it fails part-way through).
+  can be smuggled past it), once the whole requests before it are answered; ``501`` for a
+  transfer coding other than chunked, ``505`` for HTTP/0.9; ``431`` for a head, or
+  trailers, over ``MAX_HEAD_BYTES`` (also while it is still arriving); ``408`` when a
+  request's head takes longer than ``header_timeout``; ``503`` past ``max_connections``,
+  ``429`` past ``max_connections_per_client`` from one address (an IPv6 /64; trusted
+  proxies are not counted); an idle keep-alive connection is closed after ``keep_alive``
+  seconds, and so is one whose request was answered before its body was all in (the rest
+  is read and dropped meanwhile). ``500`` when the application fails before any of its answer was written (the
+  connection is closed when it fails part-way through).
 - The client going away is ``http.disconnect`` from ``receive()``; what the application
   sends after that is dropped.
 """
@@ -38,12 +44,16 @@ from typing import Any
 
 import httptools
 
+from .forwarded import TrustedProxies, client_group
+
 log = logging.getLogger("toolwire.http")
 
 #: The most a request's line and headers may take.
 MAX_HEAD_BYTES = 64 * 1024
 #: Body bytes held for the application before reading from the client pauses.
 BODY_BUFFER = 256 * 1024
+#: A larger read is parsed this many bytes at a time, so that parsing stops when reading pauses.
+FEED_SLICE = 4096
 
 _REASONS = {
     100: "Continue", 200: "OK", 201: "Created", 202: "Accepted", 204: "No Content",
@@ -53,7 +63,7 @@ _REASONS = {
     408: "Request Timeout", 409: "Conflict", 413: "Content Too Large", 415: "Unsupported Media Type",
     421: "Misdirected Request", 422: "Unprocessable Content", 429: "Too Many Requests",
     431: "Request Header Fields Too Large", 500: "Internal Server Error", 501: "Not Implemented",
-    502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
+    502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout", 505: "HTTP Version Not Supported",
 }  # fmt: skip
 _STATUS_LINES: dict[int, bytes] = {}
 
@@ -101,15 +111,20 @@ class Settings:
         header_timeout: float = 10.0,
         keep_alive: float = 5.0,
         max_connections: int = 1000,
+        max_connections_per_client: int = 100,
+        trusted: TrustedProxies | None = None,
         access_log: bool = False,
     ) -> None:
         self.app = app
         self.header_timeout = header_timeout
         self.keep_alive = keep_alive
         self.max_connections = max_connections
+        self.max_connections_per_client = max_connections_per_client
+        self.trusted = trusted if trusted is not None else TrustedProxies()
         self.access_log = access_log
         self.state: dict[str, Any] = {}
         self.connections: set[HttpConnection] = set()
+        self.by_client: dict[str, int] = {}  # open connections by client (see client_group)
         self.clock = _Clock()
         self.stopping = False
 
@@ -164,14 +179,15 @@ class _Request:
             await self._wait()
         if not self.told and not self.gone:
             body = b""
+            paused = False
             if self.chunks:
                 body = self.chunks[0] if len(self.chunks) == 1 else b"".join(self.chunks)
                 self.chunks.clear()
-                if self.buffered > BODY_BUFFER:
-                    connection.resume_reading()
-                self.buffered = 0
+                paused, self.buffered = self.buffered > BODY_BUFFER, 0
             self.told = self.complete
-            return {"type": "http.request", "body": body, "more_body": not self.complete}
+            if paused:  # what is parsed now waits for the next call
+                connection.resume_reading()
+            return {"type": "http.request", "body": body, "more_body": not self.told}
         while not self.gone and not self.finished:
             await self._wait()
         return {"type": "http.disconnect"}
@@ -277,7 +293,13 @@ class HttpConnection(asyncio.Protocol):
         self._url = b""
         self._headers: list[tuple[bytes, bytes]] = []
         self._head_bytes = 0
+        self._unparsed = 0  # bytes fed since the parser last got past a head, body bytes or a request's end
+        self._backlog: memoryview | None = None  # read, not yet parsed (reading is paused)
+        self._group: str | None = None  # the client it counts for in settings.by_client
+        self._unreadable = False  # what follows the requests read cannot be parsed
+        self._epilogue: bytes | None = None  # ... and is answered with this after them
         self._expect = False  # the request asked for 100 Continue
+        self._coding: bytes | None = None  # a transfer coding other than chunked
         self._parsing: _Request | None = None  # the request whose body is arriving
         self._current: _Request | None = None  # the request being answered
         self._waiting: collections.deque[_Request] = collections.deque()
@@ -299,10 +321,25 @@ class HttpConnection(asyncio.Protocol):
             return
         self._server = _address(transport.get_extra_info("sockname"))
         self._client = _address(transport.get_extra_info("peername"))
+        host = self._client[0] if self._client else ""
+        if not settings.trusted.trusts(host):
+            self._group = group = client_group(host)
+            settings.by_client[group] = mine = settings.by_client.get(group, 0) + 1
+            if mine > settings.max_connections_per_client:
+                cap = settings.max_connections_per_client
+                self._refuse(429, f"this client already has {cap} connections open, its most")
+                return
         self._wait_idle()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.settings.connections.discard(self)
+        settings = self.settings
+        settings.connections.discard(self)
+        if self._group is not None:
+            left = settings.by_client.pop(self._group) - 1
+            if left:
+                settings.by_client[self._group] = left
+            self._group = None
+        self._backlog = None
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -315,6 +352,24 @@ class HttpConnection(asyncio.Protocol):
             self._drain.set_result(None)
 
     def data_received(self, data: bytes) -> None:
+        if len(data) <= FEED_SLICE and self._backlog is None:
+            self._feed(data)
+        else:
+            self._backlog = memoryview(data if self._backlog is None else bytes(self._backlog) + data)
+            self._feed_backlog()
+
+    def _feed_backlog(self) -> None:
+        """Parse what was read a slice at a time, until it is all parsed or reading pauses (a
+        request waits, or a body fills its buffer): the rest waits for reading to resume."""
+        while self._backlog is not None and not self._paused_reading:
+            backlog = self._backlog
+            self._backlog = backlog[FEED_SLICE:] if len(backlog) > FEED_SLICE else None
+            self._feed(backlog[:FEED_SLICE])
+
+    def _feed(self, data: bytes | memoryview) -> None:
+        """Parse ``data``: 400 and the connection closed if it is not HTTP/1.1, 431 once more
+        than ``MAX_HEAD_BYTES`` came without the parser getting past a head or trailers."""
+        self._unparsed += len(data)
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:  # answered as a plain request, then closed
@@ -324,12 +379,31 @@ class HttpConnection(asyncio.Protocol):
                 request.keep_alive = False
                 request.complete = True
                 request.wake()
+            self._backlog = None
             self._pause_reading()
         except httptools.HttpParserError as exc:  # a callback's exception is its context
-            if isinstance(exc.__context__, _HeadTooLarge):
-                self._refuse(431, f"the request's line and headers exceed {MAX_HEAD_BYTES} bytes")
-            else:
-                self._refuse(400, f"the request is not valid HTTP/1.1 ({exc})")
+            refused = exc.__context__
+            if not isinstance(refused, _Refused):
+                refused = _Refused(400, f"the request is not valid HTTP/1.1 ({exc})")
+            self._read_no_more(refused)
+        else:
+            if self._unparsed > MAX_HEAD_BYTES:  # a header, or trailer, that never ends
+                self._refuse(431, _HEAD_TOO_LARGE)
+
+    def _read_no_more(self, refused: _Refused) -> None:
+        """The rest cannot be parsed: the requests before it that are whole are answered,
+        then ``refused`` is (unless the last of them closes the connection: ``Connection:
+        close``, HTTP/1.0), and the connection closed."""
+        last = self._waiting[-1] if self._waiting else self._current
+        if last is None or self._parsing is not None:
+            self._refuse(refused.status, refused.why)
+            return
+        self._backlog = None
+        self._unreadable = True
+        self._pause_reading()
+        if last.keep_alive:
+            last.keep_alive = False
+            self._epilogue = _refusal(refused.status, refused.why)
 
     def eof_received(self) -> bool | None:
         return None  # close: a half-closed client gets no more answers
@@ -350,9 +424,12 @@ class HttpConnection(asyncio.Protocol):
         await self._drain
 
     def resume_reading(self) -> None:
-        if self._paused_reading and not self._waiting:
+        if self._paused_reading and not self._waiting and not self._unreadable and not self.transport.is_closing():
             self._paused_reading = False
-            self.transport.resume_reading()
+            if self._backlog is not None:
+                self._feed_backlog()
+            if not self._paused_reading:
+                self.transport.resume_reading()
 
     def _pause_reading(self) -> None:
         if not self._paused_reading:
@@ -360,6 +437,7 @@ class HttpConnection(asyncio.Protocol):
             self.transport.pause_reading()
 
     def _refuse(self, status: int, why: str) -> None:
+        self._backlog = None
         if not self.transport.is_closing():
             if self._current is None or not self._current.started:
                 self.transport.write(_refusal(status, why))
@@ -372,6 +450,7 @@ class HttpConnection(asyncio.Protocol):
         self._headers = []
         self._head_bytes = 0
         self._expect = False
+        self._coding = None
         if self._idle:
             self._idle = False
             self._arm(self.settings.header_timeout)
@@ -380,20 +459,31 @@ class HttpConnection(asyncio.Protocol):
         self._url += url
         self._head_bytes += len(url)
         if self._head_bytes > MAX_HEAD_BYTES:
-            raise _HeadTooLarge
+            raise _Refused(431, _HEAD_TOO_LARGE)
 
-    def on_header(self, name: bytes, value: bytes) -> None:  # called once per whole header
+    def on_header(self, name: bytes, value: bytes) -> None:  # once per whole header (or trailer)
         name = name.lower()
+        if value and value[-1] in _BLANKS:  # httptools leaves them, but they are not the value's
+            value = value.rstrip(b" \t")
         self._headers.append((name, value))
         self._head_bytes += len(name) + len(value) + 4
         if self._head_bytes > MAX_HEAD_BYTES:
-            raise _HeadTooLarge
+            raise _Refused(431, _HEAD_TOO_LARGE)
         if name == b"expect" and value.lower() == b"100-continue":
             self._expect = True
+        elif name == b"transfer-encoding" and value.lower() != b"chunked":
+            self._coding = value
 
     def on_headers_complete(self) -> None:
         self._deadline = None  # the head is in: no deadline until this request is answered
+        self._unparsed = 0
         parser = self.parser
+        version = parser.get_http_version()
+        if version == "0.9":
+            raise _Refused(505, "HTTP/0.9 is not served: send HTTP/1.1 or HTTP/1.0")
+        if self._coding is not None:
+            coding = self._coding.decode("latin-1")
+            raise _Refused(501, f"the transfer coding {coding!r} is not supported: only chunked is")
         url = self._url
         if url[:1] != b"/" or b"?" in url or b"#" in url:
             parsed = httptools.parse_url(url)
@@ -410,7 +500,7 @@ class HttpConnection(asyncio.Protocol):
         scope = {
             "type": "http",
             "asgi": {"version": "3.0", "spec_version": "2.4"},
-            "http_version": parser.get_http_version(),
+            "http_version": version,
             "server": self._server,
             "client": self._client,
             "scheme": "http",
@@ -422,6 +512,7 @@ class HttpConnection(asyncio.Protocol):
             "headers": self._headers,
             "state": settings.state.copy(),
         }
+        self._headers = []  # trailers, if any, are counted (see on_header) and dropped
         request = _Request(self, scope, parser.should_keep_alive() and not settings.stopping, self._expect)
         self._parsing = request
         if self._current is None:
@@ -431,6 +522,7 @@ class HttpConnection(asyncio.Protocol):
             self._pause_reading()
 
     def on_body(self, body: bytes) -> None:
+        self._unparsed = 0
         request = self._parsing
         if request is None or request.finished or request.gone:
             return  # answered without reading it all: the rest is read and dropped
@@ -441,6 +533,7 @@ class HttpConnection(asyncio.Protocol):
         request.wake()
 
     def on_message_complete(self) -> None:
+        self._unparsed = 0
         request = self._parsing
         if request is not None:
             self._parsing = None
@@ -486,11 +579,13 @@ class HttpConnection(asyncio.Protocol):
         if self.transport.is_closing():
             return
         if not request.keep_alive or self.settings.stopping:
+            if self._epilogue is not None and not self._waiting:
+                self.transport.write(self._epilogue)
             self.transport.close()
             return
         if self._waiting:
             self._start(self._waiting.popleft())
-        elif self._parsing is None:
+        else:  # the next request's head, or the rest of this one's body (dropped), or the end
             self._wait_idle()
         self.resume_reading()  # if it paused for this request (not while others wait)
 
@@ -540,8 +635,17 @@ class HttpConnection(asyncio.Protocol):
             self._refuse(408, f"the request headers did not arrive within {timeout:g} s")
 
 
-class _HeadTooLarge(Exception):
-    """A request's head passed ``MAX_HEAD_BYTES``."""
+class _Refused(Exception):
+    """A request refused while it is parsed: ``status``, and why."""
+
+    def __init__(self, status: int, why: str) -> None:
+        super().__init__(why)
+        self.status = status
+        self.why = why
+
+
+_HEAD_TOO_LARGE = f"the request's head or trailers exceed {MAX_HEAD_BYTES} bytes"
+_BLANKS = frozenset(b" \t")
 
 
 def _address(address: Any) -> tuple[str, int] | None:
@@ -613,6 +717,8 @@ async def serve(
     header_timeout: float = 10.0,
     keep_alive: float = 5.0,
     max_connections: int = 1000,
+    max_connections_per_client: int = 100,
+    forwarded_allow_ips: TrustedProxies | str | list[str] | None = None,
     access_log: bool = False,
     grace: float = 10.0,
     lifespan: bool = True,
@@ -626,7 +732,8 @@ async def serve(
     startup fails, before anything is served). On stopping: no new connections,
     ``on_stop()`` (which may be a coroutine: e.g. ending long-lived streams), idle
     connections closed, requests being answered given up to ``grace`` seconds and then
-    cancelled, then the lifespan's shutdown.
+    cancelled, then the lifespan's shutdown. Connections from ``forwarded_allow_ips`` (see
+    :class:`~.forwarded.TrustedProxies`) are not held to ``max_connections_per_client``.
     """
     loop = asyncio.get_running_loop()
     settings = Settings(
@@ -634,6 +741,10 @@ async def serve(
         header_timeout=header_timeout,
         keep_alive=keep_alive,
         max_connections=max_connections,
+        max_connections_per_client=max_connections_per_client,
+        trusted=forwarded_allow_ips
+        if isinstance(forwarded_allow_ips, TrustedProxies)
+        else TrustedProxies(forwarded_allow_ips),
         access_log=access_log,
     )
     life = Lifespan(app, settings.state) if lifespan else None
