@@ -19,10 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import os
-import re
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -30,6 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import callgrind
 import scaling_run
 
 CALL = (
@@ -91,35 +88,14 @@ async def serve(calls: int, redis: str | None) -> None:
 def count(calls: int, redis: str | None, folder: Path) -> tuple[int, Path]:
     """The instructions of a child process answering ``calls`` requests; its callgrind file."""
     out = folder / f"callgrind.{calls}.{'redis' if redis else 'off'}"
-    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, __file__]
-    command += ["--child", str(calls)] + (["--redis", redis] if redis else [])
-    environment = {**os.environ, "PYTHONHASHSEED": "0"}
-    done = subprocess.run(command, env=environment, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"the child failed:\n{done.stderr[-3000:]}")
-    totals = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), re.MULTILINE)
-    assert totals is not None
-    return int(totals.group(1)), out
-
-
-def per_function(path: Path) -> dict[str, int]:
-    """Each function's own instructions in a callgrind file."""
-    listing = subprocess.run(["callgrind_annotate", "--threshold=100", str(path)], capture_output=True, text=True)
-    found: dict[str, int] = {}
-    for line in listing.stdout.splitlines():
-        match = re.match(r"\s*([\d,]+) \([^)]*\)\s+(\S.*)", line)
-        if match and match.group(2) != "PROGRAM TOTALS":
-            found[match.group(2)] = int(match.group(1).replace(",", ""))
-    return found
+    arguments = [__file__, "--child", str(calls)] + (["--redis", redis] if redis else [])
+    return callgrind.count(out, arguments), out
 
 
 def functions(files: dict[str, tuple[Path, Path]], limit: int) -> list[tuple[int, str]]:
     """The ``limit`` functions whose instructions for the last N calls differ most between
     the two kinds (the start-up left out: counts of the N-call runs taken from the 2N)."""
-    calls = {}
-    for kind, (small, large) in files.items():
-        before, after = per_function(small), per_function(large)
-        calls[kind] = {name: after.get(name, 0) - before.get(name, 0) for name in {*before, *after}}
+    calls = {kind: callgrind.per_function_difference(small, large) for kind, (small, large) in files.items()}
     off, redis = calls["off"], calls["redis"]
     differences = [(redis.get(name, 0) - off.get(name, 0), name) for name in {*off, *redis}]
     return sorted(differences, key=lambda item: -abs(item[0]))[:limit]
@@ -135,10 +111,7 @@ def main() -> None:
     if args.child is not None:
         asyncio.run(serve(args.child, args.redis))
         return
-    if shutil.which("valgrind") is None:
-        raise SystemExit("this benchmark needs valgrind (apt-get install valgrind)")
-    root = Path(__file__).resolve().parent.parent  # bytecode written now is not compiled in a run
-    subprocess.run([sys.executable, "-m", "compileall", "-q", "src", "benchmarks"], cwd=root, check=True)
+    callgrind.prepare()
     with scaling_run.redis_server() as redis, tempfile.TemporaryDirectory() as folder:
         per_call: dict[str, float] = {}
         files: dict[str, tuple[Path, Path]] = {}
