@@ -4,6 +4,7 @@ ask's answers for scripts, and the chat screen driven in tmux (send-keys, captur
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -46,13 +47,36 @@ def tool_results(model: ModelServer) -> list[str]:
 # -- ask -------------------------------------------------------------------------------------
 
 
-def test_ask_refuses_a_destructive_call_without_yes(model: ModelServer) -> None:
-    model.script(Reply(tool_calls=[ToolCall("remove", {"path": "notes.txt"})]), Reply(text="I was not allowed to."))
-    done = ask(model, "remove notes.txt")
-    assert (done.returncode, done.stdout) == (0, "I was not allowed to.\n"), done.stderr
-    assert "⚙ remove" in done.stderr and "✗ not run" in done.stderr
-    [result] = tool_results(model)
-    assert result.startswith("The tool reported an error:\nThe user refused this call: it needs confirmation")
+def test_ask_refuses_a_call_once_on_stderr_with_the_flag_and_exits_3(model: ModelServer) -> None:
+    calls = [ToolCall("remove", {"path": "a"}, id="c1"), ToolCall("remove", {"path": "b"}, id="c2")]
+    model.script(Reply(tool_calls=calls), Reply(text="I was not allowed to."))
+    done = ask(model, "remove a and b")
+    assert (done.returncode, done.stdout) == (3, "I was not allowed to.\n"), done.stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith("toolwire: refused")]
+    assert said == ["toolwire: refused h/remove (the server 'h' is not trusted): --allow 'h/remove' or --yes allows it"]
+    results = tool_results(model)
+    assert len(results) == 2 and all("The call was refused: nobody can be asked" in result for result in results)
+    assert "user" not in results[0]
+
+
+def test_ask_names_trust_for_a_read_only_tool_of_an_untrusted_server(model: ModelServer) -> None:
+    model.script(Reply(tool_calls=[ToolCall("fail", {"reason": "x"})]), Reply(text="No."))
+    done = ask(model, "fail", "--json")
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "toolwire: refused h/fail (the server 'h' is not trusted: its read-only hint is not taken on trust):"
+        " --trust h or --allow 'h/fail' allows it"
+    )
+    [decided] = [event for event in map(orjson.loads, done.stdout.splitlines()) if event["kind"] == "tool_decided"]
+    assert (decided["decision"], decided["by"]) == ("refuse", "host")
+
+
+def test_ask_yes_json_says_the_flag_allowed_the_call_not_the_user(model: ModelServer) -> None:
+    model.script(Reply(tool_calls=[ToolCall("remove", {"path": "notes.txt"})]), Reply(text="Removed."))
+    done = ask(model, "remove notes.txt", "--yes", "--json")
+    assert done.returncode == 0, done.stderr
+    [decided] = [event for event in map(orjson.loads, done.stdout.splitlines()) if event["kind"] == "tool_decided"]
+    assert (decided["decision"], decided["by"], decided["reason"]) == ("allow", "flag", "allowed by --yes")
 
 
 def test_ask_runs_it_with_yes_or_a_matching_allow(model: ModelServer) -> None:
@@ -228,7 +252,7 @@ def test_chat_asks_before_a_call_and_shows_its_progress(
     chat.wait_for("why (sent to the model")
     chat.type("I still need them")
     screen = chat.wait_for("Kept it.")
-    assert "✗ remove" in screen
+    assert "✗ not run: I still need them" in screen and "✗ remove" not in screen  # said once
     [refused] = [message["content"] for message in model.requests[-1]["messages"] if message["role"] == "tool"][-1:]
     assert refused.endswith("The user refused this call: I still need them")
 
@@ -294,6 +318,19 @@ def test_the_seed_example_of_the_host_page_runs(model: ModelServer) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == "\n[calculator: 8]\n4 加 4 等于 8。\n"
     assert model.requests[0]["messages"][0]["content"].startswith("你是一个智能助手")
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/host.md", "docs/cli.md", "docs/zh/tutorial.md"])
+def test_the_documented_ask_command_gives_the_documented_answer(model: ModelServer, page: str) -> None:
+    [line] = [line for line in (ROOT / page).read_text().splitlines() if "toolwire ask seed=" in line]
+    words = shlex.split(line[line.index("toolwire ask") :].split("`")[0].split("#")[0])
+    assert words[:2] == ["toolwire", "ask"] and "4 加 4 等于多少" in words
+    model.script(
+        Reply(tool_calls=[ToolCall("calculator", {"operation": "add", "a": 4, "b": 4})]), Reply(text="4 加 4 等于 8。")
+    )
+    done = toolwire(*words[1:], "--base-url", model.openai_url, "--model", "m", cwd=ROOT)
+    assert (done.returncode, done.stdout) == (0, "4 加 4 等于 8。\n"), done.stderr
+    assert tool_results(model) == ["8"] and "refused" not in done.stderr
 
 
 # -- server names in options -----------------------------------------------------------------

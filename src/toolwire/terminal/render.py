@@ -66,6 +66,7 @@ class Screen:
         self._progress: Progress | None = None
         self._bars: dict[str, TaskID] = {}
         self._names: dict[str, str] = {}
+        self._refused: set[str] = set()
 
     def say(self, text: str, style: str = "", lines: bool = False) -> None:
         """A line of ours (not the model's), on a line of its own; ``lines``: the text may
@@ -107,6 +108,7 @@ class Screen:
             self.say(f"{CALL} {event.tool}{where} {arguments_line(event.arguments)}", "bold cyan")
         elif isinstance(event, ToolCallDecided):
             if event.decision == "refuse":
+                self._refused.add(event.call_id)
                 self.say(f"  ✗ not run: {event.reason}", "red")
             elif event.by == "policy":
                 self.say(f"  ↳ runs without asking: {event.reason}", "dim")
@@ -114,6 +116,8 @@ class Screen:
             self._advance(event)
         elif isinstance(event, ToolResult):
             self._finish(event.call_id)
+            if event.call_id in self._refused:
+                return  # "not run" said it
             mark, style = ("✗", "red") if event.is_error else ("✓", "green")
             self.say(f"  {mark} {event.tool} ({event.seconds:.2f} s): {event.summary}", style)
         elif isinstance(event, Failed):
