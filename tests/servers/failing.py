@@ -10,6 +10,17 @@ def boom() -> str:
     raise RuntimeError("kaput")
 
 
+def tenth(x: int) -> int:
+    return 10 // x
+
+
+@server.tool
+def divide(x: int) -> int:
+    """Print, then fail in a helper when ``x`` is 0."""
+    print(f"dividing 10 by {x}")
+    return tenth(x)
+
+
 @server.tool
 def fail() -> str:
     raise ToolError("nope, not today")
