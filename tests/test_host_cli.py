@@ -149,12 +149,14 @@ PROMPT = "> "  # capture-pane drops the space at the end of the line
 
 
 class Tmux:
-    """A tmux server of its own (its own socket) running one command in a 120x40 window."""
+    """A tmux server of its own (its own socket) running one command in a window 120 (or
+    ``width``) columns wide and 40 lines high."""
 
-    def __init__(self, tmp: Path, command: list[str], env: dict[str, str]) -> None:
-        self.socket = str(tmp / "tmux.sock")
+    def __init__(self, tmp: Path, command: list[str], env: dict[str, str], width: int = 120) -> None:
+        self.socket = str(tmp / f"tmux-{time.monotonic_ns()}.sock")
         exports = [f"{key}={value}" for key, value in env.items()]
-        self.run("new-session", "-d", "-x", "120", "-y", "40", "env", *exports, *command)
+        size = ["-u", "COLUMNS", "-u", "LINES"]  # the window's size, not the test runner's
+        self.run("new-session", "-d", "-x", str(width), "-y", "40", "env", *size, *exports, *command)
 
     def run(self, *args: str) -> str:
         done = subprocess.run(["tmux", "-S", self.socket, *args], capture_output=True, text=True, timeout=10)
@@ -209,12 +211,12 @@ def chat_env(home: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Callable[[list[str], dict[str, str]], Tmux]]:
+def tmux(tmp_path: Path) -> Iterator[Callable[..., Tmux]]:
     assert shutil.which("tmux"), "these tests need tmux (scripts/setup.sh installs it with apt-get when run as root)"
     sessions: list[Tmux] = []
 
-    def start(command: list[str], env: dict[str, str]) -> Tmux:
-        session = Tmux(tmp_path, command, env)
+    def start(command: list[str], env: dict[str, str], width: int = 120) -> Tmux:
+        session = Tmux(tmp_path, command, env, width)
         sessions.append(session)
         return session
 
@@ -224,7 +226,7 @@ def tmux(tmp_path: Path) -> Iterator[Callable[[list[str], dict[str, str]], Tmux]
 
 
 def test_chat_asks_before_a_call_and_shows_its_progress(
-    model: ModelServer, tmux: Callable[[list[str], dict[str, str]], Tmux], tmp_path: Path
+    model: ModelServer, tmux: Callable[..., Tmux], tmp_path: Path
 ) -> None:
     model.script(
         Reply(tool_calls=[ToolCall("slow", {"seconds": 3})]),
@@ -261,7 +263,7 @@ def test_chat_asks_before_a_call_and_shows_its_progress(
 
 
 def test_chat_remembers_always_saves_and_stops_a_turn_on_ctrl_c(
-    model: ModelServer, tmux: Callable[[list[str], dict[str, str]], Tmux], tmp_path: Path
+    model: ModelServer, tmux: Callable[..., Tmux], tmp_path: Path
 ) -> None:
     model.script(
         Reply(tool_calls=[ToolCall("remove", {"path": "a"})]),
@@ -293,6 +295,56 @@ def test_chat_remembers_always_saves_and_stops_a_turn_on_ctrl_c(
     assert saved["approvals"] and saved["messages"][-1]["content"][0]["text"].startswith("The call did not finish")
     chat.run("send-keys", "C-d")
     chat.wait_for_exit()
+
+
+WIDE = str(ROOT / "tests" / "servers" / "wide.py")
+ORDER = (
+    "Places an order for the items. Every item is checked against the stock first, then the order is confirmed"
+    " by email and shipped within two days to the address given."
+)
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_chat_aligns_the_tools_cuts_descriptions_at_words_and_says_what_a_call_does(
+    model: ModelServer, tmux: Callable[..., Tmux], tmp_path: Path, width: int
+) -> None:
+    model.script(Reply(tool_calls=[ToolCall("remove", {"path": "notes.txt"})]), Reply(text="Kept."))
+    chat = tmux(chat_command(model, f"w={WIDE}"), chat_env(tmp_path), width)
+    screen = chat.wait_for(PROMPT)
+    lines = screen.splitlines()
+    listed = lines[
+        lines.index("Tools the model can use: 14") + 1 : lines.index("Ask anything; /help lists the commands.")
+    ]
+    rows = [line for line in listed if re.match(r"  \S", line)]
+    name_width = max(len(row.split()[0]) for row in rows)
+    assert len(rows) == 14 and all(row[2 + name_width : 4 + name_width] == "  " for row in rows), screen
+    assert all(row[4 + name_width] in "hw" for row in rows), screen  # the servers, in one column
+    start = next(index for index, line in enumerate(lines) if line.startswith("  place_order "))
+    shown = " ".join(part.strip() for part in lines[start + 1 : start + 3]) if width == 80 else None
+    if shown is None:
+        column = lines[start].index("Places")
+        shown = " ".join(line[column:].strip() for line in lines[start : start + 2])
+    assert shown.endswith("…") and ORDER.startswith(shown[:-1]) and ORDER[len(shown) - 1] == " ", shown
+
+    chat.type("remove my notes")
+    screen = chat.wait_for("allow? [y]es once")
+    said = screen[screen.index("    what it does") : screen.index('    path: "notes.txt"')].splitlines()
+    assert all(len(line) < width and line.startswith("    ") for line in said), said  # wrapped at words
+    assert " ".join(line.strip() for line in said) == (
+        "what it does, as the server says (untrusted): destructive, not idempotent (default), open-world (default)"
+    )
+    chat.type("n")
+    chat.wait_for("why (sent to the model")
+    chat.type("")
+    chat.wait_for("Kept.")
+    chat.type(f"/save {tmp_path / 'chat.json'}")
+    chat.wait_for("saved ")
+    chat.type("exit")
+    chat.wait_for_exit()
+    again = tmux(chat_command(model, f"w={WIDE}", "--load", str(tmp_path / "chat.json")), chat_env(tmp_path), width)
+    assert f"loaded 4 messages from {tmp_path / 'chat.json'}" in again.wait_for(PROMPT).replace("\n", "")
+    again.type("exit")
+    again.wait_for_exit()
 
 
 # -- the docs' first example -----------------------------------------------------------------

@@ -99,6 +99,9 @@ async def _chat(invocation: HostInvocation) -> int:
             conversation = host.conversation(system=invocation.system, max_steps=invocation.max_steps)
         conversation._shown_tools = True
         screen.tools(host.tools, "start")
+        if invocation.load is not None:
+            count = len(conversation.messages)
+            screen.say(f"loaded {count} message{'' if count == 1 else 's'} from {invocation.load}", "bold")
         screen.say("Ask anything; /help lists the commands.", "dim")
         reader = LineReader()
         loop = asyncio.get_running_loop()
