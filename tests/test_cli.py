@@ -401,6 +401,11 @@ def test_a_failed_call_shows_what_the_server_printed_and_the_users_frames_of_its
         all(FAILING in frame for frame in frames)
         and lines[-1] == "  ZeroDivisionError: integer division or modulo by zero"
     )
+    crashed = toolwire("call", FAILING, "crash")
+    assert (crashed.returncode, crashed.stdout) == (1, ""), crashed.stderr
+    lines = crashed.stderr.splitlines()
+    assert lines[:2] == ["toolwire: the server process exited with code 3; its stderr ends with:", "  about to crash"]
+    assert lines[-1] == "  ZeroDivisionError: integer division or modulo by zero" and "in tenth" in lines[-4]
     quiet = toolwire("call", FAILING, "divide", "x=5")
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "2\n", "")
 

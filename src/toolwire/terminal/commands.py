@@ -10,6 +10,7 @@ import sys
 from collections.abc import Awaitable, Callable
 
 from ..client import CallToolResult, Client, ClientError, ServerError, TaskCancelled, TaskInfo, ToolInfo
+from ..client.errors import ConnectionClosed
 from ..client.transports import StdioProcess
 from ..protocol.errors import INVALID_PARAMS, RESOURCE_NOT_FOUND
 from ..protocol.versions import TASKS_EXTENSION
@@ -72,12 +73,13 @@ async def call(client: Client, invocation: Invocation) -> None:
         finally:
             progress.close()
         _print_call(result, tool.name, invocation)
-    except ServerError as exc:
-        raise ClientError(f"{exc}{_server_said(process, mark)}") from None
+    except ConnectionClosed:
+        raise  # the server died: its last words are in the message
     except ClientError as exc:
-        if "stderr ends with" in str(exc):  # the server died: its last words are in the message
+        said = _server_said(process, mark)
+        if not said:
             raise
-        raise ClientError(f"{exc}{_server_said(process, mark)}") from None
+        raise ClientError(f"{exc}{said}") from None
 
 
 def _server_said(process: StdioProcess | None, mark: int) -> str:
