@@ -41,10 +41,12 @@ def kinsoku_offsets(text: str, width: int, fold: bool = True) -> list[int]:
 
 
 class Kinsoku(Text):
-    """A :class:`rich.text.Text` whose wrapping follows :func:`kinsoku_offsets`."""
+    """A :class:`rich.text.Text` whose wrapping follows :func:`kinsoku_offsets` (plain ASCII
+    text, folded only inside long words, wraps as rich wraps it)."""
 
     def wrap(self, console: Console, width: int, **options: Any) -> Lines:
-        if not CLOSING.intersection(self.plain) or options.get("no_wrap") or self.no_wrap:
+        plain = self.plain
+        if plain.isascii() or not CLOSING.intersection(plain) or options.get("no_wrap") or self.no_wrap:
             return super().wrap(console, width, **options)
         fold = (options.get("overflow") or self.overflow or "fold") == "fold"
         pieces: list[Text] = []
