@@ -557,16 +557,21 @@ $("traffic-filter").addEventListener("input", () => {
 // -- the server's output ------------------------------------------------------------------------
 
 const OUTPUT_KEPT = 200000;  // characters
+let outputLength = 0;
 
 function output(text) {
   const pane = $("output");
   const following = pane.scrollTop + pane.clientHeight >= pane.scrollHeight - 4;
   pane.append(document.createTextNode(text));
-  if (pane.textContent.length > OUTPUT_KEPT) pane.textContent = pane.textContent.slice(-OUTPUT_KEPT);
+  outputLength += text.length;
+  if (outputLength > OUTPUT_KEPT) {
+    pane.textContent = pane.textContent.slice(-OUTPUT_KEPT / 2);
+    outputLength = pane.textContent.length;
+  }
   if (following) pane.scrollTop = pane.scrollHeight;
 }
 
-$("output-clear").addEventListener("click", () => { $("output").textContent = ""; });
+$("output-clear").addEventListener("click", () => { $("output").textContent = ""; outputLength = 0; });
 
 for (const button of document.querySelectorAll("nav button")) {
   button.addEventListener("click", () => {
