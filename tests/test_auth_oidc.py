@@ -183,7 +183,12 @@ def test_the_terminal_logs_in_once_in_the_browser_then_remembers(deployment: tup
     store = tmp_path / "config" / "toolwire" / "oauth.json"
     assert store.stat().st_mode & 0o777 == 0o600
     status = toolwire("auth", "status", url, **environment)
-    assert status.returncode == 0 and f"{url}: issued by" in status.stdout and "refreshable" in status.stdout
+    assert (
+        status.returncode == 0
+        and f"{url} — " in status.stdout
+        and "issued by http" in status.stdout
+        and "refreshable" in status.stdout
+    )
     record = json.loads(store.read_text())[f"tokens {url}"]
     assert record["access_token"] not in status.stdout + listed.stdout + listed.stderr + called.stderr
     assert toolwire("auth", "logout", url, **environment).stdout == f"forgot the tokens of {url}\n"

@@ -377,10 +377,37 @@ def test_failures_are_said_once_with_the_servers_reason() -> None:
         ["call", FAILING, "ratio", "ratio=1e400"],
         ["read", FAILING, "notes://x"],
     )
-    assert failed(crashed, 1) == "toolwire: tool 'boom' failed: RuntimeError: kaput"  # not "Tool 'boom'", nor twice
+    assert (crashed.returncode, crashed.stdout) == (1, "")
+    first, *server_said = crashed.stderr.splitlines()
+    assert first == "toolwire: tool 'boom' failed: RuntimeError: kaput"  # not "Tool 'boom'", nor twice
+    assert server_said[0] == "  the server's stderr during the call:" and server_said[-1] == "  RuntimeError: kaput"
     assert failed(refused, 1) == "toolwire: tool 'fail' failed: nope, not today"
     assert failed(huge, 2) == "toolwire: ratio=1e400: the number is too large for JSON (at most about 1.8e308)"
     assert failed(missing, 1) == "toolwire: resource not found: notes://x (there is no note called x)"
+
+
+def test_a_failed_call_shows_what_the_server_printed_and_the_users_frames_of_its_traceback() -> None:
+    done = toolwire("call", FAILING, "divide", "x=0")
+    assert (done.returncode, done.stdout) == (1, ""), done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[:3] == [
+        "toolwire: tool 'divide' failed: ZeroDivisionError: integer division or modulo by zero",
+        "  the server's stderr during the call:",
+        "  dividing 10 by 0",
+    ]
+    frames = [line.strip() for line in lines if line.strip().startswith("File ")]
+    assert [frame.rsplit(" in ", 1)[1] for frame in frames] == ["divide", "tenth"], done.stderr
+    assert (
+        all(FAILING in frame for frame in frames)
+        and lines[-1] == "  ZeroDivisionError: integer division or modulo by zero"
+    )
+    crashed = toolwire("call", FAILING, "crash")
+    assert (crashed.returncode, crashed.stdout) == (1, ""), crashed.stderr
+    lines = crashed.stderr.splitlines()
+    assert lines[:2] == ["toolwire: the server process exited with code 3; its stderr ends with:", "  about to crash"]
+    assert lines[-1] == "  ZeroDivisionError: integer division or modulo by zero" and "in tenth" in lines[-4]
+    quiet = toolwire("call", FAILING, "divide", "x=5")
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "2\n", "")
 
 
 @pytest.mark.parametrize("runner", [[], ["--uvicorn"], ["--granian"]])

@@ -34,6 +34,15 @@ def test_every_row_fits_and_every_name_is_whole(columns: str) -> None:
         assert "a_tool_with_a_rather_long_name_for_a_narrow_terminal" in done.stdout
 
 
+@pytest.mark.parametrize("columns", ["70", "80"])
+def test_closing_punctuation_never_starts_a_line_of_a_cell(columns: str) -> None:
+    done = toolwire("tools", WIDE, COLUMNS=columns)
+    assert done.returncode == 0, done.stderr
+    cells = [cell.strip() for line in done.stdout.splitlines() if line.startswith("│") for cell in line.split("│")]
+    assert "送货上门" in done.stdout
+    assert not [cell for cell in cells if cell.startswith(("。", "，")) or cell == '"'], done.stdout
+
+
 def test_descriptions_stop_at_their_first_sentence_and_objects_show_their_fields() -> None:
     done = toolwire("tools", WIDE, COLUMNS="200")
     assert "查询一个城市的天气预报。" in done.stdout and "返回每天" not in done.stdout

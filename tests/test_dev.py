@@ -35,9 +35,10 @@ def inspector(target: str, *rest: str) -> Iterator[str]:
     try:
         assert process.stderr is not None
         line = process.stderr.readline()
-        found = re.search(r"(http://127\.0\.0\.1:\d+/\?token=\S+?);?\s", line + " ")
+        found = re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)
         assert found, line + (process.stderr.read() if process.poll() is not None else "")
-        yield found.group(1).rstrip(";")
+        assert re.fullmatch(r".*=[\w-]+", found.group()), line  # a space after it: a terminal's link is the page
+        yield found.group()
     finally:
         process.terminate()
         process.wait(10)
@@ -141,6 +142,68 @@ async def test_progress_an_image_a_question_and_hostile_text(browser: Any) -> No
         assert await page.page.evaluate("window.__pwned") is None  # shown as text, never run
         assert await page.page.locator("#tool .result b").count() == 0
         assert page.dialogs == [] and page.errors == []
+
+
+async def test_a_failed_calls_traceback_and_the_servers_output_are_shown(browser: Any) -> None:
+    with inspector(str(DEVPAGE)) as url:
+        page = await open_page(browser, url)
+        await page.pick("divide")
+        await page.page.fill('#tool input[name="x"]', "0")
+        await page.page.click("#call")
+        said = await page.page.locator("#tool .result .server-output pre").inner_text()
+        assert said.startswith("dividing 10 by 0") and said.endswith(
+            "ZeroDivisionError: integer division or modulo by zero"
+        )
+        frames = re.findall(r'File "([^"]+)", line \d+, in (\w+)', said)
+        assert [function for _, function in frames] == ["divide", "tenth"] and {path for path, _ in frames} == {
+            str(DEVPAGE)
+        }, said
+        await page.page.click('nav button[data-tab="output"]')
+        await page.page.wait_for_function("document.querySelector('#output').textContent.includes('dividing 10 by 0')")
+        await page.page.click('nav button[data-tab="tools"]')
+        await page.pick("divide")
+        await page.page.fill('#tool input[name="x"]', "5")
+        await page.page.click("#call")
+        await page.page.wait_for_selector("#tool .result pre")
+        assert await page.page.locator("#tool .result .server-output").count() == 0  # only for a failure
+        assert page.errors == []
+
+
+async def test_a_burst_of_progress_ends_hidden_with_its_last_notification_and_traffic_is_structured(
+    browser: Any,
+) -> None:
+    with inspector(str(DEVPAGE)) as url:
+        page = await open_page(browser, url)
+        await page.pick("burst")
+        await page.page.fill('#tool input[name="times"]', "300")
+        await page.page.click("#call")
+        await page.page.wait_for_selector("#tool .result pre")
+        assert await page.page.locator("#tool .result pre").first.inner_text() == "300 chunks"
+        assert await page.page.locator("#tool progress").is_hidden()
+        assert await page.page.locator("#tool .progress-text").inner_text() == (
+            "300 progress notifications; the last: 300 / 300 (100%) — chunk 300"
+        )
+
+        await page.page.click('nav button[data-tab="traffic"]')
+        call = page.page.locator("#traffic li.out").filter(has=page.page.locator(".method", has_text="tools/call"))
+        answer = (
+            page.page.locator("#traffic li.in")
+            .filter(has=page.page.locator(".kind.response"))
+            .filter(has=page.page.locator(".method", has_text="tools/call"))
+        )
+        assert await call.count() == 1 and await answer.count() == 1
+        assert re.fullmatch(r" \d+ ms", await answer.locator(".ms").inner_text())
+        assert await call.locator("details").first.get_attribute("open") is None  # collapsed
+        await call.locator("summary").first.click()
+        shown = [key for key in await call.locator(".json .key").all_inner_texts() if key]
+        assert shown == ["jsonrpc", "id", "method", "params"]  # the top level open, the rest collapsed
+        assert "times" in await call.locator(".json .key").all_text_contents()
+        progress = page.page.locator("#traffic li.in .method", has_text="notifications/progress")
+        assert await progress.count() == 300
+        await page.page.fill("#traffic-filter", "chunk 300")
+        visible = await page.page.locator("#traffic > li:not([hidden])").all_inner_texts()
+        assert len(visible) == 1 and "notifications/progress" in visible[0], visible
+        assert page.errors == []
 
 
 async def test_an_mcp_apps_view_runs_sandboxed_and_talks_to_the_server(browser: Any) -> None:

@@ -212,7 +212,7 @@ async def test_an_unanswered_question_is_a_refusal(model: ModelServer) -> None:
     model.script(Reply(tool_calls=[ToolCall("remove", {"path": "a"})]), Reply(text="ok"))
     async with Host([f"h={HOSTED}"], provider=provider("openai", model)) as host:
         events = await run(host.conversation(), "remove a")
-    assert of(events, ToolResult)[0].summary == "The user refused this call: nobody answered the question"
+    assert of(events, ToolResult)[0].summary == "The call was refused: nobody answered the question"
 
 
 # -- failures become results -----------------------------------------------------------------

@@ -4,6 +4,7 @@ ask's answers for scripts, and the chat screen driven in tmux (send-keys, captur
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -46,13 +47,36 @@ def tool_results(model: ModelServer) -> list[str]:
 # -- ask -------------------------------------------------------------------------------------
 
 
-def test_ask_refuses_a_destructive_call_without_yes(model: ModelServer) -> None:
-    model.script(Reply(tool_calls=[ToolCall("remove", {"path": "notes.txt"})]), Reply(text="I was not allowed to."))
-    done = ask(model, "remove notes.txt")
-    assert (done.returncode, done.stdout) == (0, "I was not allowed to.\n"), done.stderr
-    assert "⚙ remove" in done.stderr and "✗ not run" in done.stderr
-    [result] = tool_results(model)
-    assert result.startswith("The tool reported an error:\nThe user refused this call: it needs confirmation")
+def test_ask_refuses_a_call_once_on_stderr_with_the_flag_and_exits_3(model: ModelServer) -> None:
+    calls = [ToolCall("remove", {"path": "a"}, id="c1"), ToolCall("remove", {"path": "b"}, id="c2")]
+    model.script(Reply(tool_calls=calls), Reply(text="I was not allowed to."))
+    done = ask(model, "remove a and b")
+    assert (done.returncode, done.stdout) == (3, "I was not allowed to.\n"), done.stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith("toolwire: refused")]
+    assert said == ["toolwire: refused h/remove (the server 'h' is not trusted): --allow 'h/remove' or --yes allows it"]
+    results = tool_results(model)
+    assert len(results) == 2 and all("The call was refused: nobody can be asked" in result for result in results)
+    assert "user" not in results[0]
+
+
+def test_ask_names_trust_for_a_read_only_tool_of_an_untrusted_server(model: ModelServer) -> None:
+    model.script(Reply(tool_calls=[ToolCall("fail", {"reason": "x"})]), Reply(text="No."))
+    done = ask(model, "fail", "--json")
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "toolwire: refused h/fail (the server 'h' is not trusted: its read-only hint is not taken on trust):"
+        " --trust h or --allow 'h/fail' allows it"
+    )
+    [decided] = [event for event in map(orjson.loads, done.stdout.splitlines()) if event["kind"] == "tool_decided"]
+    assert (decided["decision"], decided["by"]) == ("refuse", "host")
+
+
+def test_ask_yes_json_says_the_flag_allowed_the_call_not_the_user(model: ModelServer) -> None:
+    model.script(Reply(tool_calls=[ToolCall("remove", {"path": "notes.txt"})]), Reply(text="Removed."))
+    done = ask(model, "remove notes.txt", "--yes", "--json")
+    assert done.returncode == 0, done.stderr
+    [decided] = [event for event in map(orjson.loads, done.stdout.splitlines()) if event["kind"] == "tool_decided"]
+    assert (decided["decision"], decided["by"], decided["reason"]) == ("allow", "flag", "allowed by --yes")
 
 
 def test_ask_runs_it_with_yes_or_a_matching_allow(model: ModelServer) -> None:
@@ -125,12 +149,14 @@ PROMPT = "> "  # capture-pane drops the space at the end of the line
 
 
 class Tmux:
-    """A tmux server of its own (its own socket) running one command in a 120x40 window."""
+    """A tmux server of its own (its own socket) running one command in a window 120 (or
+    ``width``) columns wide and 40 lines high."""
 
-    def __init__(self, tmp: Path, command: list[str], env: dict[str, str]) -> None:
-        self.socket = str(tmp / "tmux.sock")
+    def __init__(self, tmp: Path, command: list[str], env: dict[str, str], width: int = 120) -> None:
+        self.socket = str(tmp / f"tmux-{time.monotonic_ns()}.sock")
         exports = [f"{key}={value}" for key, value in env.items()]
-        self.run("new-session", "-d", "-x", "120", "-y", "40", "env", *exports, *command)
+        size = ["-u", "COLUMNS", "-u", "LINES"]  # the window's size, not the test runner's
+        self.run("new-session", "-d", "-x", str(width), "-y", "40", "env", *size, *exports, *command)
 
     def run(self, *args: str) -> str:
         done = subprocess.run(["tmux", "-S", self.socket, *args], capture_output=True, text=True, timeout=10)
@@ -185,12 +211,12 @@ def chat_env(home: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Callable[[list[str], dict[str, str]], Tmux]]:
+def tmux(tmp_path: Path) -> Iterator[Callable[..., Tmux]]:
     assert shutil.which("tmux"), "these tests need tmux (scripts/setup.sh installs it with apt-get when run as root)"
     sessions: list[Tmux] = []
 
-    def start(command: list[str], env: dict[str, str]) -> Tmux:
-        session = Tmux(tmp_path, command, env)
+    def start(command: list[str], env: dict[str, str], width: int = 120) -> Tmux:
+        session = Tmux(tmp_path, command, env, width)
         sessions.append(session)
         return session
 
@@ -200,7 +226,7 @@ def tmux(tmp_path: Path) -> Iterator[Callable[[list[str], dict[str, str]], Tmux]
 
 
 def test_chat_asks_before_a_call_and_shows_its_progress(
-    model: ModelServer, tmux: Callable[[list[str], dict[str, str]], Tmux], tmp_path: Path
+    model: ModelServer, tmux: Callable[..., Tmux], tmp_path: Path
 ) -> None:
     model.script(
         Reply(tool_calls=[ToolCall("slow", {"seconds": 3})]),
@@ -228,7 +254,7 @@ def test_chat_asks_before_a_call_and_shows_its_progress(
     chat.wait_for("why (sent to the model")
     chat.type("I still need them")
     screen = chat.wait_for("Kept it.")
-    assert "✗ remove" in screen
+    assert "✗ not run: I still need them" in screen and "✗ remove" not in screen  # said once
     [refused] = [message["content"] for message in model.requests[-1]["messages"] if message["role"] == "tool"][-1:]
     assert refused.endswith("The user refused this call: I still need them")
 
@@ -237,7 +263,7 @@ def test_chat_asks_before_a_call_and_shows_its_progress(
 
 
 def test_chat_remembers_always_saves_and_stops_a_turn_on_ctrl_c(
-    model: ModelServer, tmux: Callable[[list[str], dict[str, str]], Tmux], tmp_path: Path
+    model: ModelServer, tmux: Callable[..., Tmux], tmp_path: Path
 ) -> None:
     model.script(
         Reply(tool_calls=[ToolCall("remove", {"path": "a"})]),
@@ -271,6 +297,56 @@ def test_chat_remembers_always_saves_and_stops_a_turn_on_ctrl_c(
     chat.wait_for_exit()
 
 
+WIDE = str(ROOT / "tests" / "servers" / "wide.py")
+ORDER = (
+    "Places an order for the items. Every item is checked against the stock first, then the order is confirmed"
+    " by email and shipped within two days to the address given."
+)
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_chat_aligns_the_tools_cuts_descriptions_at_words_and_says_what_a_call_does(
+    model: ModelServer, tmux: Callable[..., Tmux], tmp_path: Path, width: int
+) -> None:
+    model.script(Reply(tool_calls=[ToolCall("remove", {"path": "notes.txt"})]), Reply(text="Kept."))
+    chat = tmux(chat_command(model, f"w={WIDE}"), chat_env(tmp_path), width)
+    screen = chat.wait_for(PROMPT)
+    lines = screen.splitlines()
+    listed = lines[
+        lines.index("Tools the model can use: 14") + 1 : lines.index("Ask anything; /help lists the commands.")
+    ]
+    rows = [line for line in listed if re.match(r"  \S", line)]
+    name_width = max(len(row.split()[0]) for row in rows)
+    assert len(rows) == 14 and all(row[2 + name_width : 4 + name_width] == "  " for row in rows), screen
+    assert all(row[4 + name_width] in "hw" for row in rows), screen  # the servers, in one column
+    start = next(index for index, line in enumerate(lines) if line.startswith("  place_order "))
+    shown = " ".join(part.strip() for part in lines[start + 1 : start + 3]) if width == 80 else None
+    if shown is None:
+        column = lines[start].index("Places")
+        shown = " ".join(line[column:].strip() for line in lines[start : start + 2])
+    assert shown.endswith("…") and ORDER.startswith(shown[:-1]) and ORDER[len(shown) - 1] == " ", shown
+
+    chat.type("remove my notes")
+    screen = chat.wait_for("allow? [y]es once")
+    said = screen[screen.index("    what it does") : screen.index('    path: "notes.txt"')].splitlines()
+    assert all(len(line) < width and line.startswith("    ") for line in said), said  # wrapped at words
+    assert " ".join(line.strip() for line in said) == (
+        "what it does, as the server says (untrusted): destructive, not idempotent (default), open-world (default)"
+    )
+    chat.type("n")
+    chat.wait_for("why (sent to the model")
+    chat.type("")
+    chat.wait_for("Kept.")
+    chat.type(f"/save {tmp_path / 'chat.json'}")
+    chat.wait_for("saved ")
+    chat.type("exit")
+    chat.wait_for_exit()
+    again = tmux(chat_command(model, f"w={WIDE}", "--load", str(tmp_path / "chat.json")), chat_env(tmp_path), width)
+    assert f"loaded 4 messages from {tmp_path / 'chat.json'}" in again.wait_for(PROMPT).replace("\n", "")
+    again.type("exit")
+    again.wait_for_exit()
+
+
 # -- the docs' first example -----------------------------------------------------------------
 
 
@@ -294,6 +370,19 @@ def test_the_seed_example_of_the_host_page_runs(model: ModelServer) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == "\n[calculator: 8]\n4 加 4 等于 8。\n"
     assert model.requests[0]["messages"][0]["content"].startswith("你是一个智能助手")
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/host.md", "docs/cli.md", "docs/zh/tutorial.md"])
+def test_the_documented_ask_command_gives_the_documented_answer(model: ModelServer, page: str) -> None:
+    [line] = [line for line in (ROOT / page).read_text().splitlines() if "toolwire ask seed=" in line]
+    words = shlex.split(line[line.index("toolwire ask") :].split("`")[0].split("#")[0])
+    assert words[:2] == ["toolwire", "ask"] and "4 加 4 等于多少" in words
+    model.script(
+        Reply(tool_calls=[ToolCall("calculator", {"operation": "add", "a": 4, "b": 4})]), Reply(text="4 加 4 等于 8。")
+    )
+    done = toolwire(*words[1:], "--base-url", model.openai_url, "--model", "m", cwd=ROOT)
+    assert (done.returncode, done.stdout) == (0, "4 加 4 等于 8。\n"), done.stderr
+    assert tool_results(model) == ["8"] and "refused" not in done.stderr
 
 
 # -- server names in options -----------------------------------------------------------------

@@ -372,8 +372,8 @@ def _dev(argv: list[str]) -> int:
     from .dev.inspector import serve
 
     def ready(url: str) -> None:
-        watched = f"; it restarts {file} when it changes" if file else ""
-        sys.stderr.write(f"toolwire: the inspector is at {url}{watched} (Ctrl-C stops it)\n")
+        watched = f"; it restarts {file} when it changes" if file else ""  # never right after the URL
+        sys.stderr.write(f"toolwire: the inspector is at {url} (Ctrl-C stops it{watched})\n")
         sys.stderr.flush()
 
     try:

@@ -5,10 +5,14 @@ toolwire ran on the user's behalf (a server file being imported, a lifespan star
 from __future__ import annotations
 
 import os
+import re
 import sysconfig
 import traceback
 
 _LIBRARY = sysconfig.get_paths()["stdlib"]
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_INSTALLED = f"{os.sep}site-packages{os.sep}toolwire{os.sep}"
+_FRAME = re.compile(r'^(\s*)File "([^"]*)", line \d+')
 
 
 def own_frames(error: BaseException) -> str:
@@ -22,3 +26,24 @@ def own_frames(error: BaseException) -> str:
         and f"{os.sep}toolwire{os.sep}" not in frame.filename
     ]
     return "".join(traceback.format_list(own)).rstrip()
+
+
+def own_lines(text: str) -> str:
+    """``text`` (a program's output) with the frames of its tracebacks that are toolwire's
+    own (or ``<frozen ...>``) left out: each ``File "...", line N`` line and the lines
+    indented under it. Other text is kept as it is."""
+    kept: list[str] = []
+    skipping: int | None = None  # the indentation of the frame being left out
+    for line in text.splitlines():
+        if skipping is not None:
+            if len(line) - len(line.lstrip()) > skipping:
+                continue
+            skipping = None
+        frame = _FRAME.match(line)
+        if frame is not None:
+            path = frame.group(2)
+            if path.startswith((_PACKAGE, "<frozen")) or _INSTALLED in path:
+                skipping = len(frame.group(1))
+                continue
+        kept.append(line)
+    return "\n".join(kept)

@@ -1,5 +1,6 @@
-"""A server for the inspector's browser tests (tests/test_dev.py): progress, an image, a
-question, and a hostile tool whose name, description and result carry HTML and script."""
+"""A server for the inspector's browser tests (tests/test_dev.py): progress (slow, and a
+fast burst), an image, a question, a tool that prints and fails, and a hostile tool whose
+name, description and result carry HTML and script."""
 
 from __future__ import annotations
 
@@ -22,6 +23,25 @@ async def count(to: int, ctx: Context) -> str:
         await asyncio.sleep(0.15)
         await ctx.report_progress(step, to, f"step {step} of {to}")
     return f"counted to {to}"
+
+
+@server.tool
+async def burst(times: int, ctx: Context) -> str:
+    """Reports progress ``times`` times as fast as it can, as a quick tool over a large file does."""
+    for step in range(1, times + 1):
+        await ctx.report_progress(step, times, f"chunk {step}")
+    return f"{times} chunks"
+
+
+def tenth(x: int) -> int:
+    return 10 // x
+
+
+@server.tool
+def divide(x: int) -> int:
+    """Prints, then fails in a helper when ``x`` is 0."""
+    print(f"dividing 10 by {x}")
+    return tenth(x)
 
 
 @server.tool

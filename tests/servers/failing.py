@@ -1,5 +1,8 @@
 """Tools and a resource template that fail in the ways the command line must report well."""
 
+import os
+import traceback
+
 from toolwire import Context, Server, ToolError
 
 server = Server("probs")
@@ -8,6 +11,29 @@ server = Server("probs")
 @server.tool
 def boom() -> str:
     raise RuntimeError("kaput")
+
+
+def tenth(x: int) -> int:
+    return 10 // x
+
+
+@server.tool
+def divide(x: int) -> int:
+    """Print, then fail in a helper when ``x`` is 0."""
+    print(f"dividing 10 by {x}")
+    return tenth(x)
+
+
+@server.tool
+def crash() -> str:
+    """Print, then end the process over a failure in a helper."""
+    print("about to crash")
+    try:
+        tenth(0)
+    except ZeroDivisionError:
+        traceback.print_exc()
+        os._exit(3)
+    return "not reached"
 
 
 @server.tool

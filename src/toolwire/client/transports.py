@@ -56,8 +56,9 @@ BATCH = 8
 class StdioProcess:
     """A server started as a child process, spoken to over its stdin and stdout.
 
-    Its stderr is kept (the last 8 KiB) to explain a crash. :meth:`close` ends it as the
-    specification says: close its stdin, wait, then terminate, then kill.
+    Its stderr is kept (the last 8 KiB) to explain a crash or a failed call
+    (:meth:`stderr_since`), and each piece is given to ``on_stderr`` as it comes. :meth:`close`
+    ends it as the specification says: close its stdin, wait, then terminate, then kill.
     """
 
     STDERR_TAIL = 8192
@@ -81,7 +82,10 @@ class StdioProcess:
         self._refused: str | None = None
         self.on_message: Callable[[bytes], None] = _ignore_message
         self.on_close: Callable[[str], None] = _ignore_close
+        self.on_stderr: Callable[[bytes], None] = _ignore_message
         self.process: subprocess.Popen[bytes] | None = None
+        #: Bytes the server wrote to stderr so far (a mark for :meth:`stderr_since`).
+        self.stderr_written = 0
         self._stderr: collections.deque[bytes] = collections.deque()
         self._stderr_size = 0
         self._buffer = bytearray()
@@ -181,23 +185,39 @@ class StdioProcess:
             self._pipes.stop()
 
     def _stderr_readable(self) -> None:
-        try:
-            chunk = os.read(self._stderr_fd, READ_SIZE)
-        except BlockingIOError:
-            return
-        except OSError:
-            chunk = b""
-        if not chunk:
+        if not self._read_stderr():
             asyncio.get_running_loop().remove_reader(self._stderr_fd)
-            return
-        self._stderr.append(chunk)
-        self._stderr_size += len(chunk)
-        while self._stderr_size > self.STDERR_TAIL and len(self._stderr) > 1:
-            self._stderr_size -= len(self._stderr.popleft())
+
+    def _read_stderr(self) -> bool:
+        """Keep what the server's stderr has to read now; ``False`` at its end."""
+        for _ in range(16):  # a bounded turn: a chatty server cannot hold the loop
+            try:
+                chunk = os.read(self._stderr_fd, READ_SIZE)
+            except BlockingIOError:
+                return True
+            except OSError:
+                chunk = b""
+            if not chunk:
+                return False
+            self._stderr.append(chunk)
+            self._stderr_size += len(chunk)
+            self.stderr_written += len(chunk)
+            while self._stderr_size > self.STDERR_TAIL and len(self._stderr) > 1:
+                self._stderr_size -= len(self._stderr.popleft())
+            self.on_stderr(chunk)
+        return True
 
     def stderr_tail(self) -> str:
         """The end of what the server wrote to stderr."""
         return b"".join(self._stderr).decode(errors="replace")[-self.STDERR_TAIL :]
+
+    def stderr_since(self, mark: int) -> str:
+        """What the server wrote to stderr after :attr:`stderr_written` was ``mark`` (what is
+        in the pipe now included; only the last 8 KiB of it)."""
+        if self._stderr_fd >= 0:
+            self._read_stderr()
+        kept = b"".join(self._stderr)
+        return kept[max(0, len(kept) - (self.stderr_written - mark)) :].decode(errors="replace")
 
     def _ended(self) -> None:
         code = self.process.poll() if self.process else None
@@ -208,6 +228,8 @@ class StdioProcess:
             self.on_close(self._refused)
             return
         status = f"exited with code {code}" if code is not None else "closed its output"
+        if self._stderr_fd >= 0:
+            self._read_stderr()  # its last words
         tail = self.stderr_tail().strip()
         self.on_close(f"the server process {status}" + (f"; its stderr ends with:\n{tail}" if tail else ""))
 
@@ -233,18 +255,13 @@ class StdioProcess:
         if self._stderr_fd >= 0:
             with contextlib.suppress(ValueError, OSError):
                 loop.remove_reader(self._stderr_fd)
-            self._stderr_readable_drain()
+            self._read_stderr()
             os.close(self._stderr_fd)
             self._stderr_fd = -1
         if self._pipes is not None:
             with contextlib.suppress(OSError):
                 os.close(self._pipes.stdin)
             self._pipes = None
-
-    def _stderr_readable_drain(self) -> None:
-        with contextlib.suppress(OSError):
-            while chunk := os.read(self._stderr_fd, READ_SIZE):
-                self._stderr.append(chunk)
 
 
 class InMemory:

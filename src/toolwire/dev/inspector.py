@@ -8,7 +8,12 @@ records every message both ways, and serves on 127.0.0.1:
 - ``/api/...`` (POST, the token in ``X-Toolwire-Token``): what the page asks for (the state,
   lists, a call, a read, a prompt, an answer to a question, another era);
 - ``/api/events?token=...``: a stream (SSE) of what happens meanwhile: progress, logs,
-  questions the server asks (elicitation, sampling), the traffic, reloads.
+  questions the server asks (elicitation, sampling), the traffic, what a server process
+  writes on stderr (``output``), reloads.
+
+A failed call (an ``isError`` result or an error) comes with what the server process wrote
+on stderr during it (``stderr``: its ``print()``, its traceback without toolwire's frames);
+every call's answer says how many progress notifications it sent and the last one.
 
 For a server file, a change to it (or to a Python file beside it) starts a new server
 process; once it answers, it replaces the old one. One that fails to start (a syntax error)
@@ -25,6 +30,7 @@ Everything the server sends is shown as text by the page, never as HTML.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import secrets
 import time
@@ -36,9 +42,11 @@ import orjson
 
 from ..client import Client, ClientError, ServerError
 from ..client.client import _transport
+from ..client.transports import StdioProcess
 from ..logs import get_logger
 from ..protocol.connection import DEFAULT_MAX_MESSAGE_BYTES
 from ..protocol.versions import SUPPORTED_VERSIONS
+from ..tracebacks import own_lines
 from .watch import Watch
 
 log = get_logger("toolwire.dev")
@@ -52,6 +60,8 @@ STATIC = {"inspector.js": "text/javascript", "inspector.css": "text/css", "sandb
 WATCH_INTERVAL = 0.3
 #: Messages of the traffic pane kept for a page that connects later.
 TRAFFIC_KEPT = 500
+#: Pieces of the servers' stderr kept for a page that connects later.
+OUTPUT_KEPT = 500
 PAGE_POLICY = (
     "default-src 'self'; img-src 'self' data:; media-src 'self' data:; style-src 'self'; frame-ancestors 'none'"
 )
@@ -99,6 +109,15 @@ class Recording:
         await self.inner.close()
 
 
+class CallFailed(Exception):
+    """A call that failed (``error``), with what the server wrote on stderr meanwhile."""
+
+    def __init__(self, error: ClientError, output: str) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.output = output
+
+
 class Inspector:
     """One target, one client at a time, and the pages watching it. ``file``: the server
     file to watch (``None`` for URLs and commands)."""
@@ -114,6 +133,7 @@ class Inspector:
         self.host = ""
         self._listeners: set[asyncio.Queue[bytes]] = set()
         self._traffic: list[bytes] = []
+        self._output: list[bytes] = []
         self._questions: dict[str, asyncio.Future[Any]] = {}
         self._watcher: asyncio.Task[None] | None = None
         self._swap = asyncio.Lock()
@@ -127,7 +147,11 @@ class Inspector:
             self._watcher = asyncio.get_running_loop().create_task(self._watch())
 
     async def _connect(self, protocol: str | None) -> Client:
-        transport = Recording(_transport(self.target, None, None, None, DEFAULT_MAX_MESSAGE_BYTES), self._record)
+        inner = _transport(self.target, None, None, None, DEFAULT_MAX_MESSAGE_BYTES)
+        if isinstance(inner, StdioProcess):
+            decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+            inner.on_stderr = lambda chunk: self._said(decoder.decode(chunk))
+        transport = Recording(inner, self._record)
         client = Client(
             transport,
             protocol=protocol,
@@ -199,6 +223,15 @@ class Inspector:
             message = data.decode(errors="replace")
         event = orjson.dumps({"kind": "traffic", "direction": direction, "message": message, "at": time.time()})
         self._traffic = [*self._traffic[-(TRAFFIC_KEPT - 1) :], event]
+        for queue in list(self._listeners):
+            queue.put_nowait(event)
+
+    def _said(self, text: str) -> None:
+        """A piece of what the server process wrote on stderr, for the pages."""
+        if not text:
+            return
+        event = orjson.dumps({"kind": "output", "text": text, "at": time.time()})
+        self._output = [*self._output[-(OUTPUT_KEPT - 1) :], event]
         for queue in list(self._listeners):
             queue.put_nowait(event)
 
@@ -283,20 +316,35 @@ class Inspector:
         }
 
     async def _call(self, client: Client, body: dict[str, Any]) -> dict[str, Any]:
+        """Call a tool; the answer has the result, its time, its progress (``count`` and the
+        ``last`` notification) and, when it failed, ``stderr``. :class:`CallFailed` when the
+        call raised a :class:`ClientError`."""
         call = str(body.get("call", ""))
+        reported: dict[str, Any] = {"count": 0, "last": None}
 
         def progress(done: float, total: float | None, message: str | None) -> None:
+            reported["count"] += 1
+            reported["last"] = {"progress": done, "total": total, "message": message}
             self.emit({"kind": "progress", "call": call, "progress": done, "total": total, "message": message})
 
+        process = client.transport.inner if isinstance(client.transport, Recording) else None
+        process = process if isinstance(process, StdioProcess) else None
+        mark = process.stderr_written if process is not None else 0
         started = time.perf_counter()
         arguments = body.get("arguments")
-        result = await client.call_tool(
-            str(body.get("name", "")),
-            arguments if isinstance(arguments, dict) else {},
-            progress=progress,
-            task=bool(body.get("task")),
-        )
-        return {"result": result.raw, "ms": round((time.perf_counter() - started) * 1000, 1)}
+        try:
+            result = await client.call_tool(
+                str(body.get("name", "")),
+                arguments if isinstance(arguments, dict) else {},
+                progress=progress,
+                task=bool(body.get("task")),
+            )
+        except ClientError as exc:
+            raise CallFailed(exc, _output_since(process, mark)) from None
+        answer = {"result": result.raw, "ms": round((time.perf_counter() - started) * 1000, 1), "progress": reported}
+        if result.is_error:
+            answer["stderr"] = _output_since(process, mark)
+        return answer
 
     # -- HTTP ----------------------------------------------------------------------------------
 
@@ -360,15 +408,15 @@ class Inspector:
         except KeyError:
             await _respond(send, 404, b'{"error": {"message": "no such action"}}', "application/json")
             return
-        except ServerError as exc:
-            answer = {"error": {"code": exc.code, "message": exc.message, "data": exc.data}}
+        except CallFailed as exc:
+            answer = {"error": {**_error(exc.error), "stderr": exc.output}}
         except (ClientError, orjson.JSONDecodeError) as exc:
-            answer = {"error": {"message": str(exc)}}
+            answer = {"error": _error(exc)}
         await _respond(send, 200, orjson.dumps(answer, default=str), "application/json")
 
     async def _events(self, receive: Receive, send: Send) -> None:
         queue: asyncio.Queue[bytes] = asyncio.Queue()
-        for event in self._traffic:
+        for event in [*self._traffic, *self._output]:
             queue.put_nowait(event)
         self._listeners.add(queue)
         await send(
@@ -396,6 +444,18 @@ class Inspector:
         finally:
             self._listeners.discard(queue)
             disconnected.cancel()
+
+
+def _error(exc: Exception) -> dict[str, Any]:
+    if isinstance(exc, ServerError):
+        return {"code": exc.code, "message": exc.message, "data": exc.data}
+    return {"message": str(exc)}
+
+
+def _output_since(process: StdioProcess | None, mark: int) -> str:
+    """What ``process`` wrote on stderr since ``mark``, toolwire's frames left out of its
+    tracebacks (``""`` for a server that is not a process of ours)."""
+    return own_lines(process.stderr_since(mark)).strip() if process is not None else ""
 
 
 def _page() -> bytes:

@@ -161,7 +161,7 @@ class Conversation:
 def _default_answer(event: _Question) -> None:
     """What an unanswered question means: no."""
     if isinstance(event, ApprovalNeeded):
-        event.refuse("nobody answered the question")
+        event.refuse("nobody answered the question", by="host")
     elif isinstance(event, SamplingNeeded):
         event.refuse()
     elif isinstance(event, ElicitationNeeded):
@@ -318,16 +318,20 @@ class Turn:
                 verdict.rememberable,
                 changes,
                 host.mark(server, tool.name),
+                dict(tool.annotations),
+                server in host.policy.trusted,
             )
-            answer, why = await self.ask(question)
+            answer, why, by = await self.ask(question)
             if answer == "refuse":
-                told = "The user refused this call" + (f": {why}" if why else ".")
-                self._refuse(call, "user", told, why or "refused")
+                told = ("The user refused this call" if by == "user" else "The call was refused") + (
+                    f": {why}" if why else "."
+                )
+                self._refuse(call, by, told, why or "refused")
                 return None
-            approvals.record(server, tool, always=answer == "always")
-            self.emit(
-                ToolCallDecided(call.id, "allow", "user", "always allowed" if answer == "always" else "allowed once")
-            )
+            if by == "user":
+                approvals.record(server, tool, always=answer == "always")
+            said = why or ("always allowed" if answer == "always" else "allowed once")
+            self.emit(ToolCallDecided(call.id, "allow", by, said))
         return call, server, None if reader else tool.name, call.arguments
 
     def _refuse(self, call: ToolCallRequest, by: str, told: str, reason: str | None = None) -> None:

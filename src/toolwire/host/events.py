@@ -105,7 +105,12 @@ class ApprovalNeeded(_Question):
     """A call waits for the person: allow it once, allow the tool for the rest of the
     conversation (when ``always_offered``), or refuse it with a reason the model reads.
     ``changes``: how the tool's definition differs from what the person approved before;
-    ``warning``: why the tool's name may fool the person (empty when it is plain)."""
+    ``warning``: why the tool's name may fool the person (empty when it is plain);
+    ``annotations``: the tool's, as its server says (believed only when ``trusted``).
+
+    A program that answers for nobody present passes ``by`` (``"flag"``: a command-line
+    flag allowed it, ``"host"``: nobody could be asked) so that the log does not say the
+    user decided; only the user's answers are remembered."""
 
     kind: ClassVar[str] = "approval_needed"
     call_id: str
@@ -117,20 +122,25 @@ class ApprovalNeeded(_Question):
     always_offered: bool = True
     changes: list[Change] = field(default_factory=list)
     warning: str = ""
-    _answer: asyncio.Future[tuple[str, str]] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    annotations: dict[str, Any] = field(default_factory=dict)
+    trusted: bool = False
+    _answer: asyncio.Future[tuple[str, str, str]] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
 
-    def allow(self, always: bool = False) -> None:
-        self._settle(("always" if always and self.always_offered else "once", ""))
+    def allow(self, always: bool = False, by: str = "user", reason: str = "") -> None:
+        """Run the call (``always``: and later calls of the tool, when offered, for the user)."""
+        self._settle(("always" if always and self.always_offered and by == "user" else "once", reason, by))
 
-    def refuse(self, reason: str = "") -> None:
-        self._settle(("refuse", reason))
+    def refuse(self, reason: str = "", by: str = "user") -> None:
+        self._settle(("refuse", reason, by))
 
 
 @dataclass(slots=True)
 class ToolCallDecided(Event):
     """What became of a proposed call: ``decision`` is ``"allow"`` or ``"refuse"``, ``by``
-    ``"policy"``, ``"user"`` or ``"host"`` (a call that could not run: unknown tool, bad
-    arguments), ``reason`` says why."""
+    ``"policy"``, ``"user"``, ``"flag"`` (``toolwire ask --yes``) or ``"host"`` (a call that
+    could not run: unknown tool, bad arguments, nobody to ask), ``reason`` says why."""
 
     kind: ClassVar[str] = "tool_decided"
     call_id: str

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..cli import UsageError
 from ..client import Client, ClientError
+from ..tracebacks import own_lines
 from .commandline import Invocation, parse
 from .commands import ACTIONS
 from .output import printable
@@ -111,7 +112,9 @@ def _show_log(params: dict[str, Any]) -> None:
 
 def _fail(message: str) -> None:
     """Write ``toolwire: MESSAGE`` to stderr; lines after the first (a server's stderr) are
-    indented, and only the last :data:`STDERR_LINES` of them kept."""
+    indented, toolwire's frames left out of tracebacks, and only the last
+    :data:`STDERR_LINES` of them kept."""
     first, *rest = message.strip().splitlines() or [""]
+    rest = own_lines("\n".join(rest)).splitlines()
     lines = [f"toolwire: {first}", *(f"  {line}" for line in rest[-STDERR_LINES:])]
     sys.stderr.write(printable("\n".join(lines)) + "\n")

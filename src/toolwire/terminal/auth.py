@@ -63,7 +63,7 @@ async def login(url: str) -> int:
     if record is None:
         sys.stdout.write(f"{url} did not ask for authorization: nothing stored\n")
     else:
-        sys.stdout.write(f"authorized at {url}: {describe(record)}\n")
+        sys.stdout.write(f"authorized at {url} — {describe(record)}\n")
     return 0
 
 
@@ -85,7 +85,7 @@ def status(url: str | None) -> int:
             continue
         record = store.load(key)
         if record is not None:
-            sys.stdout.write(f"{key[len(TOKENS_PREFIX) :]}: {describe(record)}\n")
+            sys.stdout.write(f"{key[len(TOKENS_PREFIX) :]} — {describe(record)}\n")
             shown += 1
     if not shown:
         sys.stdout.write(f"no tokens stored{f' for {url}' if url else ''} (in {store!r})\n")
@@ -93,8 +93,9 @@ def status(url: str | None) -> int:
 
 
 def describe(record: dict[str, object]) -> str:
-    """A token record in words: issuer, scopes, expiry, refresh; never the tokens."""
-    parts = [f"issued by {record.get('issuer')}"]
+    """A token record in words: scopes, expiry, refresh, issuer (last: no punctuation after
+    its address, which terminals would take into the link); never the tokens."""
+    parts = []
     if record.get("scope"):
         parts.append(f"scopes {record['scope']}")
     expires = record.get("expires_at")
@@ -104,4 +105,4 @@ def describe(record: dict[str, object]) -> str:
     parts.append("refreshable" if record.get("refresh_token") else "not refreshable")
     if record.get("dpop_key"):
         parts.append("DPoP-bound")
-    return ", ".join(parts)
+    return f"{', '.join(parts)}, issued by {record.get('issuer')}"

@@ -35,6 +35,7 @@ from ..host import (
     Host,
     SamplingNeeded,
     TextDelta,
+    ToolCallDecided,
 )
 from ..host.elicitation import form_fields, parse_field
 from .hostline import HostInvocation, build_host, parse
@@ -98,6 +99,9 @@ async def _chat(invocation: HostInvocation) -> int:
             conversation = host.conversation(system=invocation.system, max_steps=invocation.max_steps)
         conversation._shown_tools = True
         screen.tools(host.tools, "start")
+        if invocation.load is not None:
+            count = len(conversation.messages)
+            screen.say(f"loaded {count} message{'' if count == 1 else 's'} from {invocation.load}", "bold")
         screen.say("Ask anything; /help lists the commands.", "dim")
         reader = LineReader()
         loop = asyncio.get_running_loop()
@@ -281,6 +285,8 @@ def _history_path() -> Path:
 
 
 async def _ask(invocation: HostInvocation) -> int:
+    """Exit status 0 answered, 3 answered but a call was refused (see the help's epilog), 1 not
+    answered."""
     screen = Screen(sys.stderr)
     host = await _started(invocation, screen)
     if host is None:
@@ -288,8 +294,16 @@ async def _ask(invocation: HostInvocation) -> int:
     try:
         conversation = host.conversation(system=invocation.system, max_steps=invocation.max_steps)
         done: Done | None = None
+        refused = False
+        said: set[tuple[str, str]] = set()
         async for event in conversation.send(invocation.question):
-            _answer_for_script(event, invocation.yes)
+            if isinstance(event, ApprovalNeeded):
+                _answer_call(event, invocation.yes, said, screen)
+                refused = refused or not invocation.yes
+            else:
+                _answer_for_script(event, invocation.yes)
+            if isinstance(event, ToolCallDecided) and event.decision == "refuse" and event.by == "policy":
+                refused = True  # a --deny rule
             if invocation.as_json:
                 sys.stdout.write(for_stream(orjson.dumps(event.to_dict()).decode(), sys.stdout) + "\n")
                 sys.stdout.flush()
@@ -302,19 +316,36 @@ async def _ask(invocation: HostInvocation) -> int:
                 done = event
         if not invocation.as_json and conversation.text and not conversation.text.endswith("\n"):
             sys.stdout.write("\n")
-        return 0 if done is not None and done.reason == "answered" else 1
+        if done is None or done.reason != "answered":
+            return 1
+        return 3 if refused else 0
     finally:
         await host.close()
 
 
+def _answer_call(event: ApprovalNeeded, yes: bool, said: set[tuple[str, str]], screen: Screen) -> None:
+    """Nobody is there to ask: ``--yes`` allows the call, otherwise it is refused, and the
+    first refusal of each tool says on stderr which flag would allow it."""
+    if yes:
+        event.allow(by="flag", reason="allowed by --yes")
+        return
+    event.refuse("nobody can be asked in toolwire ask, and no flag allows it", by="host")
+    if (event.server, event.name) in said:
+        return
+    said.add((event.server, event.name))
+    rule = f"--allow '{event.server}/{event.name}'"
+    if not event.always_offered:  # an --ask rule: only --yes overrides it
+        flags = "--yes allows it"
+    elif not event.trusted and event.annotations.get("readOnlyHint") is True:
+        flags = f"--trust {event.server} or {rule} allows it"
+    else:
+        flags = f"{rule} or --yes allows it"
+    screen.say(f"toolwire: refused {event.server}/{event.name} ({event.reason}): {flags}", "red")
+
+
 def _answer_for_script(event: Event, yes: bool) -> None:
-    """Nobody is there to ask: ``--yes`` allows calls and sampling, forms are declined."""
-    if isinstance(event, ApprovalNeeded):
-        if yes:
-            event.allow()
-        else:
-            event.refuse("it needs confirmation, and toolwire ask was run without --yes or a matching --allow")
-    elif isinstance(event, SamplingNeeded):
+    """Nobody is there to ask: ``--yes`` allows sampling, forms are declined."""
+    if isinstance(event, SamplingNeeded):
         event.allow() if yes else event.refuse()
     elif isinstance(event, ElicitationNeeded):
         event.decline()

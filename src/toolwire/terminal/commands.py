@@ -10,8 +10,11 @@ import sys
 from collections.abc import Awaitable, Callable
 
 from ..client import CallToolResult, Client, ClientError, ServerError, TaskCancelled, TaskInfo, ToolInfo
+from ..client.errors import ConnectionClosed
+from ..client.transports import StdioProcess
 from ..protocol.errors import INVALID_PARAMS, RESOURCE_NOT_FOUND
 from ..protocol.versions import TASKS_EXTENSION
+from ..tracebacks import own_lines
 from .commandline import Invocation
 from .output import print_contents, print_messages, print_result, printable, write_json
 from .progress import ProgressDisplay
@@ -49,7 +52,9 @@ async def _task_support(client: Client, invocation: Invocation, listed: list[Too
 
 async def call(client: Client, invocation: Invocation) -> None:
     """Call a tool with arguments converted by its schema and print the result, with its
-    progress on stderr. :class:`ClientError` for an unknown tool or a result with ``isError``."""
+    progress on stderr. :class:`ClientError` for an unknown tool or a result with ``isError``;
+    when the call fails, the message ends with what a server started here wrote on stderr
+    meanwhile (its ``print()``, its traceback without toolwire's frames)."""
     listed = {tool.name: tool for tool in await client.list_tools()}
     _ensure_listed(invocation.subject, list(listed), "tool")
     tool = listed[invocation.subject]
@@ -57,14 +62,31 @@ async def call(client: Client, invocation: Invocation) -> None:
         invocation.arguments = arguments(invocation.pairs, tool.input_schema)
     check_arguments(tool.name, invocation.arguments, tool.input_schema)
     progress = ProgressDisplay(tool.name)
+    process = client.transport if isinstance(client.transport, StdioProcess) else None
+    mark = process.stderr_written if process is not None else 0
     try:
-        if invocation.task:
-            result = await _call_as_task(client, invocation, tool.name, progress)
-        else:
-            result = await client.call_tool(tool.name, invocation.arguments, progress=progress.update)
-    finally:
-        progress.close()
-    _print_call(result, tool.name, invocation)
+        try:
+            if invocation.task:
+                result = await _call_as_task(client, invocation, tool.name, progress)
+            else:
+                result = await client.call_tool(tool.name, invocation.arguments, progress=progress.update)
+        finally:
+            progress.close()
+        _print_call(result, tool.name, invocation)
+    except ConnectionClosed:
+        raise  # the server died: its last words are in the message
+    except ClientError as exc:
+        said = _server_said(process, mark)
+        if not said:
+            raise
+        raise ClientError(f"{exc}{said}") from None
+
+
+def _server_said(process: StdioProcess | None, mark: int) -> str:
+    """What the server wrote on stderr since ``mark``, as lines to add to an error message
+    (toolwire's frames left out of its tracebacks), or ``""``."""
+    said = own_lines(process.stderr_since(mark)).strip() if process is not None else ""
+    return f"\nthe server's stderr during the call:\n{said}" if said else ""
 
 
 async def _call_as_task(client: Client, invocation: Invocation, tool: str, progress: ProgressDisplay) -> CallToolResult:

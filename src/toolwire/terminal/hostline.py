@@ -63,8 +63,10 @@ server's name of the tool. --deny and --ask also catch look-alike names (delete_
 Cyrillic e, U+0435); a bare --allow TOOL that matches tools of several servers allows none
 of them: write SERVER/TOOL, or */TOOL for all.
 
-exit status: 0 answered; 1 the model's API failed, no server could be started, or the step
-limit was reached; 2 a mistake on the command line or a missing key; 130 interrupted."""
+exit status: 0 answered; 3 (ask) answered, but a call was refused (it needed confirmation
+and no flag allowed it, or a --deny rule; stderr names the flag that allows it); 1 the
+model's API failed, no server could be started, or the step limit was reached; 2 a mistake
+on the command line or a missing key; 130 interrupted."""
 
 
 @dataclass(slots=True)

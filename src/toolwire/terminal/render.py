@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 import orjson
+from rich.cells import cell_len
 
 from ..host import (
     ApprovalNeeded,
@@ -30,12 +31,15 @@ from ..host import (
     ToolsChanged,
 )
 from .output import printable
+from .wrapping import clipped
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
 #: Characters of one argument value shown before it is folded.
 FOLD = 300
+#: The fewest columns a tool's description is given beside its name (else it goes under it).
+MIN_DESCRIPTION = 24
 CALL = "⚙"
 
 
@@ -45,6 +49,47 @@ def fold(value: Any, limit: int = FOLD) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+def annotation_words(annotations: dict[str, Any]) -> tuple[str, bool]:
+    """What a tool's annotations say, in words (``read-only``, else ``destructive`` or ``not
+    destructive`` and ``idempotent``; then ``open-world`` or ``closed-world``), a hint the
+    tool does not give marked ``(default)``; and whether it may destroy (not read-only, and
+    destructive by what it says or by the default)."""
+
+    def hint(key: str, default: bool) -> tuple[bool, str]:
+        value = annotations.get(key)
+        return (value, "") if isinstance(value, bool) else (default, " (default)")
+
+    read_only, said = hint("readOnlyHint", False)
+    if read_only:
+        words = [f"read-only{said}"]
+        destructive = False
+    else:
+        destructive, said = hint("destructiveHint", True)
+        idempotent, idem = hint("idempotentHint", False)
+        words = [f"{'' if destructive else 'not '}destructive{said}", f"{'' if idempotent else 'not '}idempotent{idem}"]
+    open_world, said = hint("openWorldHint", True)
+    words.append(f"{'open' if open_world else 'closed'}-world{said}")
+    return ", ".join(words), destructive
+
+
+def _marks(tool: ExposedTool) -> list[str]:
+    return [tool.server + (" (trusted)" if tool.trusted else "")] + (["read-only"] if tool.read_only else [])
+
+
+def _first_paragraph(description: str) -> str:
+    """The lines of ``description`` up to its first empty line, joined by spaces."""
+    lines: list[str] = []
+    for line in description.strip().splitlines():
+        if not line.strip():
+            break
+        lines.append(line.strip())
+    return " ".join(lines)
+
+
+def _padded(text: str, width: int) -> str:
+    return text + " " * (width - cell_len(text))
 
 
 def arguments_line(arguments: dict[str, Any] | None, limit: int = 80) -> str:
@@ -66,6 +111,7 @@ class Screen:
         self._progress: Progress | None = None
         self._bars: dict[str, TaskID] = {}
         self._names: dict[str, str] = {}
+        self._refused: set[str] = set()
 
     def say(self, text: str, style: str = "", lines: bool = False) -> None:
         """A line of ours (not the model's), on a line of its own; ``lines``: the text may
@@ -80,14 +126,28 @@ class Screen:
             self._line_open = False
 
     def tools(self, tools: list[ExposedTool], reason: str) -> None:
+        """The tools, one a row: the names padded to the longest, the server and marks, then
+        the description's first paragraph wrapped at words to the terminal's width, two
+        lines at most (cut with "…"); under the name when the row leaves it too little room."""
         header = "Tools the model can use" if reason == "start" else f"The tools changed ({reason})"
         self.say(f"{header}: {len(tools)}", "bold")
-        for tool in tools:
-            marks = [tool.server + (" (trusted)" if tool.trusted else "")]
-            if tool.read_only:
-                marks.append("read-only")
-            first = tool.description.splitlines()[0] if tool.description else ""
-            self.say(f"  {tool.name:<24} {', '.join(marks):<28} {first[:80]}", "dim" if not tool.read_only else "")
+        names = [printable(tool.name, lines=False) for tool in tools]
+        marks = [printable(", ".join(_marks(tool)), lines=False) for tool in tools]
+        name_width = max((cell_len(name) for name in names), default=0)
+        mark_width = max((cell_len(mark) for mark in marks), default=0)
+        indent = 2 + name_width + 2 + mark_width + 2
+        for tool, name, mark in zip(tools, names, marks, strict=True):
+            about = printable(_first_paragraph(tool.description), lines=False)
+            row = f"  {_padded(name, name_width)}  {_padded(mark, mark_width)}  "
+            if self.console.width - indent >= MIN_DESCRIPTION:
+                lines = clipped(about, self.console.width - indent, 2, self.console) or [""]
+                shown = [row + lines[0], *(" " * indent + line for line in lines[1:])]
+            else:
+                shown = [
+                    row.rstrip(),
+                    *("      " + line for line in clipped(about, self.console.width - 6, 2, self.console)),
+                ]
+            self.say("\n".join(line.rstrip() for line in shown), "" if tool.read_only else "dim", lines=True)
             if tool.warning:
                 self.say(f"    ⚠ {tool.server}/{tool.tool}: {tool.warning}", "yellow")
 
@@ -107,6 +167,7 @@ class Screen:
             self.say(f"{CALL} {event.tool}{where} {arguments_line(event.arguments)}", "bold cyan")
         elif isinstance(event, ToolCallDecided):
             if event.decision == "refuse":
+                self._refused.add(event.call_id)
                 self.say(f"  ✗ not run: {event.reason}", "red")
             elif event.by == "policy":
                 self.say(f"  ↳ runs without asking: {event.reason}", "dim")
@@ -114,6 +175,8 @@ class Screen:
             self._advance(event)
         elif isinstance(event, ToolResult):
             self._finish(event.call_id)
+            if event.call_id in self._refused:
+                return  # "not run" said it
             mark, style = ("✗", "red") if event.is_error else ("✓", "green")
             self.say(f"  {mark} {event.tool} ({event.seconds:.2f} s): {event.summary}", style)
         elif isinstance(event, Failed):
@@ -129,6 +192,10 @@ class Screen:
     def approval(self, event: ApprovalNeeded) -> None:
         """The question of an approval: the server, the tool, the exact arguments, the change."""
         self.say(f"? Allow {event.server}/{event.name} ({event.reason})?", "bold yellow")
+        hints, destructive = annotation_words(event.annotations)
+        whose = "by its annotations (the server is trusted)" if event.trusted else "as the server says (untrusted)"
+        said = clipped(printable(f"what it does, {whose}: {hints}", False), self.console.width - 4, 9, self.console)
+        self.say("\n".join(f"    {line}" for line in said), "red" if destructive else "", lines=True)
         if event.warning:
             self.say(f"    ⚠ the tool's name {event.name!r}: {event.warning}", "bold red")
         for key, value in event.arguments.items():

@@ -10,7 +10,8 @@ mean anything for. A tool that runs as a task says so (``task`` or ``task only``
 Parameters show their types with the fields of objects.
 
 What a user types (tool names, URIs, parameter names) is never shortened: a column too
-narrow for it breaks it across lines. Descriptions are cut to their first sentence, and
+narrow for it breaks it across lines, never before closing punctuation (``。``, ``"``) that
+follows a character (:class:`.wrapping.Kinsoku`). Descriptions are cut to their first sentence, and
 long defaults to a few words.
 
 ``resources``: a row per resource (URI, name and title, MIME type, size, description), then
@@ -32,6 +33,7 @@ from rich.text import Text
 from ..client import PromptInfo, ResourceInfo, ResourceTemplateInfo, TaskInfo, ToolInfo
 from .output import printable
 from .schemas import parameters
+from .wrapping import Kinsoku
 
 HINTS = (
     ("readOnlyHint", "read-only", "green"),
@@ -78,19 +80,19 @@ def print_resources(
     _fit_names(listed, [resource.uri for resource in resources])
     for resource in resources:
         listed.add_row(
-            Text(printable(resource.uri), style="bold"),
+            Kinsoku(printable(resource.uri), style="bold"),
             _name(resource.name, resource.title or resource.name, style=""),
-            Text(printable(resource.mime_type or "")),
-            Text(_size(resource.size), justify="right"),
+            Kinsoku(printable(resource.mime_type or "")),
+            Kinsoku(_size(resource.size), justify="right"),
             _summary(resource.description),
         )
     templated = _table("resource template", "name", "MIME type", "description")
     _fit_names(templated, [template.uri_template for template in templates])
     for template in templates:
         templated.add_row(
-            Text(printable(template.uri_template), style="bold"),
+            Kinsoku(printable(template.uri_template), style="bold"),
             _name(template.name, template.title or template.name, style=""),
-            Text(printable(template.mime_type or "")),
+            Kinsoku(printable(template.mime_type or "")),
             _summary(template.description),
         )
     counts = f"{_count(resources, 'resource')}, {_count(templates, 'resource template')}"
@@ -111,10 +113,10 @@ def print_tasks(tasks: list[TaskInfo], server_info: dict[str, Any], version: str
     table = _table("task", "status", "message", "created")
     for task in tasks:
         table.add_row(
-            Text(printable(task.id)),
-            Text(printable(task.status)),
+            Kinsoku(printable(task.id)),
+            Kinsoku(printable(task.status)),
             _summary(task.message),
-            Text(printable(task.created_at or "")),
+            Kinsoku(printable(task.created_at or "")),
         )
     _print(_heading(server_info, version, _count(tasks, "task")), [table] if tasks else [])
 
@@ -167,27 +169,27 @@ def _print(heading: Text, tables: list[Table]) -> None:
         console.print(table)
 
 
-def _heading(server_info: dict[str, Any], version: str | None, counts: str) -> Text:
+def _heading(server_info: dict[str, Any], version: str | None, counts: str) -> Kinsoku:
     server = " ".join(str(server_info[key]) for key in ("name", "version") if server_info.get(key)) or "the server"
-    return Text(printable(f"{server}: {counts} (protocol {version})"))
+    return Kinsoku(printable(f"{server}: {counts} (protocol {version})"))
 
 
 def _count(items: list[Any], noun: str) -> str:
     return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}" if items else f"no {noun}s"
 
 
-def _name(name: str, display_name: str, style: str = "bold") -> Text:
+def _name(name: str, display_name: str, style: str = "bold") -> Kinsoku:
     """A name, with the title under it (dimmed) when there is one."""
-    text = Text(printable(name), style=style)
+    text = Kinsoku(printable(name), style=style)
     if display_name != name:
         text.append("\n" + printable(str(display_name)), style="dim")
     return text
 
 
-def _hints(tool: ToolInfo, task: str | None, marked: bool = False) -> Text:
+def _hints(tool: ToolInfo, task: str | None, marked: bool = False) -> Kinsoku:
     """The hints that hold; those the server did not give dimmed (and, ``marked``, said to
     be defaults); then whether it runs as a task (``task``: its task support)."""
-    text = Text()
+    text = Kinsoku()
     read_only = tool.hint("readOnlyHint")
     for key, label, style in HINTS:
         if not tool.hint(key) or (read_only and key in ("destructiveHint", "idempotentHint")):
@@ -203,8 +205,8 @@ def _hints(tool: ToolInfo, task: str | None, marked: bool = False) -> Text:
     return text
 
 
-def _parameters(tool: ToolInfo) -> Text:
-    text = Text()
+def _parameters(tool: ToolInfo) -> Kinsoku:
+    text = Kinsoku()
     for parameter in parameters(tool.input_schema):
         if text:
             text.append("\n")
@@ -218,9 +220,9 @@ def _parameters(tool: ToolInfo) -> Text:
     return text
 
 
-def _arguments(prompt: PromptInfo) -> Text:
+def _arguments(prompt: PromptInfo) -> Kinsoku:
     """Each argument as ``name`` (``*`` when required) and its description, dimmed."""
-    text = Text()
+    text = Kinsoku()
     for argument in prompt.arguments:
         if text:
             text.append("\n")
@@ -245,8 +247,8 @@ def _size(size: Any) -> str:
     return f"{amount:.1f} {unit}"
 
 
-def _summary(description: Any) -> Text:
-    return Text(printable(_first_sentence(_first_line(description))))
+def _summary(description: Any) -> Kinsoku:
+    return Kinsoku(printable(_first_sentence(_first_line(description))))
 
 
 def _first_sentence(line: str) -> str:

@@ -127,13 +127,17 @@ function showTool(tool, item) {
     activeCalls[id] = { progress, progressText, logs };
     try {
       const answer = await api("call", { name: tool.name, arguments: args, call: id, task: asTask.checked });
-      result.replaceChildren(renderResult(answer.result, tool), el("p", { class: "duration" }, `${answer.ms} ms`));
+      delete activeCalls[id];
+      progress.hidden = true;  // the result is here: later notifications change nothing
+      progressText.textContent = progressSummary(answer.progress);
+      result.replaceChildren(renderResult(answer.result, tool), serverOutput(answer.stderr), el("p", { class: "duration" }, `${answer.ms} ms`));
       result.classList.toggle("error", !!answer.result.isError);
       const ui = appResource(tool);
       if (ui) result.append(await mountApp(tool, ui, args, answer.result));
     } catch (error) {
+      progress.hidden = true;
       result.classList.add("error");
-      result.replaceChildren(el("p", { class: "error-label" }, `Error ${error.code ?? ""}: ${error.message}`));
+      result.replaceChildren(el("p", { class: "error-label" }, `Error ${error.code ?? ""}: ${error.message}`), serverOutput(error.stderr));
     } finally {
       delete activeCalls[id];
     }
@@ -149,6 +153,20 @@ function showTool(tool, item) {
 }
 
 const activeCalls = {};
+
+// What a finished call's progress notifications came to (none: nothing is said).
+function progressSummary(progress) {
+  if (!progress || !progress.count) return "";
+  const last = progress.last || {};
+  const amount = last.total ? `${last.progress} / ${last.total} (${Math.round(100 * last.progress / last.total)}%)` : `${last.progress}`;
+  return `${progress.count} progress notification${progress.count === 1 ? "" : "s"}; the last: ${amount}${last.message ? " — " + last.message : ""}`;
+}
+
+// What the server wrote on stderr during a failed call: its print() output, its traceback.
+function serverOutput(text) {
+  if (!text) return null;
+  return el("details", { class: "server-output", open: true }, el("summary", {}, "the server's stderr during the call"), el("pre", {}, text));
+}
 
 // -- forms from JSON Schema -----------------------------------------------------------------
 
@@ -467,26 +485,93 @@ function listen() {
       }
       case "question": ask(event); break;
       case "traffic": traffic(event); break;
+      case "output": output(event.text); break;
       case "reloading": status("reloading…"); break;
-      case "reloaded": showFailure(null); loadAll().then(() => status(`reloaded (protocol ${event.version})`)); break;
+      case "reloaded": showFailure(null); output(`--- reloaded (protocol ${event.version}) ---\n`); loadAll().then(() => status(`reloaded (protocol ${event.version})`)); break;
       case "failed": showFailure(event.error); status("the new version failed to load"); break;
       case "changed": if (event.what === "tools") loadTools(); else if (event.what === "resources") loadResources(); else loadPrompts(); break;
     }
   };
 }
 
+// -- traffic: one collapsed entry per message ---------------------------------------------------
+
+const requests = {};  // id -> { method, at } of the requests seen, both ways
+let firstAt = null;
+
+function describe(message, direction, at) {
+  if (typeof message !== "object" || message === null) return { kind: "text", method: "(not JSON)" };
+  const key = `${direction === "out" ? "in" : "out"}:${JSON.stringify(message.id)}`;
+  if (message.method !== undefined) {
+    if (message.id !== undefined) requests[`${direction}:${JSON.stringify(message.id)}`] = { method: message.method, at };
+    return { kind: message.id !== undefined ? "request" : "notification", method: message.method, id: message.id };
+  }
+  const request = requests[key];
+  delete requests[key];
+  return {
+    kind: message.error ? "error" : "response", method: request ? request.method : "", id: message.id,
+    ms: request ? Math.round((at - request.at) * 1000) : null,
+  };
+}
+
 function traffic(event) {
   const text = JSON.stringify(event.message);
-  const item = el("li", { class: event.direction }, text);
+  if (firstAt === null) firstAt = event.at;
+  const about = describe(event.message, event.direction, event.at);
+  const body = el("div", { class: "body" });
+  const details = el("details", {},
+    el("summary", {},
+      el("span", { class: "arrow" }, event.direction === "out" ? "→" : "←"), " ",
+      el("span", { class: "at" }, `+${((event.at - firstAt)).toFixed(3)} s`), " ",
+      el("span", { class: "kind " + about.kind }, about.kind), " ",
+      el("span", { class: "method" }, about.method || ""),
+      about.id !== undefined ? el("span", { class: "id" }, ` #${JSON.stringify(about.id)}`) : null,
+      about.ms !== null && about.ms !== undefined ? el("span", { class: "ms" }, ` ${about.ms} ms`) : null,
+      el("span", { class: "size" }, ` ${text.length} B`)),
+    body);
+  details.addEventListener("toggle", () => {  // the tree is built when first opened
+    if (details.open && !body.firstChild) body.append(jsonTree(event.message, 0));
+  });
+  const item = el("li", { class: event.direction }, details);
+  item.dataset.text = text;
   const filter = $("traffic-filter").value;
   item.hidden = !!filter && !text.includes(filter);
   $("traffic").append(item);
 }
 
+// A collapsible JSON tree: objects and arrays as <details>, the top level open.
+function jsonTree(value, depth) {
+  if (value === null || typeof value !== "object") return el("span", { class: "leaf" }, JSON.stringify(value));
+  const entries = Object.entries(value);
+  const summary = Array.isArray(value) ? `[${entries.length}]` : `{${entries.length}}`;
+  const list = el("ul", {});
+  for (const [key, item] of entries) list.append(el("li", {}, el("span", { class: "key" }, key), ": ", jsonTree(item, depth + 1)));
+  return el("details", { class: "json", open: depth === 0 }, el("summary", {}, summary), list);
+}
+
 $("traffic-filter").addEventListener("input", () => {
   const filter = $("traffic-filter").value;
-  for (const item of $("traffic").children) item.hidden = !!filter && !item.textContent.includes(filter);
+  for (const item of $("traffic").children) item.hidden = !!filter && !item.dataset.text.includes(filter);
 });
+
+// -- the server's output ------------------------------------------------------------------------
+
+const OUTPUT_KEPT = 200000;  // characters
+let outputLength = 0;
+
+function output(text) {
+  const pane = $("output");
+  const following = pane.scrollTop + pane.clientHeight >= pane.scrollHeight - 4;
+  pane.append(document.createTextNode(text));
+  outputLength += text.length;
+  if (outputLength > OUTPUT_KEPT) {
+    pane.textContent = pane.textContent.slice(-OUTPUT_KEPT / 2);
+    outputLength = pane.textContent.length;
+  }
+  if (following) pane.scrollTop = pane.scrollHeight;
+}
+
+$("output-clear").addEventListener("click", () => { $("output").textContent = ""; outputLength = 0; });
 
 for (const button of document.querySelectorAll("nav button")) {
   button.addEventListener("click", () => {
