@@ -140,3 +140,31 @@ def test_toolwire_proxy_bridges_a_stdio_legacy_server_to_http_and_2026_07_28() -
 def test_proxy_usage_errors_are_one_line(words: list[str], said: str) -> None:
     done = subprocess.run([sys.executable, "-m", "toolwire", *words], capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and said in done.stderr
+
+
+TARGET_FILE = """
+from toolwire import Server
+
+server = Server("notes", "2.3.4", instructions="Read the notes before you write one.")
+
+
+@server.resource("notes://today")
+def today() -> str:
+    return "tea at four"
+
+
+@server.prompt
+def summary(topic: str) -> str:
+    return f"Summarize the notes about {topic}."
+"""
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_the_stdio_proxy_answers_the_handshake_as_its_target(era: str, tmp_path: Path) -> None:
+    file = tmp_path / "notes.py"
+    file.write_text(TARGET_FILE)
+    async with Client([sys.executable, "-m", "toolwire", "proxy", str(file)], protocol=era) as client:
+        assert (client.server_info["name"], client.server_info["version"]) == ("notes", "2.3.4")
+        assert client.instructions == "Read the notes before you write one."
+        assert {"resources", "prompts"} <= set(client.capabilities)
+        assert [entry.text for entry in await client.read_resource("notes://today")] == ["tea at four"]
