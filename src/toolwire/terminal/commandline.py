@@ -25,11 +25,11 @@ import argparse
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any
 
 import orjson
 
-from ..cli import UsageError
+from ..cli import Parser, UsageError, parser, split_command
 from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from .schemas import json_type
 
@@ -171,30 +171,18 @@ class Invocation:
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
-class Parser(argparse.ArgumentParser):
-    """An argparse parser whose errors are :class:`UsageError` (one line) instead of an exit."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see {self.prog} -h)")
-
-
 def parse(command: str, argv: list[str]) -> Invocation:
     """The :class:`Invocation` of ``toolwire COMMAND ARGV...`` (COMMAND one of
     :data:`COMMANDS`); :class:`UsageError` if it is wrong. ``-h`` prints the command's help
     and exits with status 0."""
     spec = COMMANDS[command]
-    server_command: list[str] | None = None
-    if "--" in argv:
-        split = argv.index("--")
-        argv, server_command = argv[:split], argv[split + 1 :]
+    argv, server_command = split_command(argv)
     options = _parser(command, spec).parse_intermixed_args(argv)
     words: list[str] = options.words
     if server_command is None:
         if not words:
             raise UsageError(f"a TARGET is needed: {TARGETS}")
         target, words = _target(words[0]), words[1:]
-    elif not server_command:
-        raise UsageError("a command line is needed after --")
     else:
         target = server_command
     env = dict(options.env) if options.env else None
@@ -230,54 +218,47 @@ def parse(command: str, argv: list[str]) -> Invocation:
 
 
 def _parser(command: str, spec: Command) -> Parser:
-    parser = Parser(
-        prog=f"toolwire {command}",
-        usage=spec.usage(command),
-        description=spec.description,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,
-    )
-    parser.add_argument("words", nargs="*", help=argparse.SUPPRESS)
+    parser_ = parser(command, spec.usage(command), spec.description, EPILOG)
+    parser_.add_argument("words", nargs="*", help=argparse.SUPPRESS)
     if spec.json:
-        parser.add_argument("--json", action="store_true", help=spec.json)
+        parser_.add_argument("--json", action="store_true", help=spec.json)
     else:
-        parser.add_argument("--json", metavar="ARGS", help="the whole arguments object, as JSON")
+        parser_.add_argument("--json", metavar="ARGS", help="the whole arguments object, as JSON")
     if command == "call":
-        parser.add_argument("--raw", action="store_true", help="print the result as the server sent it, as JSON")
-        parser.add_argument("--task", action="store_true", help="run the call as a task, showing its status")
+        parser_.add_argument("--raw", action="store_true", help="print the result as the server sent it, as JSON")
+        parser_.add_argument("--task", action="store_true", help="run the call as a task, showing its status")
     if command == "task":
-        parser.add_argument("--wait", action="store_true", help="wait for the end and print the result")
-        parser.add_argument("--cancel", action="store_true", help="cancel the task")
+        parser_.add_argument("--wait", action="store_true", help="wait for the end and print the result")
+        parser_.add_argument("--cancel", action="store_true", help="cancel the task")
     if spec.out:
-        parser.add_argument("--out", metavar="DIR", default=".", help=spec.out)
-    parser.add_argument(
+        parser_.add_argument("--out", metavar="DIR", default=".", help=spec.out)
+    parser_.add_argument(
         "--protocol",
         metavar="VERSION",
         choices=[*LEGACY_VERSIONS, *MODERN_VERSIONS],
         help=f"speak this protocol version only: {', '.join([*LEGACY_VERSIONS, *MODERN_VERSIONS])}",
     )
-    parser.add_argument(
+    parser_.add_argument(
         "--timeout",
         metavar="SECONDS",
         type=seconds,
         default=60.0,
         help="how long to wait for each answer (default: 60)",
     )
-    parser.add_argument(
+    parser_.add_argument(
         "--log",
         metavar="LEVEL",
         choices=LOG_LEVELS,
         help=f"show the server's log messages at LEVEL and above, on stderr ({', '.join(LOG_LEVELS)})",
     )
-    parser.add_argument(
+    parser_.add_argument(
         "--env",
         metavar="KEY=VALUE",
         action="append",
         type=env_pair,
         help="set an environment variable of the server process (repeatable)",
     )
-    return parser
+    return parser_
 
 
 def _target(word: str) -> str | list[str]:
