@@ -303,15 +303,20 @@ def test_help_for_each_command_the_version_and_unknown_words() -> None:
 
 
 def test_every_command_answers_dash_h_and_dash_dash_help() -> None:
-    from toolwire.cli import COMMANDS
-
-    commands = [[name] for name in COMMANDS] + [["auth", action] for action in ("login", "logout", "status")]
-    runs = toolwire_all(*([*command, flag] for command in commands for flag in ("-h", "--help")))
-    for index, done in enumerate(runs):
-        command = commands[index // 2]
-        assert done.returncode == 0 and done.stderr == "", (command, done.stderr)
-        assert done.stdout.startswith(f"usage: toolwire {' '.join(command)}"), (command, done.stdout)
-        assert "options:" in done.stdout, command
+    overview = toolwire("-h").stdout.split("\n\n", 1)[0]  # the usage lines: one or more per command
+    lines = [line.removeprefix("usage:").split() for line in overview.splitlines()]
+    names = dict.fromkeys(words[1] for words in lines if words[:1] == ["toolwire"])
+    assert len(names) == 15, names
+    commands = [[name] for name in names] + [["auth", action] for action in ("login", "logout", "status")]
+    invocations = [[*command, flag] for command in commands for flag in ("-h", "--help")]
+    runs = toolwire_all(*invocations)
+    unhelped = {
+        " ".join(words): done.stderr.strip()
+        for words, done in zip(invocations, runs, strict=True)
+        if done.returncode or done.stderr or not done.stdout.startswith(f"usage: toolwire {' '.join(words[:-1])}")
+    }
+    assert not unhelped, unhelped
+    assert all("options:" in done.stdout for done in runs)  # each option described
 
 
 def test_mistakes_in_every_command_are_one_line_naming_its_help() -> None:
