@@ -135,7 +135,7 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
         super().__init__(prog, indent_increment, max_help_position, width)
 
 
-def parser(command: str, usage: str, description: str, epilog: str | None = None) -> Parser:
+def command_parser(command: str, usage: str, description: str, epilog: str | None = None) -> Parser:
     """The parser of ``toolwire COMMAND``, its help text written as it is given."""
     return Parser(
         prog=f"toolwire {command}",
@@ -229,15 +229,10 @@ def main(argv: list[str] | None = None) -> None:
         args = [args[1], "-h"]
     try:
         raise SystemExit(_main(args))
-    except UsageError as exc:
-        sys.stderr.write(f"toolwire: {exc}\n")
-        raise SystemExit(2) from None
-    except ImportFailed as exc:
-        sys.stderr.write(f"toolwire: {exc}\n{exc.detail}\n" if exc.detail else f"toolwire: {exc}\n")
-        raise SystemExit(1) from None
-    except ServingFailed as exc:
-        sys.stderr.write(f"toolwire: {exc}\n")
-        raise SystemExit(1) from None
+    except (UsageError, ImportFailed, ServingFailed) as exc:
+        detail = getattr(exc, "detail", "")  # the traceback of a file that failed to import
+        sys.stderr.write(f"toolwire: {exc}\n" + (f"{detail}\n" if detail else ""))
+        raise SystemExit(2 if isinstance(exc, UsageError) else 1) from None
     except ImportError as exc:
         from .extras import ExtraMissing  # not at start: `run` imports as little as it can
 
@@ -328,7 +323,7 @@ def _address(value: str) -> tuple[str, int]:
 
 
 def _run_parser() -> Parser:
-    parser_ = parser(
+    parser = command_parser(
         "run",
         USAGE.split("\n       toolwire tools", 1)[0].removeprefix("usage: "),
         "Serve the Server defined in FILE over stdio (stdout carries only protocol messages; logs\n"
@@ -336,29 +331,29 @@ def _run_parser() -> Parser:
         "server, mcp or app, or its only Server; an OBJECT that is a function is called to make one.",
         "Words after -- are the file's own command line (its sys.argv[1:]).",
     )
-    parser_.add_argument("file", metavar="FILE[:OBJECT]", nargs="?", help=argparse.SUPPRESS)
-    _serving_arguments(parser_)
-    parser_.add_argument(
+    parser.add_argument("file", metavar="FILE[:OBJECT]", nargs="?", help=argparse.SUPPRESS)
+    _serving_arguments(parser)
+    parser.add_argument(
         "--tasks",
         metavar="DB",
         help="keep the tasks of tools declared with task= in this SQLite file (made if missing), or in "
         "Redis for a redis:// URL, so that they outlive the process",
     )
-    parser_.add_argument(
+    parser.add_argument(
         "--redis", metavar="URL", help="share what replicas behind one address need (tasks, requestState keys)"
     )
-    parser_.add_argument(
+    parser.add_argument(
         "--issuer", metavar="URL", help="ask every request for an OAuth access token (a JWT) from this server"
     )
-    parser_.add_argument(
+    parser.add_argument(
         "--audience",
         metavar="URI",
         help="the tokens' audience: this server's public URL (default: http://HOST:PORT/mcp)",
     )
-    parser_.add_argument(
+    parser.add_argument(
         "--scope", metavar="SCOPE", dest="scopes", action="append", default=[], help="a scope every request needs"
     )
-    return parser_
+    return parser
 
 
 def _run(command: str, argv: list[str]) -> int:
@@ -406,7 +401,7 @@ def _dev(command: str, argv: list[str]) -> int:
     from .protocol.versions import SUPPORTED_VERSIONS
 
     argv, server_command = split_command(argv)
-    parser_ = parser(
+    parser = command_parser(
         "dev",
         "toolwire dev TARGET [--port PORT] [--no-browser] [--protocol VERSION]\n"
         "       toolwire dev [options] -- COMMAND [ARG ...]",
@@ -415,11 +410,11 @@ def _dev(command: str, argv: list[str]) -> int:
         "when it (or a file beside it) changes.",
         "TARGET: FILE.py[:OBJECT], an http(s) URL, or any server's command line after --.",
     )
-    parser_.add_argument("target", metavar="TARGET", nargs="?", help=argparse.SUPPRESS)
-    parser_.add_argument("--port", type=_port, default=0, help="the inspector's port (default: any free one)")
-    parser_.add_argument("--protocol", metavar="VERSION", choices=SUPPORTED_VERSIONS, help="speak this version only")
-    parser_.add_argument("--no-browser", dest="browser", action="store_false", help="do not open a browser")
-    options = parser_.parse_args(argv)
+    parser.add_argument("target", metavar="TARGET", nargs="?", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=_port, default=0, help="the inspector's port (default: any free one)")
+    parser.add_argument("--protocol", metavar="VERSION", choices=SUPPORTED_VERSIONS, help="speak this version only")
+    parser.add_argument("--no-browser", dest="browser", action="store_false", help="do not open a browser")
+    options = parser.parse_args(argv)
     target: str | list[str] = _one_target("dev", options.target, server_command)
     file = None
     if isinstance(target, str) and not target.startswith(("http://", "https://")):
@@ -463,8 +458,8 @@ def _one_target(command: str, word: str | None, server_command: list[str] | None
     return word
 
 
-#: The proxy's options that a server's command line after ``--`` is warned about.
-PROXY_OPTIONS = ("--http", "--allow-host", "--stateless", "--uvicorn", "--granian", "--name")
+#: The proxy's serving options: one in the command line after ``--`` is warned about.
+PROXY_OPTIONS = ("--http", "--allow-host", "--stateless", "--uvicorn", "--granian")
 
 
 def _proxy(command: str, argv: list[str]) -> int:
@@ -472,7 +467,7 @@ def _proxy(command: str, argv: list[str]) -> int:
     serve the target as a toolwire server (see :mod:`toolwire.proxy`). Options after ``--``
     are the command's: one that looks like the proxy's own is warned about on stderr."""
     argv, server_command = split_command(argv)
-    parser_ = parser(
+    parser = command_parser(
         "proxy",
         "toolwire proxy TARGET [--name N] [--http [HOST:]PORT [--allow-host HOST ...] [--stateless]\n"
         "                      [--uvicorn | --granian]] [-v]\n"
@@ -484,10 +479,10 @@ def _proxy(command: str, argv: list[str]) -> int:
         "is that command line, so the proxy's options go before it:\n"
         "  toolwire proxy --http 8000 -- npx -y @modelcontextprotocol/server-everything",
     )
-    parser_.add_argument("target", metavar="TARGET", nargs="?", help=argparse.SUPPRESS)
-    parser_.add_argument("--name", help="the proxy's name (default: the target's)")
-    _serving_arguments(parser_)
-    options = parser_.parse_args(argv)
+    parser.add_argument("target", metavar="TARGET", nargs="?", help=argparse.SUPPRESS)
+    parser.add_argument("--name", help="the proxy's name (default: the target's)")
+    _serving_arguments(parser)
+    options = parser.parse_args(argv)
     target = _one_target("proxy", options.target, server_command)
     local = isinstance(target, str) and not target.startswith(("http://", "https://"))
     if local and not os.path.isfile(str(target).partition(":")[0]):

@@ -20,7 +20,7 @@ import time
 
 from ..auth.oauth import TOKENS_PREFIX, AuthorizationError, OAuth, tokens_key
 from ..auth.tokenstore import user_store
-from ..cli import Parser, UsageError, parser
+from ..cli import Parser, UsageError, command_parser
 
 
 def terminal_oauth() -> OAuth:
@@ -43,12 +43,12 @@ def main(argv: list[str]) -> int:
 
 
 def _parser() -> Parser:
-    parser_ = parser(
+    parser = command_parser(
         "auth",
         "toolwire auth login URL | toolwire auth logout URL | toolwire auth status [URL]",
         "The OAuth tokens the terminal's commands keep for servers that ask for authorization.",
     )
-    actions = parser_.add_subparsers(dest="action", metavar="ACTION", required=True, prog="toolwire auth")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True, prog="toolwire auth")
     for action, said in (
         ("login", "authorize with the server now (the browser opens)"),
         ("logout", "forget the server's tokens"),
@@ -56,7 +56,7 @@ def _parser() -> Parser:
     ):
         sub = actions.add_parser(action, help=said, description=said[0].upper() + said[1:] + ".", allow_abbrev=False)
         sub.add_argument("url", metavar="URL", type=_url, nargs="?" if action == "status" else None)
-    return parser_
+    return parser
 
 
 def _url(text: str) -> str:

@@ -29,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from ..cli import Parser, UsageError, parser, split_command
+from ..cli import Parser, UsageError, command_parser, split_command
 from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from .schemas import json_type
 
@@ -218,47 +218,47 @@ def parse(command: str, argv: list[str]) -> Invocation:
 
 
 def _parser(command: str, spec: Command) -> Parser:
-    parser_ = parser(command, spec.usage(command), spec.description, EPILOG)
-    parser_.add_argument("words", nargs="*", help=argparse.SUPPRESS)
+    parser = command_parser(command, spec.usage(command), spec.description, EPILOG)
+    parser.add_argument("words", nargs="*", help=argparse.SUPPRESS)
     if spec.json:
-        parser_.add_argument("--json", action="store_true", help=spec.json)
+        parser.add_argument("--json", action="store_true", help=spec.json)
     else:
-        parser_.add_argument("--json", metavar="ARGS", help="the whole arguments object, as JSON")
+        parser.add_argument("--json", metavar="ARGS", help="the whole arguments object, as JSON")
     if command == "call":
-        parser_.add_argument("--raw", action="store_true", help="print the result as the server sent it, as JSON")
-        parser_.add_argument("--task", action="store_true", help="run the call as a task, showing its status")
+        parser.add_argument("--raw", action="store_true", help="print the result as the server sent it, as JSON")
+        parser.add_argument("--task", action="store_true", help="run the call as a task, showing its status")
     if command == "task":
-        parser_.add_argument("--wait", action="store_true", help="wait for the end and print the result")
-        parser_.add_argument("--cancel", action="store_true", help="cancel the task")
+        parser.add_argument("--wait", action="store_true", help="wait for the end and print the result")
+        parser.add_argument("--cancel", action="store_true", help="cancel the task")
     if spec.out:
-        parser_.add_argument("--out", metavar="DIR", default=".", help=spec.out)
-    parser_.add_argument(
+        parser.add_argument("--out", metavar="DIR", default=".", help=spec.out)
+    parser.add_argument(
         "--protocol",
         metavar="VERSION",
         choices=[*LEGACY_VERSIONS, *MODERN_VERSIONS],
         help=f"speak this protocol version only: {', '.join([*LEGACY_VERSIONS, *MODERN_VERSIONS])}",
     )
-    parser_.add_argument(
+    parser.add_argument(
         "--timeout",
         metavar="SECONDS",
         type=seconds,
         default=60.0,
         help="how long to wait for each answer (default: 60)",
     )
-    parser_.add_argument(
+    parser.add_argument(
         "--log",
         metavar="LEVEL",
         choices=LOG_LEVELS,
         help=f"show the server's log messages at LEVEL and above, on stderr ({', '.join(LOG_LEVELS)})",
     )
-    parser_.add_argument(
+    parser.add_argument(
         "--env",
         metavar="KEY=VALUE",
         action="append",
         type=env_pair,
         help="set an environment variable of the server process (repeatable)",
     )
-    return parser_
+    return parser
 
 
 def _target(word: str) -> str | list[str]:

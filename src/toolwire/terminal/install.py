@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from ..cli import ImportFailed, Parser, UsageError, load_server, parser
+from ..cli import ImportFailed, Parser, UsageError, command_parser, load_server
 from .commandline import env_pair
 
 CLIENTS = "claude-desktop, claude-code, cursor, vscode, windsurf"
@@ -131,7 +131,7 @@ def main(argv: list[str]) -> int:
 
 
 def _parser() -> Parser:
-    parser_ = parser(
+    parser = command_parser(
         "install",
         "toolwire install CLIENT FILE[:OBJECT] [--name NAME] [--env KEY=VALUE ...] [--print]",
         "Add a server file to an MCP client's configuration, run by this Python as\n"
@@ -140,10 +140,10 @@ def _parser() -> Parser:
         "import, or has no Server to serve, is not installed.",
         f"CLIENT: {CLIENTS}. Restart the client to load the server.",
     )
-    parser_.add_argument("client", metavar="CLIENT", help=argparse.SUPPRESS)
-    parser_.add_argument("file", metavar="FILE[:OBJECT]", help=argparse.SUPPRESS)
-    parser_.add_argument("--name", help="the entry's name (default: the file's stem)")
-    parser_.add_argument(
+    parser.add_argument("client", metavar="CLIENT", help=argparse.SUPPRESS)
+    parser.add_argument("file", metavar="FILE[:OBJECT]", help=argparse.SUPPRESS)
+    parser.add_argument("--name", help="the entry's name (default: the file's stem)")
+    parser.add_argument(
         "--env",
         metavar="KEY=VALUE",
         action="append",
@@ -151,5 +151,5 @@ def _parser() -> Parser:
         default=[],
         help="set an environment variable of the server (repeatable)",
     )
-    parser_.add_argument("--print", action="store_true", help="show the entry and where it would go; write nothing")
-    return parser_
+    parser.add_argument("--print", action="store_true", help="show the entry and where it would go; write nothing")
+    return parser
