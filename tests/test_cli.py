@@ -302,6 +302,32 @@ def test_help_for_each_command_the_version_and_unknown_words() -> None:
     assert failed(bare_run, 2).startswith("toolwire: run needs a FILE")
 
 
+def test_every_command_answers_dash_h_and_dash_dash_help() -> None:
+    overview = toolwire("-h").stdout.split("\n\n", 1)[0]  # the usage lines: one or more per command
+    lines = [line.removeprefix("usage:").split() for line in overview.splitlines()]
+    names = dict.fromkeys(words[1] for words in lines if words[:1] == ["toolwire"])
+    assert len(names) == 15, names
+    commands = [[name] for name in names] + [["auth", action] for action in ("login", "logout", "status")]
+    invocations = [[*command, flag] for command in commands for flag in ("-h", "--help")]
+    runs = toolwire_all(*invocations)
+    unhelped = {
+        " ".join(words): done.stderr.strip()
+        for words, done in zip(invocations, runs, strict=True)
+        if done.returncode or done.stderr or not done.stdout.startswith(f"usage: toolwire {' '.join(words[:-1])}")
+    }
+    assert not unhelped, unhelped
+    assert all("options:" in done.stdout for done in runs)  # each option described
+
+
+def test_mistakes_in_every_command_are_one_line_naming_its_help() -> None:
+    commands = ["run", "tools", "chat", "auth", "install", "proxy", "dev"]
+    words = {"auth": ["status"], "install": ["cursor", BASIC]}
+    runs = toolwire_all(*([command, *words.get(command, [BASIC]), "--frobnicate"] for command in commands))
+    for command, done in zip(commands, runs, strict=True):
+        said = f"toolwire: unknown option for {command}: '--frobnicate' (see toolwire {command} -h)"
+        assert failed(done, 2) == said and done.stderr.count("\n") == 1, done.stderr
+
+
 #: A legacy handshake, as the first lines a client sends a stdio server.
 HANDSHAKE = [
     {
@@ -333,7 +359,7 @@ def test_run_imports_nothing_of_the_terminal_commands() -> None:
     assert done.returncode == 0 and '"text":"hi"' in done.stdout
     imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "toolwire.server.server" in imported
-    unwanted = {"rich", "argparse", "toolwire.terminal", "toolwire.client"}
+    unwanted = {"rich", "toolwire.terminal", "toolwire.client"}  # argparse parses its options: about 1.5 ms
     assert not {name for name in imported if name in unwanted or name.split(".")[0] == "rich"}
 
 

@@ -185,7 +185,7 @@ def test_both_protocol_eras() -> None:
 
 USAGE_ERRORS = [
     (["resources", LIBRARY, "library://readme"], "unexpected 'library://readme': toolwire resources takes one TARGET"),
-    (["resources", LIBRARY, "--out", "x"], "unrecognized arguments: --out x"),
+    (["resources", LIBRARY, "--out", "x"], "unknown option for resources: '--out' (see toolwire resources -h)"),
     (["prompts", LIBRARY, "recommend"], "unexpected 'recommend': toolwire prompts takes one TARGET"),
     (["read", LIBRARY], "the URI of the resource to read is needed"),
     (

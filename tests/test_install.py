@@ -110,8 +110,8 @@ def test_the_file_is_imported_with_the_entrys_environment(tmp_path: Path) -> Non
     [
         (["install", "notepad", SEED], "unknown client 'notepad'"),
         (["install", "cursor", "missing.py"], "no such server file: missing.py"),
-        (["install", "cursor"], "usage: toolwire install"),
-        (["install", "cursor", SEED, "--env", "NOEQUALS"], "--env takes KEY=VALUE"),
+        (["install", "cursor"], "the following arguments are required: FILE[:OBJECT] (see toolwire install -h)"),
+        (["install", "cursor", SEED, "--env", "NOEQUALS"], "argument --env: expected KEY=VALUE"),
     ],
 )
 def test_mistakes_are_one_line_and_status_2(words: list[str], said: str, tmp_path: Path) -> None:

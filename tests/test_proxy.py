@@ -140,3 +140,63 @@ def test_toolwire_proxy_bridges_a_stdio_legacy_server_to_http_and_2026_07_28() -
 def test_proxy_usage_errors_are_one_line(words: list[str], said: str) -> None:
     done = subprocess.run([sys.executable, "-m", "toolwire", *words], capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and said in done.stderr
+
+
+TARGET_FILE = """
+from toolwire import Server
+
+server = Server("notes", "2.3.4", instructions="Read the notes before you write one.")
+
+
+@server.resource("notes://today")
+def today() -> str:
+    return "tea at four"
+
+
+@server.prompt
+def summary(topic: str) -> str:
+    return f"Summarize the notes about {topic}."
+"""
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_the_stdio_proxy_answers_the_handshake_as_its_target(era: str, tmp_path: Path) -> None:
+    file = tmp_path / "notes.py"
+    file.write_text(TARGET_FILE)
+    async with Client([sys.executable, "-m", "toolwire", "proxy", str(file)], protocol=era) as client:
+        assert (client.server_info["name"], client.server_info["version"]) == ("notes", "2.3.4")
+        assert client.instructions == "Read the notes before you write one."
+        assert {"resources", "prompts"} <= set(client.capabilities)
+        assert [entry.text for entry in await client.read_resource("notes://today")] == ["tea at four"]
+
+
+def test_a_proxy_option_after_dash_dash_is_the_servers_and_the_proxy_says_so(tmp_path: Path) -> None:
+    file = tmp_path / "notes.py"
+    file.write_text(TARGET_FILE)
+    server = [sys.executable, "-m", "toolwire", "run", str(file), "--", "--http", "8000"]  # its file takes --http
+    done = subprocess.run(
+        [sys.executable, "-m", "toolwire", "proxy", "--", *server],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        "toolwire: warning: --http comes after --, so it is the server's option, not the proxy's;"
+        " the proxy's options go before --: toolwire proxy --http ... -- COMMAND\n"
+    )
+
+
+def test_the_docs_put_the_proxys_options_before_dash_dash() -> None:
+    root = Path(__file__).resolve().parent.parent
+    written = [
+        line
+        for document in [root / "README.md", *sorted((root / "docs").glob("*.md")), root / "src/toolwire/proxy.py"]
+        for line in document.read_text().splitlines()
+        if line.strip().startswith("toolwire proxy") and " -- " in line  # the command lines shown
+    ]
+    assert written
+    for line in written:
+        after = line.split(" -- ", 1)[1].split("#", 1)[0].split()
+        assert not {"--http", "--name", "--allow-host", "-v"} & set(after), line

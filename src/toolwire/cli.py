@@ -15,16 +15,21 @@
 needs. Without ``:object`` it serves the module's ``server``, ``mcp`` or ``app``, or its only
 :class:`~toolwire.Server` instance; an object that is a function is called to make one.
 
-The other commands live in :mod:`toolwire.terminal`, imported only when one of them is the
-command: ``run`` never pays for them (nor for ``rich``, ``argparse`` or the client).
+Every command has an :mod:`argparse` parser (``toolwire COMMAND -h``) whose mistakes are one
+line, ``toolwire: ...``, and exit status 2. Everything after the first ``--`` is a command
+line that is not toolwire's: a server's to start, or the served file's own (``run``).
+The commands but ``run`` live in :mod:`toolwire.terminal`, imported only when one of them is
+the command: ``run`` never pays for them (nor for ``rich`` or the client).
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--http [HOST:]PORT [--allow-host HOST ...]
                                          [--stateless] [--uvicorn | --granian] [--forwarded-allow-ips IPS]
@@ -42,8 +47,8 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--
        toolwire ask [TARGET ...] QUESTION [--yes] [--allow PATTERN] [--json] [options]
        toolwire auth login URL | logout URL | status [URL]
        toolwire install claude-desktop|claude-code|cursor|vscode|windsurf FILE [--name N] [--env K=V ...] [--print]
-       toolwire proxy TARGET [--name N] [--http [HOST:]PORT [--allow-host HOST ...]] [-v]
-       toolwire dev TARGET [--port PORT] [--no-browser] [--protocol VERSION]
+       toolwire proxy [--name N] [--http [HOST:]PORT [--allow-host HOST ...]] [-v] {TARGET | -- COMMAND ...}
+       toolwire dev [--port PORT] [--no-browser] [--protocol VERSION] {TARGET | -- COMMAND ...}
 
 commands:
   run FILE[:OBJECT]    serve the Server defined in FILE over stdio (stdout carries only
@@ -89,6 +94,7 @@ commands:
   proxy TARGET         serve any MCP server (TARGET as below) as a toolwire server: over
                        stdio, or with --http over Streamable HTTP; it bridges transports and
                        protocol eras (a 2025-11-25-only server offered to 2026-07-28 clients).
+                       Its options go before --: toolwire proxy --http 8000 -- npx -y some-server
 
 TARGET is FILE.py or FILE.py:OBJECT (served by `toolwire run` in a child process), an
 http(s) URL, or, after --, any server's command line:
@@ -96,13 +102,8 @@ http(s) URL, or, after --, any server's command line:
   toolwire call echo message=hi -- npx -y @modelcontextprotocol/server-everything
   toolwire read demo://resource/static/document/architecture.md -- npx -y @modelcontextprotocol/server-everything
 
-`toolwire COMMAND -h` describes the options of each command but run.
+`toolwire COMMAND -h` describes the options of each command.
 """
-
-#: The commands :mod:`toolwire.terminal` runs.
-TERMINAL_COMMANDS = ("tools", "call", "resources", "read", "prompts", "prompt", "tasks", "task")
-#: The commands that hand servers' tools to a model (:mod:`toolwire.terminal.chat`).
-HOST_COMMANDS = ("chat", "ask")
 
 
 class UsageError(Exception):
@@ -111,6 +112,55 @@ class UsageError(Exception):
 
 class ServingFailed(Exception):
     """The server could not start serving; the message says why (exit status 1)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argparse parser whose mistakes raise :class:`UsageError`, one line that names
+    ``-h``, instead of printing the usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        unrecognized = "unrecognized arguments: "
+        if message.startswith(unrecognized):
+            word = message[len(unrecognized) :].split(" ")[0]
+            command = self.prog.removeprefix("toolwire ")
+            message = f"unknown option for {command}: {word!r}" if word.startswith("-") else f"unexpected {word!r}"
+        raise UsageError(f"{message} (see {self.prog} -h)")
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's, told the terminal's width: its own way imports :mod:`shutil` (3 ms of start-up)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        if width is None:
+            try:
+                columns = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size(1).columns
+            except (AttributeError, ValueError, OSError):
+                columns = 80
+            width = columns - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def command_parser(command: str, usage: str, description: str, epilog: str | None = None) -> Parser:
+    """The parser of ``toolwire COMMAND``, its help text written as it is given."""
+    return Parser(
+        prog=f"toolwire {command}",
+        usage=usage,
+        description=description,
+        epilog=epilog,
+        formatter_class=_Formatter,
+        allow_abbrev=False,
+    )
+
+
+def split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """The words before the first ``--``, and those after it (``None`` without ``--``);
+    :class:`UsageError` for a ``--`` with nothing after it."""
+    if "--" not in argv:
+        return argv, None
+    split = argv.index("--")
+    if split == len(argv) - 1:
+        raise UsageError("a command line is needed after --")
+    return argv[:split], argv[split + 1 :]
 
 
 class ImportFailed(Exception):
@@ -176,14 +226,18 @@ def load_server(target: str) -> Any:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the command line; exits with 2 and a message on stderr for a usage error.
-
-    The :data:`TERMINAL_COMMANDS` exit with their own status (see :func:`toolwire.terminal.main`).
-    ``toolwire help COMMAND`` is ``toolwire COMMAND -h``. A missing extra is one line naming
-    it (exit status 1).
-    """
+    """Run the command line; exits with the command's status: 2 and one line on stderr for a
+    usage error, 1 for a server file that fails to import or to serve, or a missing extra
+    (one line naming it). ``toolwire help COMMAND`` is ``toolwire COMMAND -h``."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) >= 2 and args[0] == "help":
+        args = [args[1], "-h"]
     try:
-        _main(sys.argv[1:] if argv is None else argv)
+        raise SystemExit(_main(args))
+    except (UsageError, ImportFailed, ServingFailed) as exc:
+        detail = getattr(exc, "detail", "")  # the traceback of a file that failed to import
+        sys.stderr.write(f"toolwire: {exc}\n" + (f"{detail}\n" if detail else ""))
+        raise SystemExit(2 if isinstance(exc, UsageError) else 1) from None
     except ImportError as exc:
         from .extras import ExtraMissing  # not at start: `run` imports as little as it can
 
@@ -193,100 +247,167 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(1) from None
 
 
-def _main(args: list[str]) -> None:
-    if len(args) >= 2 and args[0] == "help":
-        args = [args[1], "-h"]
-    if args and args[0] in HOST_COMMANDS:
-        from .terminal.chat import main as chat_main
+def _main(args: list[str]) -> int:
+    """The exit status of ``toolwire ARGS...``."""
+    if not args:
+        raise UsageError("a command is needed (toolwire -h lists them)")
+    command, argv = args[0], args[1:]
+    if command in ("-h", "--help", "help"):
+        sys.stdout.write(USAGE)
+        return 0
+    if command in ("-V", "--version"):
+        from . import __version__
 
-        raise SystemExit(chat_main(args[0], args[1:]))
-    if args and args[0] in TERMINAL_COMMANDS:
-        from .terminal import main as terminal_main
+        sys.stdout.write(f"toolwire {__version__}\n")
+        return 0
+    if command not in COMMANDS:
+        known = ", ".join(COMMANDS)
+        raise UsageError(f"unknown command {command!r}: the commands are {known} (toolwire -h describes them)")
+    return COMMANDS[command](command, argv)
 
-        raise SystemExit(terminal_main(args[0], args[1:]))
-    if args and args[0] == "auth":
-        from .terminal.auth import main as auth_main
 
-        raise SystemExit(auth_main(args[1:]))
-    if args and args[0] == "dev":
-        try:
-            raise SystemExit(_dev(args[1:]))
-        except UsageError as exc:
-            sys.stderr.write(f"toolwire: {exc}\n")
-            raise SystemExit(2) from None
-    if args and args[0] == "proxy":
-        try:
-            _proxy(args[1:])
-        except UsageError as exc:
-            sys.stderr.write(f"toolwire: {exc}\n")
-            raise SystemExit(2) from None
-        except ServingFailed as exc:
-            sys.stderr.write(f"toolwire: {exc}\n")
-            raise SystemExit(1) from None
-        return
-    if args and args[0] == "install":
-        from .terminal.install import main as install_main
+def _terminal(command: str, argv: list[str]) -> int:
+    from .terminal import main as terminal_main
 
-        raise SystemExit(install_main(args[1:]))
+    return terminal_main(command, argv)
+
+
+def _host(command: str, argv: list[str]) -> int:
+    from .terminal.chat import main as chat_main
+
+    return chat_main(command, argv)
+
+
+def _auth(command: str, argv: list[str]) -> int:
+    from .terminal.auth import main as auth_main
+
+    return auth_main(argv)
+
+
+def _install(command: str, argv: list[str]) -> int:
+    from .terminal.install import main as install_main
+
+    return install_main(argv)
+
+
+def _serving_arguments(parser: Parser) -> None:
+    """The options ``run`` and ``proxy`` share: how they serve."""
+    parser.add_argument(
+        "-v", dest="verbose", action="store_true", help="log at INFO level on stderr, and a line per request"
+    )
+    parser.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        type=_address,
+        help="serve over Streamable HTTP at http://HOST:PORT/mcp (HOST: 127.0.0.1 by default) instead of stdio",
+    )
+    parser.add_argument(
+        "--allow-host",
+        metavar="HOST",
+        dest="allowed_hosts",
+        action="append",
+        default=[],
+        help="accept this Host name too (needed when HOST is not local; repeatable)",
+    )
+    parser.add_argument("--stateless", action="store_true", help="keep no sessions")
+    runners = parser.add_mutually_exclusive_group()
+    runners.add_argument(
+        "--uvicorn", dest="runner", action="store_const", const="uvicorn", default="toolwire", help="serve with uvicorn"
+    )
+    runners.add_argument(
+        "--granian", dest="runner", action="store_const", const="granian", help="serve with granian (its extra)"
+    )
+    parser.add_argument(
+        "--forwarded-allow-ips",
+        metavar="IPS",
+        type=_trusted_proxies,
+        help="the reverse proxies (comma-separated addresses or networks, * for any) whose "
+        "X-Forwarded-For or Forwarded header names the client",
+    )
+    parser.add_argument(
+        "--max-connections-per-client",
+        metavar="N",
+        type=_positive,
+        help="how many connections one client address may hold (default 100)",
+    )
+
+
+def _trusted_proxies(value: str) -> str:
+    """``--forwarded-allow-ips``'s value, checked as :class:`TrustedProxies` would read it."""
+    from .transports.http.forwarded import TrustedProxies
+
     try:
-        if args[:1] == ["run"]:
-            if len(args) < 2 or args[1] in ("-h", "--help"):
-                if len(args) < 2:
-                    raise UsageError("run needs a FILE: toolwire run FILE[:OBJECT] [options]")
-                sys.stdout.write(run_help())
-                return
-            _run(args[1], args[2:])
-            return
-        if args and args[0] in ("-h", "--help", "help"):
-            sys.stdout.write(USAGE)
-            return
-        if args and args[0] in ("-V", "--version"):
-            from . import __version__
-
-            sys.stdout.write(f"toolwire {__version__}\n")
-            return
-        if not args:
-            raise UsageError("a command is needed (toolwire -h lists them)")
-        known = ", ".join(("run", *TERMINAL_COMMANDS, *HOST_COMMANDS, "auth", "install", "proxy", "dev"))
-        raise UsageError(f"unknown command {args[0]!r}: the commands are {known} (toolwire -h describes them)")
-    except UsageError as exc:
-        sys.stderr.write(f"toolwire: {exc}\n")
-        raise SystemExit(2) from None
-    except ImportFailed as exc:
-        sys.stderr.write(f"toolwire: {exc}\n{exc.detail}\n" if exc.detail else f"toolwire: {exc}\n")
-        raise SystemExit(1) from None
-    except ServingFailed as exc:
-        sys.stderr.write(f"toolwire: {exc}\n")
-        raise SystemExit(1) from None
+        TrustedProxies(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
 
 
-def run_help() -> str:
-    """``toolwire run -h``: its usage line and what its options do."""
-    first, rest = USAGE.split("\n       toolwire tools", 1)
-    described = rest.split("commands:\n", 1)[1].split("\n  tools TARGET", 1)[0]
-    return f"{first}\n\n{described}\n"
+def _positive(value: str) -> int:
+    """A whole number above 0."""
+    if not (value.isascii() and value.isdigit()) or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"expected a number above 0, not {value!r}")
+    return int(value)
 
 
-def _run(target: str, options: list[str]) -> None:
-    own: list[str] = []  # the server file's own command line (its sys.argv[1:]): after --
-    if "--" in options:
-        split = options.index("--")
-        options, own = options[:split], options[split + 1 :]
-    sys.argv = [target.partition(":")[0], *own]
-    http, verbose, http_options = _run_options(options)
-    tasks = http_options.pop("tasks", None)
-    redis = http_options.pop("redis", None)
-    if verbose:  # otherwise warnings and errors reach stderr through logging's last resort
-        import logging
+def _address(value: str) -> tuple[str, int]:
+    """``[HOST:]PORT`` as ``(host, port)``, the host 127.0.0.1 when none is given."""
+    host, _, port = value.rpartition(":")
+    if not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"expected [HOST:]PORT, not {value!r}")
+    return host.strip("[]") or "127.0.0.1", int(port)
 
-        logging.basicConfig(
-            stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-        )
-    if http is None:
+
+def _run_parser() -> Parser:
+    parser = command_parser(
+        "run",
+        USAGE.split("\n       toolwire tools", 1)[0].removeprefix("usage: "),
+        "Serve the Server defined in FILE over stdio (stdout carries only protocol messages; logs\n"
+        "go to stderr), or with --http over Streamable HTTP. Without :OBJECT it serves the module's\n"
+        "server, mcp or app, or its only Server; an OBJECT that is a function is called to make one.",
+        "Words after -- are the file's own command line (its sys.argv[1:]).",
+    )
+    parser.add_argument("file", metavar="FILE[:OBJECT]", nargs="?", help=argparse.SUPPRESS)
+    _serving_arguments(parser)
+    parser.add_argument(
+        "--tasks",
+        metavar="DB",
+        help="keep the tasks of tools declared with task= in this SQLite file (made if missing), or in "
+        "Redis for a redis:// URL, so that they outlive the process",
+    )
+    parser.add_argument(
+        "--redis", metavar="URL", help="share what replicas behind one address need (tasks, requestState keys)"
+    )
+    parser.add_argument(
+        "--issuer", metavar="URL", help="ask every request for an OAuth access token (a JWT) from this server"
+    )
+    parser.add_argument(
+        "--audience",
+        metavar="URI",
+        help="the tokens' audience: this server's public URL (default: http://HOST:PORT/mcp)",
+    )
+    parser.add_argument(
+        "--scope", metavar="SCOPE", dest="scopes", action="append", default=[], help="a scope every request needs"
+    )
+    return parser
+
+
+def _run(command: str, argv: list[str]) -> int:
+    """``toolwire run FILE[:OBJECT] [options] [-- ARG ...]``: serve until stdin ends or Ctrl-C."""
+    argv, own = split_command(argv)
+    options = _run_parser().parse_args(argv)
+    target: str | None = options.file
+    if target is None:
+        raise UsageError("run needs a FILE: toolwire run FILE[:OBJECT] [options]")
+    sys.argv = [target.partition(":")[0], *(own or [])]
+    if options.tasks is not None and options.redis is not None:
+        raise UsageError("--tasks and --redis do not go together: --redis keeps the tasks in Redis")
+    http_options = _http_options(options)
+    if options.http is None:
         from .transports.stdio import protect_stdout, run_stdio
 
         protocol = protect_stdout()  # before the file is imported: a print() there goes to stderr
-        server = _loaded(target, verbose, tasks, redis)
+        server = _loaded(target, options)
         if os.isatty(0):  # a person started it: say what it is, since it waits in silence
             sys.stderr.write(
                 f"toolwire: serving {target} over stdio: it reads JSON-RPC messages, one per line "
@@ -294,75 +415,43 @@ def _run(target: str, options: list[str]) -> None:
             )
         with contextlib.suppress(KeyboardInterrupt):
             run_stdio(server, stdout=protocol)
-        return
-    server = _loaded(target, verbose, tasks, redis)
-    host, port = http
-    issuer = http_options.pop("issuer", None)
-    if issuer is not None:
+        return 0
+    server = _loaded(target, options)
+    host, port = options.http
+    if options.issuer is not None:
         from .auth import ProtectedResource
 
-        audience = http_options.pop("audience", None) or f"http://{host}:{port}/mcp"
+        audience = options.audience or f"http://{host}:{port}/mcp"
         try:
             http_options["auth"] = ProtectedResource.for_issuer(
-                issuer, audience, required_scopes=http_options.pop("scopes")
+                options.issuer, audience, required_scopes=options.scopes
             )
         except ValueError as exc:
             raise UsageError(f"--issuer/--audience: {exc}") from None
-    http_options.pop("scopes", None)
-
-    def ready() -> None:
-        sys.stderr.write(f"toolwire: serving {target} at http://{host}:{port}/mcp (Ctrl-C stops it)\n")
-
-    from .transports.http.serve import CannotListen
-
-    try:
-        with contextlib.suppress(KeyboardInterrupt):
-            server.run_http(host, port, log_level="info" if verbose else "warning", on_ready=ready, **http_options)
-    except CannotListen as exc:
-        raise ServingFailed(str(exc)) from None
+    _serve_http(server, target, options, http_options)
+    return 0
 
 
-def _one_target(command: str, word: str, target: Any) -> str:
-    """``word`` as ``command``'s one TARGET; ``UsageError`` for an unknown option or a second one."""
-    if word.startswith("-"):
-        raise UsageError(f"unknown option for {command}: {word!r}")
-    if target is not None:
-        raise UsageError(f"unexpected {word!r}: {command} takes one TARGET")
-    return word
-
-
-def _dev(argv: list[str]) -> int:
+def _dev(command: str, argv: list[str]) -> int:
     """``toolwire dev TARGET [options]`` (or ``-- COMMAND ...``); the exit status."""
     from .protocol.versions import SUPPORTED_VERSIONS
 
-    command: list[str] | None = None
-    if "--" in argv:
-        split = argv.index("--")
-        argv, command = argv[:split], argv[split + 1 :]
-        if not command:
-            raise UsageError("a command line is needed after --")
-    port, protocol, browser = 0, None, True
-    target: Any = command
-    words = iter(argv)
-    for word in words:
-        if word in ("--port", "--protocol"):
-            value = next(words, None)
-            if value is None:
-                raise UsageError(f"{word} needs a value")
-            if word == "--port":
-                if not value.isdigit() or not 0 <= int(value) < 65536:
-                    raise UsageError(f"--port takes a port number, not {value!r}")
-                port = int(value)
-            elif value not in SUPPORTED_VERSIONS:
-                raise UsageError(f"--protocol: unknown version {value!r} (one of {', '.join(SUPPORTED_VERSIONS)})")
-            else:
-                protocol = value
-        elif word == "--no-browser":
-            browser = False
-        else:
-            target = _one_target("dev", word, target)
-    if target is None:
-        raise UsageError("dev needs a TARGET: FILE.py[:OBJECT], a URL, or a command line after --")
+    argv, server_command = split_command(argv)
+    parser = command_parser(
+        "dev",
+        "toolwire dev TARGET [--port PORT] [--no-browser] [--protocol VERSION]\n"
+        "       toolwire dev [options] -- COMMAND [ARG ...]",
+        "Develop a server: a web inspector (on 127.0.0.1, a token in its address) to call its tools,\n"
+        "read its resources, answer its questions and watch its traffic. A server file is restarted\n"
+        "when it (or a file beside it) changes.",
+        "TARGET: FILE.py[:OBJECT], an http(s) URL, or any server's command line after --.",
+    )
+    parser.add_argument("target", metavar="TARGET", nargs="?", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=_port, default=0, help="the inspector's port (default: any free one)")
+    parser.add_argument("--protocol", metavar="VERSION", choices=SUPPORTED_VERSIONS, help="speak this version only")
+    parser.add_argument("--no-browser", dest="browser", action="store_false", help="do not open a browser")
+    options = parser.parse_args(argv)
+    target: str | list[str] = _one_target("dev", options.target, server_command)
     file = None
     if isinstance(target, str) and not target.startswith(("http://", "https://")):
         file = target.partition(":")[0]
@@ -378,184 +467,174 @@ def _dev(argv: list[str]) -> int:
 
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            serve(target, file, port=port, protocol=protocol, browser=browser, on_ready=ready)
+            serve(target, file, port=options.port, protocol=options.protocol, browser=options.browser, on_ready=ready)
     except ClientError as exc:
         sys.stderr.write(f"toolwire: {exc}\n")
         return 1
     except OSError as exc:
-        sys.stderr.write(f"toolwire: cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}\n")
+        sys.stderr.write(f"toolwire: cannot listen on 127.0.0.1:{options.port}: {exc.strerror or exc}\n")
         return 1
     return 0
 
 
-def _proxy(argv: list[str]) -> None:
-    """``toolwire proxy TARGET [options]`` or ``toolwire proxy [options] -- COMMAND ...``:
-    serve the target as a toolwire server (see :mod:`toolwire.proxy`)."""
-    command: list[str] | None = None
-    if "--" in argv:
-        split = argv.index("--")
-        argv, command = argv[:split], argv[split + 1 :]
-        if not command:
-            raise UsageError("a command line is needed after --")
-    name: str | None = None
-    target: Any = command
-    options: list[str] = []
-    words = iter(argv)
-    for word in words:
-        if word in ("--name", "--http", "--allow-host"):
-            value = next(words, None)
-            if value is None:
-                raise UsageError(f"{word} needs a value")
-            if word == "--name":
-                name = value
-            else:
-                options += [word, value]
-        elif word in ("-v", "--stateless", "--uvicorn", "--granian"):
-            options.append(word)
-        else:
-            target = _one_target("proxy", word, target)
-    if target is None:
-        raise UsageError("proxy needs a TARGET: a URL, FILE.py[:OBJECT], or a command line after --")
-    local = isinstance(target, str) and not target.startswith(("http://", "https://"))
-    if local and not os.path.isfile(target.partition(":")[0]):
-        raise UsageError(f"no such file: {target.partition(':')[0]}")
-    http, verbose, http_options = _run_options(options)
-    if verbose:
-        import logging
+def _port(value: str) -> int:
+    if not (value.isascii() and value.isdigit()) or not 0 <= int(value) < 65536:
+        raise argparse.ArgumentTypeError(f"expected a port number, not {value!r}")
+    return int(value)
 
-        logging.basicConfig(
-            stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+def _one_target(command: str, word: str | None, server_command: list[str] | None) -> str | list[str]:
+    """The TARGET word or the command line after ``--``; :class:`UsageError` for none or both."""
+    if word is None:
+        if server_command is None:
+            raise UsageError(f"{command} needs a TARGET: FILE.py[:OBJECT], a URL, or a command line after --")
+        return server_command
+    if server_command is not None:
+        raise UsageError(f"unexpected {word!r}: {command} takes one TARGET, or a command line after --")
+    return word
+
+
+#: The proxy's serving options: one in the command line after ``--`` is warned about.
+PROXY_OPTIONS = ("--http", "--allow-host", "--stateless", "--uvicorn", "--granian")
+
+
+def _proxy(command: str, argv: list[str]) -> int:
+    """``toolwire proxy TARGET [options]`` or ``toolwire proxy [options] -- COMMAND ...``:
+    serve the target as a toolwire server (see :mod:`toolwire.proxy`). Options after ``--``
+    are the command's: one that looks like the proxy's own is warned about on stderr."""
+    argv, server_command = split_command(argv)
+    parser = command_parser(
+        "proxy",
+        "toolwire proxy TARGET [--name N] [--http [HOST:]PORT [--allow-host HOST ...] [--stateless]\n"
+        "                      [--uvicorn | --granian]] [-v]\n"
+        "       toolwire proxy [options] -- COMMAND [ARG ...]",
+        "Serve any MCP server as a toolwire server: over stdio, or with --http over Streamable HTTP.\n"
+        "It bridges transports and protocol eras (a 2025-11-25-only server offered to 2026-07-28\n"
+        "clients, and the other way round).",
+        "TARGET: a URL, FILE.py[:OBJECT], or any server's command line after --. Everything after --\n"
+        "is that command line, so the proxy's options go before it:\n"
+        "  toolwire proxy --http 8000 -- npx -y @modelcontextprotocol/server-everything",
+    )
+    parser.add_argument("target", metavar="TARGET", nargs="?", help=argparse.SUPPRESS)
+    parser.add_argument("--name", help="the proxy's name (default: the target's)")
+    _serving_arguments(parser)
+    options = parser.parse_args(argv)
+    target = _one_target("proxy", options.target, server_command)
+    local = isinstance(target, str) and not target.startswith(("http://", "https://"))
+    if local and not os.path.isfile(str(target).partition(":")[0]):
+        raise UsageError(f"no such file: {str(target).partition(':')[0]}")
+    misplaced = [word for word in server_command or [] if word.partition("=")[0] in PROXY_OPTIONS]
+    if misplaced:
+        sys.stderr.write(
+            f"toolwire: warning: {misplaced[0]} comes after --, so it is the server's option, not the proxy's;"
+            f" the proxy's options go before --: toolwire proxy {misplaced[0]} ... -- COMMAND\n"
         )
+    http_options = _http_options(options)
+    _verbose(options.verbose)
     from .proxy import proxy
 
-    server = proxy(target, name=name)
-    if http is None:
+    server = proxy(target, name=options.name)
+    if options.http is None:
         from .transports.stdio import protect_stdout, run_stdio
 
         with contextlib.suppress(KeyboardInterrupt):
             run_stdio(server, stdout=protect_stdout())
-        return
-    host, port = http
-    shown = " ".join(target) if isinstance(target, list) else target
+        return 0
+    _serve_http(server, " ".join(target) if isinstance(target, list) else target, options, http_options)
+    return 0
+
+
+def _serve_http(server: Any, shown: str, options: argparse.Namespace, http_options: dict[str, Any]) -> None:
+    """Serve over HTTP at ``options.http`` until Ctrl-C; :class:`ServingFailed` if it cannot listen."""
+    from .transports.http.serve import CannotListen
+
+    host, port = options.http
 
     def ready() -> None:
         sys.stderr.write(f"toolwire: serving {shown} at http://{host}:{port}/mcp (Ctrl-C stops it)\n")
 
-    from .transports.http.serve import CannotListen
-
-    http_options.pop("scopes", None)
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            server.run_http(host, port, log_level="info" if verbose else "warning", on_ready=ready, **http_options)
+            log_level = "info" if options.verbose else "warning"
+            server.run_http(host, port, log_level=log_level, on_ready=ready, **http_options)
     except CannotListen as exc:
         raise ServingFailed(str(exc)) from None
 
 
-def _loaded(target: str, verbose: bool, tasks: str | None, redis: str | None = None) -> Any:
+def _loaded(target: str, options: argparse.Namespace) -> Any:
     """The target's Server; with ``-v``, logging a line per request it runs code for; with
-    ``tasks``, keeping its tasks in that SQLite file; with ``redis``, sharing its state with
+    ``--tasks``, keeping its tasks in that store; with ``--redis``, sharing its state with
     other replicas through that Redis."""
+    _verbose(options.verbose)
     server = load_server(target)
-    if tasks is not None and redis is not None:
-        raise UsageError("--tasks and --redis do not go together: --redis keeps the tasks in Redis")
-    if tasks is not None:
-        server.use_task_store(tasks)
-    if redis is not None:
-        server.use_redis(redis)
+    if options.tasks is not None:
+        server.use_task_store(options.tasks)
+    if options.redis is not None:
+        server.use_redis(options.redis)
     from .tasks.store import TaskStoreUnusable
 
     try:
         server.open_task_store()
     except TaskStoreUnusable as exc:
         raise ServingFailed(str(exc)) from None
-    if verbose:
+    if options.verbose:
         from .guards.requestlog import RequestLog
 
         server.use(RequestLog())
     return server
 
 
-def _run_options(options: list[str]) -> tuple[tuple[str, int] | None, bool, dict[str, Any]]:
-    """``run``'s options: the HTTP address (or ``None`` for stdio), verbose, and the options
-    for ``run_http`` (``issuer``, ``audience`` and ``scopes`` to make its ``auth`` of).
-    :class:`UsageError` for anything else."""
-    http: tuple[str, int] | None = None
-    verbose = False
-    chosen: dict[str, Any] = {"allowed_hosts": [], "stateless": False, "runner": "toolwire", "scopes": []}
-    words = iter(options)
-    for word in words:
-        if word == "-v":
-            verbose = True
-        elif word == "--stateless":
-            chosen["stateless"] = True
-        elif word in ("--granian", "--uvicorn"):
-            chosen["runner"] = word[2:]
-        elif word in (
-            "--http",
-            "--allow-host",
-            "--issuer",
-            "--audience",
-            "--scope",
-            "--tasks",
-            "--redis",
-            "--forwarded-allow-ips",
-            "--max-connections-per-client",
-        ):
-            value = next(words, None)
-            if value is None:
-                raise UsageError(f"{word} needs a value")
-            if word == "--allow-host":
-                chosen["allowed_hosts"].append(value)
-            elif word == "--scope":
-                chosen["scopes"].append(value)
-            elif word in ("--issuer", "--audience", "--tasks", "--redis"):
-                chosen[word[2:]] = value
-            elif word == "--forwarded-allow-ips":
-                from .transports.http.forwarded import TrustedProxies
+def _verbose(verbose: bool) -> None:
+    """With ``-v``, log at INFO level on stderr (otherwise warnings and errors reach stderr
+    through logging's last resort)."""
+    if verbose:
+        import logging
 
-                try:
-                    TrustedProxies(value)
-                except ValueError as exc:
-                    raise UsageError(f"--forwarded-allow-ips: {exc}") from None
-                chosen["forwarded_allow_ips"] = value
-            elif word == "--max-connections-per-client":
-                if not (value.isascii() and value.isdigit()) or int(value) < 1:
-                    raise UsageError(f"--max-connections-per-client takes a number above 0, not {value!r}")
-                chosen["max_connections_per_client"] = int(value)
-            else:
-                host, _, port = value.rpartition(":")
-                if not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
-                    raise UsageError(f"--http takes [HOST:]PORT, not {value!r}")
-                http = (host.strip("[]") or "127.0.0.1", int(port))
-        else:
-            raise UsageError(f"unknown option for run: {word!r}")
-    served = ("issuer", "forwarded_allow_ips", "max_connections_per_client")
-    if http is None and (
-        chosen["allowed_hosts"]
-        or chosen["stateless"]
-        or chosen["runner"] != "toolwire"
-        or any(option in chosen for option in served)
+        logging.basicConfig(
+            stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        )
+
+
+def _http_options(options: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of ``run_http`` the options give; :class:`UsageError` for options
+    that need another, :class:`~toolwire.extras.ExtraMissing` for one whose extra is missing
+    (before the file is imported, so that it is the first thing said)."""
+    from .extras import require
+
+    issuer = getattr(options, "issuer", None)
+    served = {
+        "forwarded_allow_ips": options.forwarded_allow_ips,
+        "max_connections_per_client": options.max_connections_per_client,
+    }
+    served = {name: value for name, value in served.items() if value is not None}
+    if options.http is None and (
+        options.allowed_hosts or options.stateless or options.runner != "toolwire" or issuer or served
     ):
         raise UsageError(
             "--allow-host, --stateless, --uvicorn, --granian, --issuer, --forwarded-allow-ips and "
             "--max-connections-per-client go with --http"
         )
-    if ("audience" in chosen or chosen["scopes"]) and "issuer" not in chosen:
+    if (getattr(options, "audience", None) or getattr(options, "scopes", None)) and issuer is None:
         raise UsageError("--audience and --scope go with --issuer")
-    _require_extras(chosen)
-    return http, verbose, chosen
-
-
-def _require_extras(chosen: dict[str, Any]) -> None:
-    """:class:`ExtraMissing` for an option whose extra is not installed (before the file is
-    imported, so that the error is the first thing said)."""
-    from .extras import require
-
-    if chosen["runner"] == "granian":
+    if options.runner == "granian":
         require("granian", "--granian")
-    if "redis" in chosen:
+    if getattr(options, "redis", None) is not None:
         require("redis", "--redis")
-    if chosen.get("tasks", "").startswith(("redis://", "rediss://", "unix://")):
+    if (getattr(options, "tasks", None) or "").startswith(("redis://", "rediss://", "unix://")):
         require("redis", "--tasks with a Redis URL")
-    if "issuer" in chosen:
+    if issuer is not None:
         require("auth", "--issuer")
+    return {"allowed_hosts": options.allowed_hosts, "stateless": options.stateless, "runner": options.runner, **served}
+
+
+_TERMINAL_COMMANDS = ("tools", "call", "resources", "read", "prompts", "prompt", "tasks", "task")
+#: Each command, and the function that runs it (with its name and its words) to an exit status.
+COMMANDS: dict[str, Callable[[str, list[str]], int]] = {
+    "run": _run,
+    **dict.fromkeys(_TERMINAL_COMMANDS, _terminal),
+    **dict.fromkeys(("chat", "ask"), _host),
+    "auth": _auth,
+    "install": _install,
+    "proxy": _proxy,
+    "dev": _dev,
+}

@@ -5,7 +5,7 @@
     server = proxy("https://tools.example/mcp")          # or ["npx", "-y", "some-server"], "file.py"
     server.run(transport="http", port=8000)              # a stdio server offered over HTTP
 
-    toolwire proxy -- npx -y some-server --http 8000     # the same from a terminal
+    toolwire proxy --http 8000 -- npx -y some-server     # the same from a terminal
 
 The proxy connects a :class:`~toolwire.client.Client` to the target when it starts (its
 lifespan) and offers the target's tools, resources, resource templates and prompts as its

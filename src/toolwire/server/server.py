@@ -212,6 +212,12 @@ class Server:
                 f"cannot reach Redis at {url} for the shared state: {type(exc).__name__}: {exc}"
             ) from exc
 
+    @property
+    def has_lifespan(self) -> bool:
+        """Whether :meth:`start` enters a lifespan (this server's or a mounted one's), which may
+        change what the server says of itself: transports answer the handshake after it."""
+        return self._lifespan is not None or any(mount.child.has_lifespan for mount in self._mounts.values())
+
     async def start(self) -> None:
         """Enter the lifespan, and those of the servers mounted in this one (transports do
         this before serving; counted, so several may): :class:`~toolwire.server.lifespan.LifespanFailed`

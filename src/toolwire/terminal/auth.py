@@ -12,6 +12,7 @@ it), so later commands do not ask again until a token can no longer be refreshed
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import datetime
 import sys
@@ -19,9 +20,7 @@ import time
 
 from ..auth.oauth import TOKENS_PREFIX, AuthorizationError, OAuth, tokens_key
 from ..auth.tokenstore import user_store
-from ..cli import UsageError
-
-USAGE = "usage: toolwire auth login URL | toolwire auth logout URL | toolwire auth status [URL]"
+from ..cli import Parser, UsageError, command_parser
 
 
 def terminal_oauth() -> OAuth:
@@ -32,20 +31,38 @@ def terminal_oauth() -> OAuth:
 def main(argv: list[str]) -> int:
     """Run ``toolwire auth ARGV...``; the exit status (2 for a usage error, 1 for a failure)."""
     try:
-        if not argv or argv[0] in ("-h", "--help"):
-            sys.stdout.write(USAGE + "\n")
-            return 0 if argv else 2
-        action, urls = argv[0], argv[1:]
-        if action == "status" and len(urls) <= 1:
-            return status(urls[0] if urls else None)
-        if action in ("login", "logout") and len(urls) == 1 and urls[0].startswith(("http://", "https://")):
-            return asyncio.run(login(urls[0])) if action == "login" else logout(urls[0])
-        raise UsageError(USAGE)
+        options = _parser().parse_args(argv)
+        if options.action == "status":
+            return status(options.url)
+        return asyncio.run(login(options.url)) if options.action == "login" else logout(options.url)
     except UsageError as exc:
         sys.stderr.write(f"toolwire: {exc}\n")
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _parser() -> Parser:
+    parser = command_parser(
+        "auth",
+        "toolwire auth login URL | toolwire auth logout URL | toolwire auth status [URL]",
+        "The OAuth tokens the terminal's commands keep for servers that ask for authorization.",
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True, prog="toolwire auth")
+    for action, said in (
+        ("login", "authorize with the server now (the browser opens)"),
+        ("logout", "forget the server's tokens"),
+        ("status", "what is stored (issuer, scopes, expiry; never a token), for URL or every server"),
+    ):
+        sub = actions.add_parser(action, help=said, description=said[0].upper() + said[1:] + ".", allow_abbrev=False)
+        sub.add_argument("url", metavar="URL", type=_url, nargs="?" if action == "status" else None)
+    return parser
+
+
+def _url(text: str) -> str:
+    if not text.startswith(("http://", "https://")):
+        raise argparse.ArgumentTypeError(f"expected an http(s) URL, not {text!r}")
+    return text
 
 
 async def login(url: str) -> int:

@@ -25,11 +25,11 @@ import argparse
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any
 
 import orjson
 
-from ..cli import UsageError
+from ..cli import Parser, UsageError, command_parser, split_command
 from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from .schemas import json_type
 
@@ -171,30 +171,18 @@ class Invocation:
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
-class Parser(argparse.ArgumentParser):
-    """An argparse parser whose errors are :class:`UsageError` (one line) instead of an exit."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see {self.prog} -h)")
-
-
 def parse(command: str, argv: list[str]) -> Invocation:
     """The :class:`Invocation` of ``toolwire COMMAND ARGV...`` (COMMAND one of
     :data:`COMMANDS`); :class:`UsageError` if it is wrong. ``-h`` prints the command's help
     and exits with status 0."""
     spec = COMMANDS[command]
-    server_command: list[str] | None = None
-    if "--" in argv:
-        split = argv.index("--")
-        argv, server_command = argv[:split], argv[split + 1 :]
+    argv, server_command = split_command(argv)
     options = _parser(command, spec).parse_intermixed_args(argv)
     words: list[str] = options.words
     if server_command is None:
         if not words:
             raise UsageError(f"a TARGET is needed: {TARGETS}")
         target, words = _target(words[0]), words[1:]
-    elif not server_command:
-        raise UsageError("a command line is needed after --")
     else:
         target = server_command
     env = dict(options.env) if options.env else None
@@ -230,14 +218,7 @@ def parse(command: str, argv: list[str]) -> Invocation:
 
 
 def _parser(command: str, spec: Command) -> Parser:
-    parser = Parser(
-        prog=f"toolwire {command}",
-        usage=spec.usage(command),
-        description=spec.description,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,
-    )
+    parser = command_parser(command, spec.usage(command), spec.description, EPILOG)
     parser.add_argument("words", nargs="*", help=argparse.SUPPRESS)
     if spec.json:
         parser.add_argument("--json", action="store_true", help=spec.json)

@@ -20,12 +20,12 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
-from ..cli import UsageError
+from ..cli import Parser, UsageError
 from ..extras import ExtraMissing, require
 from ..host import ApprovalPolicy, ConfigError, Host, ServerSpec, load_config
 from ..host.model import Provider
 from ..host.servers import spec_for, unique_names
-from .commandline import Parser, seconds
+from .commandline import seconds
 
 DEEPSEEK_URL = "https://api.deepseek.com"
 #: The model used for each key when ``--model`` (or ``TOOLWIRE_MODEL``) names none.

@@ -15,6 +15,7 @@ Server to serve, is not installed.
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import sys
@@ -24,12 +25,10 @@ from typing import Any
 
 import orjson
 
-from ..cli import ImportFailed, UsageError, load_server
+from ..cli import ImportFailed, Parser, UsageError, command_parser, load_server
+from .commandline import env_pair
 
-USAGE = (
-    "usage: toolwire install CLIENT FILE[:OBJECT] [--name NAME] [--env KEY=VALUE ...] [--print]\n"
-    "  CLIENT: claude-desktop, claude-code, cursor, vscode, windsurf"
-)
+CLIENTS = "claude-desktop, claude-code, cursor, vscode, windsurf"
 
 
 @dataclass(frozen=True)
@@ -65,7 +64,7 @@ def target(client: str, system: str | None = None, home: Path | None = None, cwd
         return Target(cwd / ".vscode" / "mcp.json", "servers", typed=True)  # this workspace's
     if client == "windsurf":
         return Target(home / ".codeium" / "windsurf" / "mcp_config.json", "mcpServers")
-    raise UsageError(f"unknown client {client!r}: use claude-desktop, claude-code, cursor, vscode or windsurf")
+    raise UsageError(f"unknown client {client!r}: use one of {CLIENTS}")
 
 
 def entry(file: str, env: dict[str, str], typed: bool) -> dict[str, Any]:
@@ -107,15 +106,17 @@ def main(argv: list[str]) -> int:
     """Run ``toolwire install ARGV...``; the exit status (2: a usage error, such as a FILE
     without the OBJECT named; 1: a failure, such as a FILE that does not import)."""
     try:
-        if not argv or argv[0] in ("-h", "--help"):
-            sys.stdout.write(USAGE + "\n")
-            return 0 if argv else 2
-        client, file, name, env, show = _parse(argv)
+        options = _parser().parse_args(argv)
+        client, file, env = options.client, options.file, dict(options.env)
+        path = file.partition(":")[0]
+        if not path.endswith(".py") or not os.path.isfile(path):
+            raise UsageError(f"no such server file: {path}")
+        name = options.name or Path(path).stem
         chosen = target(client)
         os.environ.update(env)  # as the client will start it
         load_server(file)
         item = entry(file, env, chosen.typed)
-        if show:
+        if options.print:
             snippet = orjson.dumps({chosen.key: {name: item}}, option=orjson.OPT_INDENT_2).decode()
             sys.stdout.write(f"# {chosen.path}\n{snippet}\n")
             return 0
@@ -129,34 +130,26 @@ def main(argv: list[str]) -> int:
         return 1
 
 
-def _parse(argv: list[str]) -> tuple[str, str, str, dict[str, str], bool]:
-    words: list[str] = []
-    name: str | None = None
-    env: dict[str, str] = {}
-    show = False
-    options = iter(argv)
-    for word in options:
-        if word == "--print":
-            show = True
-        elif word in ("--name", "--env"):
-            value = next(options, None)
-            if value is None:
-                raise UsageError(f"{word} needs a value")
-            if word == "--name":
-                name = value
-            else:
-                key, equals, setting = value.partition("=")
-                if not equals or not key:
-                    raise UsageError(f"--env takes KEY=VALUE, not {value!r}")
-                env[key] = setting
-        elif word.startswith("-"):
-            raise UsageError(f"unknown option {word!r}\n{USAGE}")
-        else:
-            words.append(word)
-    if len(words) != 2:
-        raise UsageError(USAGE)
-    client, file = words
-    path = file.partition(":")[0]
-    if not path.endswith(".py") or not os.path.isfile(path):
-        raise UsageError(f"no such server file: {path}")
-    return client, file, name or Path(path).stem, env, show
+def _parser() -> Parser:
+    parser = command_parser(
+        "install",
+        "toolwire install CLIENT FILE[:OBJECT] [--name NAME] [--env KEY=VALUE ...] [--print]",
+        "Add a server file to an MCP client's configuration, run by this Python as\n"
+        "`python -m toolwire run /abs/path/FILE`: merged with what is there, the old file kept as\n"
+        "FILE.bak. The server file is imported first (with the --env settings): one that fails to\n"
+        "import, or has no Server to serve, is not installed.",
+        f"CLIENT: {CLIENTS}. Restart the client to load the server.",
+    )
+    parser.add_argument("client", metavar="CLIENT", help=argparse.SUPPRESS)
+    parser.add_argument("file", metavar="FILE[:OBJECT]", help=argparse.SUPPRESS)
+    parser.add_argument("--name", help="the entry's name (default: the file's stem)")
+    parser.add_argument(
+        "--env",
+        metavar="KEY=VALUE",
+        action="append",
+        type=env_pair,
+        default=[],
+        help="set an environment variable of the server (repeatable)",
+    )
+    parser.add_argument("--print", action="store_true", help="show the entry and where it would go; write nothing")
+    return parser

@@ -35,14 +35,15 @@ def run_stdio(server: Server, *, grace: float = 5.0, stdout: int | None = None) 
     stderr."""
     stdout = protect_stdout() if stdout is None else stdout
     connection = server.connection()
-    data = os.read(0, READ_SIZE)
+    # the first messages are answered before the event loop starts, unless a lifespan must run first
+    data = None if server.has_lifespan else os.read(0, READ_SIZE)
     pending: list[Event] = []
     for event in connection.receive_data(data) if data else ():
         if type(event) is bytes:
             _write_all(stdout, event)
         else:
             pending.append(event)
-    coroutine = serve_stdio(server, stdout=stdout, grace=grace, connection=connection, pending=pending, eof=not data)
+    coroutine = serve_stdio(server, stdout=stdout, grace=grace, connection=connection, pending=pending, eof=data == b"")
     try:
         event_loop_runner()(_then_close_tasks(server, coroutine))
     except LifespanFailed as exc:
