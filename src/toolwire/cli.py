@@ -495,7 +495,15 @@ def _one_target(command: str, word: str | None, server_command: list[str] | None
 
 
 #: The proxy's serving options: one in the command line after ``--`` is warned about.
-PROXY_OPTIONS = ("--http", "--allow-host", "--stateless", "--uvicorn", "--granian")
+PROXY_OPTIONS = (
+    "--http",
+    "--allow-host",
+    "--stateless",
+    "--uvicorn",
+    "--granian",
+    "--forwarded-allow-ips",
+    "--max-connections-per-client",
+)
 
 
 def _proxy(command: str, argv: list[str]) -> int:
@@ -506,7 +514,8 @@ def _proxy(command: str, argv: list[str]) -> int:
     parser = command_parser(
         "proxy",
         "toolwire proxy TARGET [--name N] [--http [HOST:]PORT [--allow-host HOST ...] [--stateless]\n"
-        "                      [--uvicorn | --granian]] [-v]\n"
+        "                      [--uvicorn | --granian] [--forwarded-allow-ips IPS]\n"
+        "                      [--max-connections-per-client N]] [-v]\n"
         "       toolwire proxy [options] -- COMMAND [ARG ...]",
         "Serve any MCP server as a toolwire server: over stdio, or with --http over Streamable HTTP.\n"
         "It bridges transports and protocol eras (a 2025-11-25-only server offered to 2026-07-28\n"
