@@ -15,11 +15,11 @@ from toolwire import Server
 from toolwire.client import CallToolResult, ToolInfo
 from toolwire.host import ApprovalPolicy, Approvals, ConfigError, Host, ServerSpec, load_config
 from toolwire.host.elicitation import check_answer, form_fields, parse_field
-from toolwire.host.lookalikes import skeleton, unusual
 from toolwire.host.naming import expose, valid_name
 from toolwire.host.results import model_parts
 from toolwire.host.schemas import for_model
 from toolwire.host.servers import derived_name, spec_for
+from toolwire.lookalikes import skeleton, unusual
 
 VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 

@@ -202,3 +202,13 @@ def test_chat_defuses_the_models_text_forms_and_names_with_stdin_piped(model: Mo
     defused(shown)
     assert shown.count("U+0435 CYRILLIC SMALL LETTER IE") >= 2, shown  # in the listing and in the question
     assert "kept" in shown and "[bold red]Shouts[/bold red] :warning:" in shown  # no markup, no emoji codes
+
+
+def test_toolwire_tools_marks_look_alike_and_unusual_names() -> None:
+    done = toolwire("tools", "--", sys.executable, HOSTILE)
+    assert done.returncode == 0, done.stderr
+    rows = {line.split("│")[1].strip(): line for line in done.stdout.splitlines() if line.startswith("│")}
+    assert "⚠ characters outside A-Z a-z 0-9 _ . -: '/'" in rows["seed/nuke"]
+    assert "U+0435 CYRILLIC SMALL LETTER IE" in rows["d\u0435lete_file"]
+    assert "⚠ looks like hostile-tools/d\u0435lete_file" in rows["delete_fiIe"]
+    assert "⚠" not in rows["calculator"] and "⚠" not in rows["seed__nuke"]

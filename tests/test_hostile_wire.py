@@ -445,7 +445,10 @@ def test_the_new_options_of_toolwire_run_are_checked() -> None:
 
     for options, said in (
         (["--http", "8", "--forwarded-allow-ips", "10.0.0.0/33"], "--forwarded-allow-ips: a trusted proxy is an"),
-        (["--http", "8", "--max-connections-per-client", "0"], "--max-connections-per-client: expected a number above 0"),
+        (
+            ["--http", "8", "--max-connections-per-client", "0"],
+            "--max-connections-per-client: expected a number above 0",
+        ),
         (["--forwarded-allow-ips", "127.0.0.1"], "go with --http"),
     ):
         done = toolwire("run", LIBRARY, *options)

@@ -43,7 +43,7 @@ import orjson
 
 from ..client import ToolInfo, fingerprint
 from ..client.client import PINNED_FIELDS
-from .lookalikes import skeleton
+from ..lookalikes import skeleton
 
 Action = Literal["allow", "ask", "deny"]
 

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..client import CallToolResult, Client, ClientError, ResourceLink, ServerError, ToolInfo
 from ..logs import get_logger
+from ..lookalikes import marks
 from .approval import ApprovalPolicy
 from .events import ElicitationNeeded, ExposedTool, SamplingNeeded
-from .lookalikes import marks
 from .model import ModelError, ModelRequest, Provider, ToolSpec, text_part
 from .naming import expose
 from .results import MAX_RESULT_CHARS

@@ -7,7 +7,9 @@ tool without annotations may be destructive and reach the open world): dimmed wh
 server did not say (and, where nothing is dimmed, piped, marked ``(default)``), and
 ``destructive``/``idempotent`` only for tools that are not read-only, the only ones they
 mean anything for. A tool that runs as a task says so (``task`` or ``task only``).
-Parameters show their types with the fields of objects.
+Parameters show their types with the fields of objects. A name that may fool a person (outside
+the specification's characters, mixed scripts, or looking like another tool's name:
+:func:`toolwire.lookalikes.marks`) gets a ``⚠`` line saying why above its description.
 
 What a user types (tool names, URIs, parameter names) is never shortened: a column too
 narrow for it breaks it across lines, never before closing punctuation (``。``, ``"``) that
@@ -31,6 +33,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..client import PromptInfo, ResourceInfo, ResourceTemplateInfo, TaskInfo, ToolInfo
+from ..lookalikes import marks
 from .output import printable
 from .schemas import parameters
 from .wrapping import Kinsoku
@@ -56,6 +59,8 @@ def print_tools(
     if tasks is None:
         tasks = {tool.name: tool.task_support for tool in tools if tool.task_support is not None}
     marked = not Console().is_terminal  # no dimming on a pipe: defaults are said in words
+    server = str(server_info.get("name") or "server")
+    warnings = marks((server, tool.name) for tool in tools)
     table = _table("tool", "hints", "parameters", "description", caption=REQUIRED)
     _fit_names(table, [tool.name for tool in tools])
     for tool in tools:
@@ -63,7 +68,7 @@ def print_tools(
             _name(tool.name, tool.display_name),
             _hints(tool, tasks.get(tool.name), marked),
             _parameters(tool),
-            _summary(tool.description),
+            _warned(warnings.get((server, tool.name), ""), _summary(tool.description)),
         )
     _print(_heading(server_info, version, _count(tools, "tool")), [table] if tools else [])
 
@@ -245,6 +250,16 @@ def _size(size: Any) -> str:
         if amount < 1000 or unit == "TB":
             break
     return f"{amount:.1f} {unit}"
+
+
+def _warned(warning: str, description: Kinsoku) -> Kinsoku:
+    """``description`` under a ``⚠`` line saying ``warning``, when there is one."""
+    if not warning:
+        return description
+    text = Kinsoku()
+    text.append("⚠ " + printable(warning) + ("\n" if description.plain else ""), style="yellow")
+    text.append_text(description)
+    return text
 
 
 def _summary(description: Any) -> Kinsoku:
