@@ -106,6 +106,11 @@ async def wait_until(condition: Callable[[], bool], timeout: float = 5.0) -> boo
     return True
 
 
+def started(marker: Path) -> Callable[[], bool]:
+    """Whether the ``slow`` call given ``marker`` has begun (it touches ``marker.started``)."""
+    return Path(f"{marker}.started").exists
+
+
 class Listener:
     """A GET stream read in the background: its status and the messages it carried."""
 
@@ -252,7 +257,7 @@ async def test_delete_ends_the_session_its_streams_and_its_calls(
     )
     async with Listener(http, streaming, headers) as listener:
         assert listener.status == 200
-        await asyncio.sleep(0.2)
+        assert await wait_until(started(marker))
         ended = await http.delete(streaming, headers=headers)
         assert ended.status_code == 200
         await asyncio.wait_for(listener.ended.wait(), 5)  # the GET stream ends with the session
@@ -511,7 +516,7 @@ async def test_disconnecting_does_not_cancel_a_legacy_call_but_notifications_can
     dropped = asyncio.create_task(
         http.post(streaming, json=legacy_call("slow", {"seconds": 0.5, "marker": str(kept)}, id=10), headers=headers)
     )
-    await asyncio.sleep(0.15)
+    assert await wait_until(started(kept))
     dropped.cancel()
     await asyncio.gather(dropped, return_exceptions=True)
     running = asyncio.create_task(
@@ -519,7 +524,7 @@ async def test_disconnecting_does_not_cancel_a_legacy_call_but_notifications_can
             streaming, json=legacy_call("slow", {"seconds": 30, "marker": str(cancelled)}, id=11), headers=headers
         )
     )
-    await asyncio.sleep(0.15)
+    assert await wait_until(started(cancelled))
     notice = {
         "jsonrpc": "2.0",
         "method": "notifications/cancelled",
@@ -827,7 +832,7 @@ async def test_modern_closing_the_response_stream_cancels_the_call(
             headers=modern_headers("tools/call", "slow"),
         )
     )
-    await asyncio.sleep(0.3)
+    assert await wait_until(started(marker))
     call.cancel()  # closes the connection
     await asyncio.gather(call, return_exceptions=True)
     assert await wait_until(marker.exists), "the server went on with a call whose stream was closed"

@@ -57,7 +57,10 @@ async def polled(ctx: Context) -> str:
 
 @server.tool
 async def slow(seconds: float, marker: str = "") -> str:
-    """Sleep; if cancelled first, write ``cancelled`` to the file ``marker``."""
+    """Sleep; if cancelled first, write ``cancelled`` to the file ``marker``. The file
+    ``marker.started`` says the call began (the tests wait for it rather than for a time)."""
+    if marker:
+        Path(marker + ".started").touch()
     try:
         await asyncio.sleep(seconds)
     except asyncio.CancelledError:
