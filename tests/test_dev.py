@@ -99,6 +99,7 @@ async def test_the_calculator_form_gives_the_answer_and_annotations_show(browser
         await page.page.wait_for_selector("#tool .result pre")
         assert await page.page.locator("#tool .result pre").first.inner_text() == "42"
         assert "ms" in await page.page.locator("#tool .duration").inner_text()
+        assert "null" not in await page.page.locator("#tool .result").inner_text()  # no stderr: nothing shown
         assert page.errors == [], page.errors
 
 

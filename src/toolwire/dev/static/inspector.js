@@ -164,7 +164,7 @@ function progressSummary(progress) {
 
 // What the server wrote on stderr during a failed call: its print() output, its traceback.
 function serverOutput(text) {
-  if (!text) return null;
+  if (!text) return "";  // an empty text: replaceChildren() would write out a null
   return el("details", { class: "server-output", open: true }, el("summary", {}, "the server's stderr during the call"), el("pre", {}, text));
 }
 
