@@ -1,0 +1,63 @@
+"""Imports point down (docs/DESIGN "Layers"): the protocol package imports nothing else of
+toolwire, and code a client runs loads no server package."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "toolwire"
+
+
+def imported(path: Path) -> set[str]:
+    """Every toolwire module that ``path`` names in an import, at any depth (also under
+    ``TYPE_CHECKING`` and inside functions), as a dotted name."""
+    package = ".".join(path.relative_to(SRC.parent).with_suffix("").parts)
+    if path.name != "__init__.py":
+        package = package.rpartition(".")[0]
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names if alias.name.split(".")[0] == "toolwire")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                module = f"{base}.{node.module}" if node.module else base
+                if node.module is None:
+                    names.update(f"{base}.{alias.name}" for alias in node.names)
+                    continue
+            else:
+                module = node.module or ""
+            if module.split(".")[0] == "toolwire":
+                names.add(module)
+    return names
+
+
+def imports_under(folder: str) -> dict[str, set[str]]:
+    return {str(path.relative_to(SRC)): imported(path) for path in sorted((SRC / folder).rglob("*.py"))}
+
+
+def test_protocol_imports_nothing_else_of_toolwire() -> None:
+    for path, names in imports_under("protocol").items():
+        outside = {name for name in names if not name.startswith("toolwire.protocol")}
+        assert not outside, f"protocol/{path} imports {sorted(outside)}"
+
+
+def run(code: str) -> None:
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_protocol_at_work_loads_nothing_else() -> None:
+    run(
+        "import sys\n"
+        "from toolwire.protocol.codec import codec_for\n"
+        "from toolwire.protocol.connection import ServerConnection\n"
+        "class Task:\n"
+        "    id = 't'; status = 'working'; message = None; created = updated = 0.0\n"
+        "    ttl_ms = None; poll_ms = 1000; inputs = result = error = None\n"
+        "codec_for('2025-11-25').task(Task())\n"
+        "loaded = {m for m in sys.modules if m.startswith('toolwire.') and not m.startswith('toolwire.protocol')}\n"
+        "assert not loaded, loaded\n"
+    )
