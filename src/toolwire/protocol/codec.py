@@ -67,6 +67,7 @@ def timestamp(seconds: float) -> str:
 
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
+
 LOG_LEVELS: tuple[str, ...] = (
     "debug",
     "info",
