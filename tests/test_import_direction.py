@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from httpserve import SERVERS, toolwire_http
+
 SRC = Path(__file__).resolve().parent.parent / "src" / "toolwire"
 
 
@@ -61,3 +63,34 @@ def test_protocol_at_work_loads_nothing_else() -> None:
         "loaded = {m for m in sys.modules if m.startswith('toolwire.') and not m.startswith('toolwire.protocol')}\n"
         "assert not loaded, loaded\n"
     )
+
+
+SERVER_SIDE = ("toolwire.server", "toolwire.guards", "toolwire.transports", "toolwire.auth.server")
+
+CLIENT_RUN = """
+import asyncio, sys
+from toolwire.client import Client
+
+async def main(target):
+    async with Client(target) as client:
+        await client.list_tools()
+        await client.call_tool("echo", {"text": "hi"})
+
+asyncio.run(main(sys.argv[1] if sys.argv[1].startswith("http") else sys.argv[1:]))
+loaded = sorted(m for m in sys.modules if m.startswith(%r))
+assert not loaded, loaded
+assert "toolwire.client.http" in sys.modules or not sys.argv[1].startswith("http")
+"""
+
+
+def run_client(*target: str) -> None:
+    subprocess.run([sys.executable, "-c", CLIENT_RUN % (SERVER_SIDE,), *target], check=True, cwd=SRC.parent.parent)
+
+
+def test_a_client_over_stdio_loads_no_server_package() -> None:
+    run_client(sys.executable, "-m", "toolwire", "run", str(SERVERS / "basic.py"))
+
+
+def test_a_client_over_http_loads_no_server_package() -> None:
+    with toolwire_http(str(SERVERS / "basic.py")) as (url, _):
+        run_client(url)

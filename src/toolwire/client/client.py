@@ -54,7 +54,7 @@ from .errors import (
 )
 from .session import ClientSession
 from .tasks import TaskHandle, TaskInfo
-from .transports import InMemory, StdioProcess, Transport
+from .transports import InProcess, StdioProcess, Transport
 from .types import (
     CallToolResult,
     GetPromptResult,
@@ -67,7 +67,6 @@ from .types import (
 
 if TYPE_CHECKING:
     from ..completion import Completion
-    from ..server.server import Server
     from .telemetry import ClientTelemetry
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -120,7 +119,7 @@ class Client:
 
     def __init__(
         self,
-        target: str | list[str] | Server | Transport,
+        target: str | list[str] | InProcess | Transport,
         *,
         env: dict[str, str] | None = None,
         cwd: str | None = None,
@@ -928,9 +927,8 @@ def _transport(
 ) -> Transport:
     if auth is not None and not (isinstance(target, str) and target.startswith(("http://", "https://"))):
         raise ClientError("auth= is for http(s):// servers (over stdio, give the server credentials in env=)")
-    server_module = sys.modules.get("toolwire.server.server")  # not imported: target is no Server
-    if server_module is not None and isinstance(target, server_module.Server):
-        return InMemory(target)
+    if isinstance(target, InProcess):  # a toolwire Server
+        return target.client_transport()
     if isinstance(target, str):
         if target.startswith(("http://", "https://")):
             from .http import StreamableHttpTransport

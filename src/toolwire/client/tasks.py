@@ -14,17 +14,29 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .errors import ClientError, ServerError
 from .types import CallToolResult
 
-if TYPE_CHECKING:
-    from .client import Client
-
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 #: Seconds between polls when the server suggests none.
 DEFAULT_POLL = 1.0
+
+
+class TaskPeer(Protocol):
+    """What a :class:`TaskHandle` asks of its :class:`~toolwire.client.Client`."""
+
+    @property
+    def modern(self) -> bool: ...
+
+    async def request_task(self, method: str, params: dict[str, Any], *, forever: bool = False) -> Any: ...
+
+    def watch_task(self, task_id: str, callback: Callable[[TaskInfo], Any]) -> None: ...
+
+    def forget_task(self, task_id: str | None, progress_token: str | None) -> None: ...
+
+    async def serve_request(self, method: str, params: dict[str, Any]) -> Any: ...
 
 
 class TaskCancelled(ClientError):
@@ -97,7 +109,7 @@ class TaskHandle:
 
     def __init__(
         self,
-        client: Client,
+        client: TaskPeer,
         info: TaskInfo | None,
         task_id: str | None = None,
         result: dict[str, Any] | None = None,

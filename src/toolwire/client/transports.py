@@ -1,4 +1,5 @@
-"""How a client reaches a server: a child process over stdio, or a Server object in memory.
+"""How a client reaches a server: a child process over stdio, or a Server object in memory
+(its :meth:`~toolwire.Server.client_transport`: the server side makes that one).
 
 A transport delivers whole messages (encoded JSON) to ``on_message`` and says once, through
 ``on_close``, why it ended; ``send`` takes one encoded message.
@@ -13,14 +14,10 @@ import os
 import subprocess
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol, runtime_checkable
 
+from ..pipes import READ_SIZE, PipePair
 from ..protocol.connection import DEFAULT_MAX_MESSAGE_BYTES
-from ..transports.pipes import READ_SIZE, PipePair
-
-if TYPE_CHECKING:
-    from ..server.server import Server
-    from ..server.session import ServerSession
 
 
 class Transport(Protocol):
@@ -39,6 +36,14 @@ class Transport(Protocol):
         so that several messages leave together."""
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class InProcess(Protocol):
+    """A server in this process that hands the client a transport to itself (a toolwire
+    :class:`~toolwire.Server` does): ``Client(server)``."""
+
+    def client_transport(self) -> Transport: ...
 
 
 def _ignore_message(data: bytes) -> None:
@@ -245,40 +250,3 @@ class StdioProcess:
         with contextlib.suppress(OSError):
             while chunk := os.read(self._stderr_fd, READ_SIZE):
                 self._stderr.append(chunk)
-
-
-class InMemory:
-    """A toolwire :class:`~toolwire.Server` in this process: messages cross as encoded JSON."""
-
-    newline = False
-
-    def __init__(self, server: Server) -> None:
-        self.server = server
-        self.on_message: Callable[[bytes], None] = _ignore_message
-        self.on_close: Callable[[str], None] = _ignore_close
-        self._session: ServerSession | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    async def start(self) -> None:
-        from ..server.session import ServerSession
-
-        await self.server.start()
-        self._loop = asyncio.get_running_loop()  # kept: looking it up makes a system call (Python 3.11)
-        self._session = ServerSession(self.server, self.server.connection(terminator=b""), self._deliver)
-
-    def _deliver(self, data: bytes) -> None:
-        assert self._loop is not None  # set before the session that calls this exists
-        self._loop.call_soon(self.on_message, data)
-
-    def send(self, data: bytes) -> None:
-        if self._session is not None:
-            self._session.feed_message(data)
-
-    send_soon = send
-
-    async def close(self) -> None:
-        session, self._session = self._session, None
-        if session is not None:
-            await session.close(grace=1.0)
-            await self.server.stop()
-            self.on_close("the in-memory connection was closed")

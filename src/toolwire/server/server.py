@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ..tasks.store import TaskStore
     from ..tools.content import Content
     from ..transports.http.app import StreamableHTTP
+    from ..transports.memory import InMemory
     from .mount import Mount
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -684,6 +685,13 @@ class Server:
             max_message_bytes=self.max_message_bytes,
             max_depth=self.max_depth,
         )
+
+    def client_transport(self) -> InMemory:
+        """A client's transport to this server in this process: what ``Client(server)``
+        connects through (messages cross as encoded JSON, as over a real transport)."""
+        from ..transports.memory import InMemory
+
+        return InMemory(self)
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until stopped: over stdio until stdin closes (what desktop MCP clients
