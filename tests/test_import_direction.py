@@ -94,3 +94,19 @@ def test_a_client_over_stdio_loads_no_server_package() -> None:
 def test_a_client_over_http_loads_no_server_package() -> None:
     with toolwire_http(str(SERVERS / "basic.py")) as (url, _):
         run_client(url)
+
+
+def test_the_auth_client_side_imports_nothing_of_the_server_side() -> None:
+    for path, names in imports_under("auth/client").items():
+        server = {name for name in names if name.startswith("toolwire.auth.server")}
+        assert not server, f"auth/client/{path} imports {sorted(server)}"
+    for path, names in imports_under("auth/server").items():
+        client = {name for name in names if name.startswith("toolwire.auth.client")}
+        assert not client, f"auth/server/{path} imports {sorted(client)}"
+
+
+def test_the_public_auth_names_resolve() -> None:
+    import toolwire.auth
+
+    for name in toolwire.auth.__all__:
+        assert getattr(toolwire.auth, name) is not None

@@ -21,8 +21,8 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..logs import get_logger
-from .identity import Identity, expand_scopes
+from ...logs import get_logger
+from ..identity import Identity, expand_scopes
 from .verifiers import InvalidToken, JWTVerifier, TokenVerifier, canonical_uri
 
 log = get_logger("toolwire.auth")
