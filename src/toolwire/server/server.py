@@ -8,6 +8,7 @@ it in other ways.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, overload
@@ -273,7 +274,15 @@ class Server:
         if self._tasks is None:
             from ..tasks.manager import TaskManager
 
-            self._tasks = TaskManager(**self._task_options)
+            options = dict(self._task_options)
+            where = options.pop("store")
+            if isinstance(where, (str, os.PathLike)):  # the store is opened at first use
+                from ..stores import open_task_store
+
+                options["open_store"] = functools.partial(open_task_store, where)
+            else:
+                options["store"] = where
+            self._tasks = TaskManager(**options)
         return self._tasks
 
     def use_task_store(self, store: TaskStore | str | os.PathLike[str] | None) -> None:
