@@ -54,7 +54,7 @@ from .errors import (
 )
 from .session import ClientSession
 from .tasks import TaskHandle, TaskInfo
-from .transports import InProcess, StdioProcess, Transport
+from .transports import InMemory, InProcess, StdioProcess, Transport
 from .types import (
     CallToolResult,
     GetPromptResult,
@@ -928,7 +928,7 @@ def _transport(
     if auth is not None and not (isinstance(target, str) and target.startswith(("http://", "https://"))):
         raise ClientError("auth= is for http(s):// servers (over stdio, give the server credentials in env=)")
     if isinstance(target, InProcess):  # a toolwire Server
-        return target.client_transport()
+        return InMemory(target)
     if isinstance(target, str):
         if target.startswith(("http://", "https://")):
             from .http import StreamableHttpTransport

@@ -1,5 +1,4 @@
-"""How a client reaches a server: a child process over stdio, or a Server object in memory
-(its :meth:`~toolwire.Server.client_transport`: the server side makes that one).
+"""How a client reaches a server: a child process over stdio, or a Server object in memory.
 
 A transport delivers whole messages (encoded JSON) to ``on_message`` and says once, through
 ``on_close``, why it ended; ``send`` takes one encoded message.
@@ -38,12 +37,24 @@ class Transport(Protocol):
     async def close(self) -> None: ...
 
 
+class InProcessSession(Protocol):
+    """One connection's session of an :class:`InProcess` server."""
+
+    def feed_message(self, data: bytes) -> None: ...
+
+    async def close(self, grace: float = 5.0) -> None: ...
+
+
 @runtime_checkable
 class InProcess(Protocol):
-    """A server in this process that hands the client a transport to itself (a toolwire
-    :class:`~toolwire.Server` does): ``Client(server)``."""
+    """A server in this process (a toolwire :class:`~toolwire.Server`): ``Client(server)``
+    reaches it through :class:`InMemory` without importing the server's packages."""
 
-    def client_transport(self) -> Transport: ...
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    def open_session(self, send: Callable[[bytes], None]) -> InProcessSession: ...
 
 
 def _ignore_message(data: bytes) -> None:
@@ -250,3 +261,38 @@ class StdioProcess:
         with contextlib.suppress(OSError):
             while chunk := os.read(self._stderr_fd, READ_SIZE):
                 self._stderr.append(chunk)
+
+
+class InMemory:
+    """A toolwire :class:`~toolwire.Server` in this process: messages cross as encoded JSON."""
+
+    newline = False
+
+    def __init__(self, server: InProcess) -> None:
+        self.server = server
+        self.on_message: Callable[[bytes], None] = _ignore_message
+        self.on_close: Callable[[str], None] = _ignore_close
+        self._session: InProcessSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def start(self) -> None:
+        await self.server.start()
+        self._loop = asyncio.get_running_loop()  # kept: looking it up makes a system call (Python 3.11)
+        self._session = self.server.open_session(self._deliver)
+
+    def _deliver(self, data: bytes) -> None:
+        assert self._loop is not None  # set before the session that calls this exists
+        self._loop.call_soon(self.on_message, data)
+
+    def send(self, data: bytes) -> None:
+        if self._session is not None:
+            self._session.feed_message(data)
+
+    send_soon = send
+
+    async def close(self) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            await session.close(grace=1.0)
+            await self.server.stop()
+            self.on_close("the in-memory connection was closed")

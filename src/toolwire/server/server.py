@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from ..tasks.store import TaskStore
     from ..tools.content import Content
     from ..transports.http.app import StreamableHTTP
-    from ..transports.memory import InMemory
     from .mount import Mount
+    from .session import ServerSession
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -695,12 +695,12 @@ class Server:
             max_depth=self.max_depth,
         )
 
-    def client_transport(self) -> InMemory:
-        """A client's transport to this server in this process: what ``Client(server)``
-        connects through (messages cross as encoded JSON, as over a real transport)."""
-        from ..transports.memory import InMemory
+    def open_session(self, send: Callable[[bytes], None], terminator: bytes = b"") -> ServerSession:
+        """A session of a new connection to this server whose messages go to ``send`` (what
+        ``Client(server)`` talks to in memory); feed it messages with ``feed_message``."""
+        from .session import ServerSession
 
-        return InMemory(self)
+        return ServerSession(self, self.connection(terminator=terminator), send)
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until stopped: over stdio until stdin closes (what desktop MCP clients

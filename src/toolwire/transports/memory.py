@@ -1,6 +1,4 @@
-"""In-memory connections to a server: the client end of a pipe with no process behind it
-(:class:`MemoryConnection`, raw messages for tests), and the transport ``Client(server)`` uses
-(:class:`InMemory`).
+"""An in-memory connection to a server: the client end of a pipe with no process behind it.
 
 For tests and for embedding a server in the same program as its client. Messages cross as
 encoded JSON, exactly as over a real transport, so everything the server checks is checked.
@@ -13,7 +11,6 @@ encoded JSON, exactly as over a real transport, so everything the server checks 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -74,47 +71,3 @@ class MemoryConnection:
         tb: TracebackType | None,
     ) -> None:
         await self.close(grace=0.5)
-
-
-class InMemory:
-    """A :class:`~toolwire.Client`'s transport to a :class:`~toolwire.Server` in this process
-    (``Client(server)``): messages cross as encoded JSON."""
-
-    newline = False
-
-    def __init__(self, server: Server) -> None:
-        self.server = server
-        self.on_message: Callable[[bytes], None] = _ignore_message
-        self.on_close: Callable[[str], None] = _ignore_close
-        self._session: ServerSession | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    async def start(self) -> None:
-        await self.server.start()
-        self._loop = asyncio.get_running_loop()  # kept: looking it up makes a system call (Python 3.11)
-        self._session = ServerSession(self.server, self.server.connection(terminator=b""), self._deliver)
-
-    def _deliver(self, data: bytes) -> None:
-        assert self._loop is not None  # set before the session that calls this exists
-        self._loop.call_soon(self.on_message, data)
-
-    def send(self, data: bytes) -> None:
-        if self._session is not None:
-            self._session.feed_message(data)
-
-    send_soon = send
-
-    async def close(self) -> None:
-        session, self._session = self._session, None
-        if session is not None:
-            await session.close(grace=1.0)
-            await self.server.stop()
-            self.on_close("the in-memory connection was closed")
-
-
-def _ignore_message(data: bytes) -> None:
-    pass
-
-
-def _ignore_close(reason: str) -> None:
-    pass
