@@ -110,3 +110,12 @@ def test_the_public_auth_names_resolve() -> None:
 
     for name in toolwire.auth.__all__:
         assert getattr(toolwire.auth, name) is not None
+
+
+def test_the_client_at_the_root_is_the_client() -> None:
+    run(
+        "import sys, toolwire, toolwire.client\n"
+        "assert toolwire.Client is toolwire.client.Client\n"
+        f"loaded = sorted(m for m in sys.modules if m.startswith({SERVER_SIDE!r}))\n"
+        "assert not loaded, loaded\n"
+    )

@@ -17,6 +17,7 @@ PUBLIC = {
     "LATEST",
     "SUPPORTED_VERSIONS",
     "CapabilityMissing",
+    "Client",
     "ClientRequestFailed",
     "Content",
     "Context",

@@ -14,7 +14,7 @@ and correct in every protocol version.
         server.run()
 
 Names are imported on first use, so that ``import toolwire.protocol`` (the sans-IO core)
-stays free of the event loop and the server.
+stays free of the event loop and the server, and ``toolwire.Client`` loads no server package.
 """
 
 import importlib
@@ -36,6 +36,7 @@ _EXPORTS = {
     "ResourceTemplate": "resources.resource",
     "resource_contents": "resources.resource",
     "UriTemplate": "resources.uri_template",
+    "Client": "client.client",
     "CapabilityMissing": "server.context",
     "ClientRequestFailed": "server.context",
     "Context": "server.context",
@@ -56,6 +57,7 @@ _EXPORTS = {
 
 __all__ = [
     "CapabilityMissing",
+    "Client",
     "ClientRequestFailed",
     "Completion",
     "Content",
@@ -87,6 +89,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from .client.client import Client
     from .completion import Completion
     from .prompts.prompt import Prompt, PromptResult, assistant_message, user_message
     from .protocol.errors import ProtocolError
