@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..protocol.connection import DEFAULT_MAX_MESSAGE_BYTES
-from ..protocol.errors import METHOD_NOT_FOUND
+from ..protocol.errors import METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, MODERN_ERRORS
 from ..protocol.versions import (
     LATEST_LEGACY,
     LEGACY_VERSIONS,
@@ -73,7 +73,6 @@ Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 ProgressCallback = Callable[[float, float | None, str | None], Any]
 
 #: Codes by which a server shows it speaks the modern era even when it refuses a request.
-MODERN_ERRORS = frozenset({-32020, -32021, -32022})
 #: Fields of a tool definition that pinning watches.
 PINNED_FIELDS = ("title", "description", "inputSchema", "outputSchema", "annotations")
 MAX_PAGES = 1000
@@ -410,7 +409,7 @@ class Client:
             try:
                 result = await self._call_once(name, arguments, progress, timeout, max_timeout, meta)
             except ServerError as exc:
-                if not (self.modern and exc.code == -32021 and _needs_tasks(exc.data)):
+                if not (self.modern and exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY and _needs_tasks(exc.data)):
                     raise
                 result = await self._call_as_task(name, arguments, progress, max_timeout, meta)
         call = CallToolResult.from_dict(result)
@@ -873,7 +872,7 @@ class Client:
             return {"roots": self.roots}
         handler = {"elicitation/create": self.elicitation, "sampling/createMessage": self.sampling}.get(method)
         if handler is None:
-            raise ServerError(-32601, f"Method not found: this client does not handle {method}")
+            raise ServerError(METHOD_NOT_FOUND, f"Method not found: this client does not handle {method}")
         return await handler(params)
 
 

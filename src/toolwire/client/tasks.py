@@ -16,6 +16,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ..protocol.errors import INTERNAL_ERROR
 from .errors import ClientError, ServerError
 from .types import CallToolResult
 
@@ -201,7 +202,7 @@ class TaskHandle:
                 error = info.raw.get("error")
                 error = error if isinstance(error, dict) else {}
                 raise ServerError(
-                    int(error.get("code", -32603)), str(error.get("message", info.message)), error.get("data")
+                    int(error.get("code", INTERNAL_ERROR)), str(error.get("message", info.message)), error.get("data")
                 )
             if info.status == "cancelled":
                 raise TaskCancelled(f"task {self.id} was cancelled: {info.message or 'no reason given'}")
