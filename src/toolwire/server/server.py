@@ -11,14 +11,14 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
 from ..catalog import Catalog
 from ..guards.seam import Guard, Next, chain
 from ..protocol.codec import Codec
 from ..protocol.connection import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, ServerConnection, ServerIdentity
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
-from ..tools.tool import Tool, annotations_from
+from ..tools.tool import Tool, ToolOptions, annotations_from
 from .lifespan import Lifespan, LifespanFailed, LifespanRunner
 
 if TYPE_CHECKING:
@@ -316,24 +316,13 @@ class Server:
         /,
         *,
         name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
         read_only: bool | None = None,
         destructive: bool | None = None,
         idempotent: bool | None = None,
         open_world: bool | None = None,
-        annotations: dict[str, Any] | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        output_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | type | None = None,
         structured_output: bool | None = None,
-        lenient: bool | None = None,
-        timeout: float | None = None,
-        max_concurrency: int | None = None,
-        scopes: Iterable[str] | None = None,
-        task: bool | str | None = None,
-        defer_task: bool = False,
-        inline: bool = False,
+        **options: Unpack[ToolOptions],
     ) -> Callable[[F], F]: ...
 
     def tool(self, fn: Any = None, /, **options: Any) -> Any:
@@ -350,7 +339,9 @@ class Server:
         ``"required"`` lets it run only as one; ``defer_task=True`` starts the task when the
         tool awaits ``ctx.start_task()`` rather than before it runs (see docs/tasks.md).
         Raises ``ValueError`` for an invalid or taken name and ``TypeError`` for a type that
-        has no JSON Schema.
+        has no JSON Schema. The keywords shared with :class:`~toolwire.Tool` are
+        :class:`~toolwire.tools.tool.ToolOptions`'; ``lenient=None``: the server's
+        ``lenient_arguments``.
         """
 
         def register(function: F) -> F:
@@ -381,13 +372,14 @@ class Server:
         name: str,
         *,
         input_schema: dict[str, Any],
-        **options: Any,
+        output_schema: dict[str, Any] | None = None,
+        **options: Unpack[ToolOptions],
     ) -> Callable[[F], F]:
         """Register a low-level tool: ``handler(arguments)`` (or ``handler(arguments, context)``)
         receives the arguments dict, validated against ``input_schema`` as given."""
 
         def register(handler: F) -> F:
-            self.add_tool(Tool.from_schema(name, input_schema, handler, **options))
+            self.add_tool(Tool.from_schema(name, input_schema, handler, output_schema=output_schema, **options))
             return handler
 
         return register
@@ -673,15 +665,17 @@ class Server:
                 value = await value
             return value
 
-        options = {
-            "description": definition.get("description"),
-            "title": definition.get("title"),
-            "output_schema": definition.get("outputSchema"),
-            "annotations": definition.get("annotations"),
-            "icons": definition.get("icons"),
-            "meta": definition.get("_meta"),
-        }
-        return Tool.from_schema(name, definition.get("inputSchema", {"type": "object"}), handler, **options)
+        return Tool.from_schema(
+            name,
+            definition.get("inputSchema", {"type": "object"}),
+            handler,
+            output_schema=definition.get("outputSchema"),
+            description=definition.get("description"),
+            title=definition.get("title"),
+            annotations=definition.get("annotations"),
+            icons=definition.get("icons"),
+            meta=definition.get("_meta"),
+        )
 
     # -- serving ---------------------------------------------------------------------------
 
