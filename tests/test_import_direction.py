@@ -119,3 +119,39 @@ def test_the_client_at_the_root_is_the_client() -> None:
         f"loaded = sorted(m for m in sys.modules if m.startswith({SERVER_SIDE!r}))\n"
         "assert not loaded, loaded\n"
     )
+
+
+def test_one_root_for_the_errors_a_user_catches() -> None:
+    import toolwire
+    from toolwire.auth import AuthError, InvalidToken
+    from toolwire.client import ClientError, ServerError
+    from toolwire.extras import ExtraMissing
+    from toolwire.prompts.prompt import PromptArgumentsInvalid
+    from toolwire.server.lifespan import LifespanFailed
+    from toolwire.tasks import TaskStoreBusy, TaskStoreUnusable
+    from toolwire.tools.validation import ArgumentsInvalid, SchemaError
+
+    root = toolwire.ToolwireError
+    for error in (
+        toolwire.ToolError,
+        toolwire.ResourceNotFound,
+        toolwire.CapabilityMissing,
+        toolwire.ClientRequestFailed,
+        LifespanFailed,
+        TaskStoreBusy,
+        TaskStoreUnusable,
+        AuthError,
+        InvalidToken,
+        PromptArgumentsInvalid,
+        SchemaError,
+        ArgumentsInvalid,
+        ExtraMissing,
+        ClientError,
+        ServerError,
+    ):
+        assert issubclass(error, root), error
+    # the bases users catch today stay
+    assert issubclass(toolwire.ResourceNotFound, LookupError)
+    assert issubclass(SchemaError, ValueError) and issubclass(PromptArgumentsInvalid, ValueError)
+    assert issubclass(ExtraMissing, ImportError)
+    assert not issubclass(toolwire.ProtocolError, root)  # the protocol package imports nothing of ours

@@ -28,6 +28,7 @@ PUBLIC = {
     "Tool",
     "ToolError",
     "ToolResult",
+    "ToolwireError",
     "annotations",
     "audio",
     "embedded_resource",

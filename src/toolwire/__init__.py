@@ -50,6 +50,7 @@ _EXPORTS = {
     "resource_link": "tools.content",
     "text": "tools.content",
     "ToolError": "tools.results",
+    "ToolwireError": "errors",
     "ToolResult": "tools.results",
     "Param": "tools.schema",
     "Tool": "tools.tool",
@@ -76,6 +77,7 @@ __all__ = [
     "Tool",
     "ToolError",
     "ToolResult",
+    "ToolwireError",
     "UriTemplate",
     "annotations",
     "assistant_message",
@@ -91,6 +93,7 @@ __all__ = [
 if TYPE_CHECKING:
     from .client.client import Client
     from .completion import Completion
+    from .errors import ToolwireError
     from .prompts.prompt import Prompt, PromptResult, assistant_message, user_message
     from .protocol.errors import ProtocolError
     from .protocol.versions import LATEST, SUPPORTED_VERSIONS

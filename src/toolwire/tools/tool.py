@@ -16,6 +16,7 @@ from typing import Any, TypedDict, Unpack
 import orjson
 
 from ..auth.identity import scope_set
+from ..errors import ToolwireError
 from .results import ToolResult, build_result, raw_result
 from .schema import SchemaBuilder
 from .signature import parameters_schema, parse_docstring, read_signature
@@ -72,7 +73,7 @@ class ToolContext:
     """Base of the context object a tool may ask for by annotating a parameter with it."""
 
 
-class OutputInvalid(Exception):
+class OutputInvalid(ToolwireError):
     """A tool with an outputSchema returned no structured content, or content that breaks the
     schema (a server bug: the result is never sent; the client gets -32603)."""
 

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import orjson
 
+from ...errors import ToolwireError
 from ...logs import get_logger
 from ..identity import Identity, parse_scopes
 from ..metadata import metadata_urls
@@ -31,7 +32,7 @@ log = get_logger("toolwire.auth")
 DEFAULT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
 
 
-class InvalidToken(Exception):
+class InvalidToken(ToolwireError):
     """The token is not accepted; the message says why (for the 401's ``error_description``)."""
 
 
