@@ -77,6 +77,8 @@ async def main(target):
         await client.call_tool("echo", {"text": "hi"})
 
 asyncio.run(main(sys.argv[1] if sys.argv[1].startswith("http") else sys.argv[1:]))
+from toolwire.logs import get_logger
+get_logger("toolwire.client").warning("what the client logs is redacted: token=abc1")
 loaded = sorted(m for m in sys.modules if m.startswith(%r))
 assert not loaded, loaded
 assert "toolwire.client.http" in sys.modules or not sys.argv[1].startswith("http")
