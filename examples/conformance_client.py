@@ -18,7 +18,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from toolwire.auth.oauth import IdJagExchange, OAuth, follow_redirect
+from toolwire.auth.client.oauth import IdJagExchange, OAuth, follow_redirect
 from toolwire.client import Client
 
 

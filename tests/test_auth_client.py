@@ -13,9 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolwire.auth import FileTokenStore, OAuth
-from toolwire.auth.challenge import read_challenge
-from toolwire.auth.dpop import DPoPKey
-from toolwire.auth.oauth import _covers
+from toolwire.auth.client.challenge import read_challenge
+from toolwire.auth.client.dpop import DPoPKey
+from toolwire.auth.client.oauth import _covers
 from toolwire.client import Client, ClientError
 
 
@@ -99,7 +99,7 @@ def test_the_keyring_store_keeps_records_and_their_names(tmp_path: Path) -> None
     import keyring
     from keyrings.alt.file import PlaintextKeyring
 
-    from toolwire.auth.tokenstore import KeyringTokenStore, user_store
+    from toolwire.auth.client.tokenstore import KeyringTokenStore, user_store
 
     backend = PlaintextKeyring()
     backend.file_path = str(tmp_path / "keyring.cfg")  # a real backend, in a file of this test's
@@ -123,7 +123,7 @@ def test_the_keyring_store_keeps_records_and_their_names(tmp_path: Path) -> None
 async def test_a_redirect_port_in_use_is_one_clear_error_not_a_hang() -> None:
     import socket
 
-    from toolwire.auth.oauth import AuthorizationError, browser_authorize
+    from toolwire.auth.client.oauth import AuthorizationError, browser_authorize
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -20,7 +20,7 @@ from httpserve import BASE, InProcess, fresh_server, legacy_call, modern_call, m
 from tokenissuer import TokenIssuer
 from toolwire import Server
 from toolwire.auth import Identity, IntrospectionVerifier, ProtectedResource
-from toolwire.auth.challenge import read_challenge
+from toolwire.auth.client.challenge import read_challenge
 from toolwire.client import Client, ServerError
 
 ERAS = ["2025-11-25", "2026-07-28"]

@@ -66,9 +66,9 @@ from toolwire.transports.http.shared import SharedSessions
 attempt("sessions", lambda: SharedSessions("redis://127.0.0.1:1"))
 from toolwire.auth import JWTVerifier
 attempt("verifier", lambda: JWTVerifier("https://id.example", "https://api.example/mcp"))
-from toolwire.auth.dpop import DPoPKey
+from toolwire.auth.client.dpop import DPoPKey
 attempt("dpop", DPoPKey)
-from toolwire.auth.tokenstore import KeyringTokenStore
+from toolwire.auth.client.tokenstore import KeyringTokenStore
 attempt("keyring", KeyringTokenStore)
 from toolwire.guards.telemetry import Telemetry
 attempt("guard", Telemetry)

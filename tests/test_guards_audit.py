@@ -25,7 +25,7 @@ from httpserve import modern_call, modern_headers, toolwire_http
 from rawclient import RawClient, toolwire_command
 from toolwire import Server, ToolError
 from toolwire.guards import Audit, FileSink, Limits, SizeCaps, redact
-from toolwire.guards.redaction import REDACTED, redact_text
+from toolwire.redaction import REDACTED, redact_text
 
 AUDITED = str(Path(__file__).resolve().parent / "servers" / "audited.py")
 

@@ -14,7 +14,7 @@ and correct in every protocol version.
         server.run()
 
 Names are imported on first use, so that ``import toolwire.protocol`` (the sans-IO core)
-stays free of the event loop and the server.
+stays free of the event loop and the server, and ``toolwire.Client`` loads no server package.
 """
 
 import importlib
@@ -36,6 +36,7 @@ _EXPORTS = {
     "ResourceTemplate": "resources.resource",
     "resource_contents": "resources.resource",
     "UriTemplate": "resources.uri_template",
+    "Client": "client.client",
     "CapabilityMissing": "server.context",
     "ClientRequestFailed": "server.context",
     "Context": "server.context",
@@ -49,6 +50,7 @@ _EXPORTS = {
     "resource_link": "tools.content",
     "text": "tools.content",
     "ToolError": "tools.results",
+    "ToolwireError": "errors",
     "ToolResult": "tools.results",
     "Param": "tools.schema",
     "Tool": "tools.tool",
@@ -56,6 +58,7 @@ _EXPORTS = {
 
 __all__ = [
     "CapabilityMissing",
+    "Client",
     "ClientRequestFailed",
     "Completion",
     "Content",
@@ -74,6 +77,7 @@ __all__ = [
     "Tool",
     "ToolError",
     "ToolResult",
+    "ToolwireError",
     "UriTemplate",
     "annotations",
     "assistant_message",
@@ -87,7 +91,9 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from .client.client import Client
     from .completion import Completion
+    from .errors import ToolwireError
     from .prompts.prompt import Prompt, PromptResult, assistant_message, user_message
     from .protocol.errors import ProtocolError
     from .protocol.versions import LATEST, SUPPORTED_VERSIONS

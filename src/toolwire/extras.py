@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+from .errors import ToolwireError
+
 #: The top-level modules each extra brings.
 EXTRAS: dict[str, tuple[str, ...]] = {
     "redis": ("redis",),
@@ -23,7 +25,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 }
 
 
-class ExtraMissing(ImportError):
+class ExtraMissing(ToolwireError, ImportError):
     """An optional dependency is not installed; the message names the extra that brings it."""
 
 

@@ -1,5 +1,5 @@
 """toolwire's loggers: whatever they log passes through secret redaction first
-(:mod:`toolwire.guards.redaction`, loaded with the first record, not at start-up)."""
+(:mod:`toolwire.redaction`, loaded with the first record, not at start-up)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,6 @@ def get_logger(name: str) -> logging.Logger:
 
 class _Redaction(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        from .guards.redaction import RedactingFilter
+        from .redaction import RedactingFilter
 
         return RedactingFilter().filter(record)

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from .client import Client, ServerError
 from .logs import get_logger
 from .prompts.prompt import Message, PromptResult
-from .protocol.errors import ProtocolError
+from .protocol.errors import INVALID_REQUEST, ProtocolError
 from .resources.resource import ResourceContents
 from .resources.uri_template import UriTemplate
 from .server.context import Context
@@ -269,7 +269,7 @@ class _Forwarder:
     async def _sample(self, params: dict[str, Any]) -> dict[str, Any]:
         context = self._caller("sampling")
         if context is None:
-            raise ServerError(-32600, "the proxy's caller cannot sample for this request")
+            raise ServerError(INVALID_REQUEST, "the proxy's caller cannot sample for this request")
         return await context.sample(
             params.get("messages") or [],
             max_tokens=int(params.get("maxTokens") or 1000),

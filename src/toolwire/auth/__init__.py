@@ -1,10 +1,12 @@
 """Authorization: an HTTP server as an OAuth 2.1 protected resource, and who is calling.
 
-See docs/authorization.md. Server side: :class:`ProtectedResource` (metadata, token checks,
-challenges) with a :class:`JWTVerifier`, an :class:`IntrospectionVerifier` or a verifier of
-your own; tools read the caller's :class:`Identity` from ``ctx.identity``. Client side:
-:class:`OAuth` (``Client(url, auth=OAuth())``) with a token store. Importing this
-package costs nothing until one of these is used.
+See docs/authorization.md. Server side (:mod:`.server`): :class:`ProtectedResource`
+(metadata, token checks, challenges) with a :class:`JWTVerifier`, an
+:class:`IntrospectionVerifier` or a verifier of your own; tools read the caller's
+:class:`Identity` from ``ctx.identity``. Client side (:mod:`.client`, which imports nothing of
+the server side): :class:`OAuth` (``Client(url, auth=OAuth())``) with a token store. Shared:
+:mod:`.identity` and :mod:`.metadata`. Importing this package costs nothing until one of
+these is used.
 """
 
 from __future__ import annotations
@@ -15,23 +17,23 @@ from typing import TYPE_CHECKING, Any
 from .identity import Identity
 
 if TYPE_CHECKING:
-    from .oauth import AuthorizationError, OAuth
-    from .resource import AuthError, ProtectedResource
-    from .tokenstore import FileTokenStore, KeyringTokenStore, MemoryTokenStore
-    from .verifiers import IntrospectionVerifier, InvalidToken, JWTVerifier, TokenVerifier
+    from .client.oauth import AuthorizationError, OAuth
+    from .client.tokenstore import FileTokenStore, KeyringTokenStore, MemoryTokenStore
+    from .server.resource import AuthError, ProtectedResource
+    from .server.verifiers import IntrospectionVerifier, InvalidToken, JWTVerifier, TokenVerifier
 
 _LAZY = {
-    "AuthorizationError": ".oauth",
-    "FileTokenStore": ".tokenstore",
-    "KeyringTokenStore": ".tokenstore",
-    "MemoryTokenStore": ".tokenstore",
-    "OAuth": ".oauth",
-    "AuthError": ".resource",
-    "ProtectedResource": ".resource",
-    "IntrospectionVerifier": ".verifiers",
-    "InvalidToken": ".verifiers",
-    "JWTVerifier": ".verifiers",
-    "TokenVerifier": ".verifiers",
+    "AuthorizationError": ".client.oauth",
+    "FileTokenStore": ".client.tokenstore",
+    "KeyringTokenStore": ".client.tokenstore",
+    "MemoryTokenStore": ".client.tokenstore",
+    "OAuth": ".client.oauth",
+    "AuthError": ".server.resource",
+    "ProtectedResource": ".server.resource",
+    "IntrospectionVerifier": ".server.verifiers",
+    "InvalidToken": ".server.verifiers",
+    "JWTVerifier": ".server.verifiers",
+    "TokenVerifier": ".server.verifiers",
 }
 
 __all__ = [

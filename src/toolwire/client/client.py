@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..protocol.connection import DEFAULT_MAX_MESSAGE_BYTES
-from ..protocol.errors import METHOD_NOT_FOUND
+from ..protocol.errors import METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, MODERN_ERRORS
 from ..protocol.versions import (
     LATEST_LEGACY,
     LEGACY_VERSIONS,
@@ -54,7 +54,7 @@ from .errors import (
 )
 from .session import ClientSession
 from .tasks import TaskHandle, TaskInfo
-from .transports import InMemory, StdioProcess, Transport
+from .transports import InMemory, InProcess, StdioProcess, Transport
 from .types import (
     CallToolResult,
     GetPromptResult,
@@ -67,14 +67,12 @@ from .types import (
 
 if TYPE_CHECKING:
     from ..completion import Completion
-    from ..server.server import Server
     from .telemetry import ClientTelemetry
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 ProgressCallback = Callable[[float, float | None, str | None], Any]
 
 #: Codes by which a server shows it speaks the modern era even when it refuses a request.
-MODERN_ERRORS = frozenset({-32020, -32021, -32022})
 #: Fields of a tool definition that pinning watches.
 PINNED_FIELDS = ("title", "description", "inputSchema", "outputSchema", "annotations")
 MAX_PAGES = 1000
@@ -120,7 +118,7 @@ class Client:
 
     def __init__(
         self,
-        target: str | list[str] | Server | Transport,
+        target: str | list[str] | InProcess | Transport,
         *,
         env: dict[str, str] | None = None,
         cwd: str | None = None,
@@ -411,7 +409,7 @@ class Client:
             try:
                 result = await self._call_once(name, arguments, progress, timeout, max_timeout, meta)
             except ServerError as exc:
-                if not (self.modern and exc.code == -32021 and _needs_tasks(exc.data)):
+                if not (self.modern and exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY and _needs_tasks(exc.data)):
                     raise
                 result = await self._call_as_task(name, arguments, progress, max_timeout, meta)
         call = CallToolResult.from_dict(result)
@@ -874,7 +872,7 @@ class Client:
             return {"roots": self.roots}
         handler = {"elicitation/create": self.elicitation, "sampling/createMessage": self.sampling}.get(method)
         if handler is None:
-            raise ServerError(-32601, f"Method not found: this client does not handle {method}")
+            raise ServerError(METHOD_NOT_FOUND, f"Method not found: this client does not handle {method}")
         return await handler(params)
 
 
@@ -928,8 +926,7 @@ def _transport(
 ) -> Transport:
     if auth is not None and not (isinstance(target, str) and target.startswith(("http://", "https://"))):
         raise ClientError("auth= is for http(s):// servers (over stdio, give the server credentials in env=)")
-    server_module = sys.modules.get("toolwire.server.server")  # not imported: target is no Server
-    if server_module is not None and isinstance(target, server_module.Server):
+    if isinstance(target, InProcess):  # a toolwire Server
         return InMemory(target)
     if isinstance(target, str):
         if target.startswith(("http://", "https://")):

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ToolwireError
+
 if TYPE_CHECKING:
     from .types import CallToolResult
 
 
-class ClientError(Exception):
+class ClientError(ToolwireError):
     """Base of every error the client raises."""
 
 

@@ -46,10 +46,11 @@ from urllib.parse import urljoin
 import httpx
 import orjson
 
-from ..auth.oauth import AuthorizationError
+from ..auth.client.oauth import AuthorizationError
 from ..logs import get_logger
 from ..protocol import http_headers
 from ..protocol.connection import DEFAULT_MAX_MESSAGE_BYTES
+from ..protocol.errors import METHOD_NOT_FOUND, MODERN_ERRORS
 from ..protocol.versions import META_PROTOCOL_VERSION
 from .errors import AUTHORIZATION_FAILED, ClientError
 from .http11 import DirectRoute, Http11Transport, Refused, Reply, TooLarge
@@ -57,7 +58,6 @@ from .http11 import DirectRoute, Http11Transport, Refused, Reply, TooLarge
 log = get_logger("toolwire.client")
 
 ACCEPT = "application/json, text/event-stream"
-MODERN_ERRORS = frozenset({-32020, -32021, -32022, -32601})
 MAX_RESUMES = 5
 
 
@@ -629,7 +629,8 @@ def _modern_error(body: bytes) -> bool:
     except orjson.JSONDecodeError:
         return False
     error = answer.get("error") if isinstance(answer, dict) else None
-    return isinstance(error, dict) and error.get("code") in MODERN_ERRORS
+    # an era's error, or a 2026-07-28-only server that knows no initialize
+    return isinstance(error, dict) and (error.get("code") in MODERN_ERRORS or error.get("code") == METHOD_NOT_FOUND)
 
 
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:

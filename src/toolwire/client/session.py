@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..logs import get_logger
+from ..protocol.errors import INTERNAL_ERROR
 from .errors import ConnectionClosed, ProtocolViolation, RequestTimeout, ServerError
 from .transports import Transport
 
@@ -192,7 +193,7 @@ class ClientSession:
             answer = {"jsonrpc": "2.0", "id": id, "error": error}
         except Exception as exc:
             log.warning("answering the server's %s failed", message["method"], exc_info=True)
-            answer = {"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": f"client error: {exc}"}}
+            answer = {"jsonrpc": "2.0", "id": id, "error": {"code": INTERNAL_ERROR, "message": f"client error: {exc}"}}
         if self.closed is None:
             self.transport.send(orjson.dumps(answer, option=self._encoding))
 

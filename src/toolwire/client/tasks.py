@@ -14,17 +14,30 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from ..protocol.errors import INTERNAL_ERROR
 from .errors import ClientError, ServerError
 from .types import CallToolResult
-
-if TYPE_CHECKING:
-    from .client import Client
 
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 #: Seconds between polls when the server suggests none.
 DEFAULT_POLL = 1.0
+
+
+class TaskPeer(Protocol):
+    """What a :class:`TaskHandle` asks of its :class:`~toolwire.client.Client`."""
+
+    @property
+    def modern(self) -> bool: ...
+
+    async def request_task(self, method: str, params: dict[str, Any], *, forever: bool = False) -> Any: ...
+
+    def watch_task(self, task_id: str, callback: Callable[[TaskInfo], Any]) -> None: ...
+
+    def forget_task(self, task_id: str | None, progress_token: str | None) -> None: ...
+
+    async def serve_request(self, method: str, params: dict[str, Any]) -> Any: ...
 
 
 class TaskCancelled(ClientError):
@@ -97,7 +110,7 @@ class TaskHandle:
 
     def __init__(
         self,
-        client: Client,
+        client: TaskPeer,
         info: TaskInfo | None,
         task_id: str | None = None,
         result: dict[str, Any] | None = None,
@@ -189,7 +202,7 @@ class TaskHandle:
                 error = info.raw.get("error")
                 error = error if isinstance(error, dict) else {}
                 raise ServerError(
-                    int(error.get("code", -32603)), str(error.get("message", info.message)), error.get("data")
+                    int(error.get("code", INTERNAL_ERROR)), str(error.get("message", info.message)), error.get("data")
                 )
             if info.status == "cancelled":
                 raise TaskCancelled(f"task {self.id} was cancelled: {info.message or 'no reason given'}")

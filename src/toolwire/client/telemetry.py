@@ -3,8 +3,8 @@ semantic conventions for MCP, with the trace context sent in the request's ``_me
 (``traceparent``, ``tracestate``) so that the server's spans continue the trace
 (``Client(..., telemetry=True)``; ``pip install 'toolwire[otel]'``).
 
-Spans are named and attributed as the server's (:mod:`toolwire.guards.telemetry`); the
-histogram is ``mcp.client.operation.duration`` (seconds). A request that fails (an error
+Spans are named and attributed as the server's (:mod:`toolwire.guards.telemetry`), both by
+:mod:`toolwire.semconv`; the histogram is ``mcp.client.operation.duration`` (seconds). A request that fails (an error
 answer, a timeout, a closed connection) sets ``error.type`` and the span's error status.
 """
 
@@ -14,7 +14,7 @@ import asyncio
 import time
 from typing import Any
 
-from ..guards.telemetry import SCOPE, request_attributes, span_name
+from ..semconv import SCOPE, request_attributes, span_name
 
 #: The params key naming each method's target.
 TARGETS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri", "resources/subscribe": "uri"}

@@ -13,14 +13,10 @@ import os
 import subprocess
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol, runtime_checkable
 
+from ..pipes import READ_SIZE, PipePair
 from ..protocol.connection import DEFAULT_MAX_MESSAGE_BYTES
-from ..transports.pipes import READ_SIZE, PipePair
-
-if TYPE_CHECKING:
-    from ..server.server import Server
-    from ..server.session import ServerSession
 
 
 class Transport(Protocol):
@@ -39,6 +35,26 @@ class Transport(Protocol):
         so that several messages leave together."""
 
     async def close(self) -> None: ...
+
+
+class InProcessSession(Protocol):
+    """One connection's session of an :class:`InProcess` server."""
+
+    def feed_message(self, data: bytes) -> None: ...
+
+    async def close(self, grace: float = 5.0) -> None: ...
+
+
+@runtime_checkable
+class InProcess(Protocol):
+    """A server in this process (a toolwire :class:`~toolwire.Server`): ``Client(server)``
+    reaches it through :class:`InMemory` without importing the server's packages."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    def open_session(self, send: Callable[[bytes], None]) -> InProcessSession: ...
 
 
 def _ignore_message(data: bytes) -> None:
@@ -269,19 +285,17 @@ class InMemory:
 
     newline = False
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: InProcess) -> None:
         self.server = server
         self.on_message: Callable[[bytes], None] = _ignore_message
         self.on_close: Callable[[str], None] = _ignore_close
-        self._session: ServerSession | None = None
+        self._session: InProcessSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def start(self) -> None:
-        from ..server.session import ServerSession
-
         await self.server.start()
         self._loop = asyncio.get_running_loop()  # kept: looking it up makes a system call (Python 3.11)
-        self._session = ServerSession(self.server, self.server.connection(terminator=b""), self._deliver)
+        self._session = self.server.open_session(self._deliver)
 
     def _deliver(self, data: bytes) -> None:
         assert self._loop is not None  # set before the session that calls this exists

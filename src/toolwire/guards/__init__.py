@@ -5,7 +5,8 @@ and the guards built on that one seam.
 - :class:`Audit`: a record of every call, before it runs and after (:mod:`.audit`).
 - :class:`SizeCaps`: limits on the size of arguments and results.
 - :class:`RateLimit`: token buckets per caller and tool, in memory or in Redis (:mod:`.rate`).
-- :func:`redact`: secrets taken out of what is logged or audited (:mod:`.redaction`).
+- :func:`redact`: secrets taken out of what is logged or audited (:mod:`toolwire.redaction`,
+  which toolwire's loggers share).
 - :class:`Telemetry`: OpenTelemetry spans and durations (:mod:`.telemetry`).
 - :class:`RequestLog`: a log line per request (``toolwire run -v``).
 
@@ -19,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 from .seam import Call, Guard, Next, Refusal, Result, refusal
 
 if TYPE_CHECKING:
+    from ..redaction import RedactingFilter, redact
     from .audit import Audit, FileSink
     from .limits import Limits
     from .rate import RateLimit
-    from .redaction import RedactingFilter, redact
     from .requestlog import RequestLog
     from .sizes import SizeCaps
     from .telemetry import Telemetry
@@ -37,9 +38,9 @@ _LAZY = {
     "FileSink": "audit",
     "Limits": "limits",
     "RateLimit": "rate",
-    "RedactingFilter": "redaction",
+    "RedactingFilter": "toolwire.redaction",
     "RequestLog": "requestlog",
-    "redact": "redaction",
+    "redact": "toolwire.redaction",
     "SizeCaps": "sizes",
     "Telemetry": "telemetry",
 }
@@ -51,4 +52,4 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(name)
     import importlib
 
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    return getattr(importlib.import_module(module if "." in module else f"{__name__}.{module}"), name)

@@ -10,7 +10,7 @@ without its end record was cut short.
 
 Arguments are recorded by *shape* by default: types, lengths and keys, never values
 (``{"path": "string(12)", "lines": "array(3)"}``). ``values=True`` records the values,
-through :func:`~.redaction.redact` (and long strings cut to 200 characters).
+through :func:`~toolwire.redaction.redact` (and long strings cut to 200 characters).
 
 Outcomes: ``ok``; ``tool_error`` (an ``isError`` result; ``error`` says why: ``"execution"``
 when the tool failed, or what a guard refused it for: ``"timeout"``, ``"busy"``,
@@ -41,7 +41,7 @@ import orjson
 
 from ..logs import get_logger
 from ..protocol.errors import INTERNAL_ERROR, ProtocolError
-from .redaction import redact
+from ..redaction import redact
 from .seam import Call, Next, Refusal, Result
 
 Sink = Callable[[dict[str, Any]], Any]

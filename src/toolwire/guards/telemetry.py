@@ -24,9 +24,8 @@ import time
 from typing import Any
 
 from ..protocol.errors import ProtocolError
+from ..semconv import SCOPE, request_attributes, span_name
 from .seam import Call, Next, Result
-
-SCOPE = "toolwire"
 
 
 class Telemetry:
@@ -105,23 +104,3 @@ class Telemetry:
 
 
 _METRIC_KEYS = ("mcp.method.name", "gen_ai.tool.name", "gen_ai.prompt.name", "mcp.protocol.version")
-
-
-def span_name(method: str, target: str | None) -> str:
-    """``{method} {target}``, or the method alone."""
-    return f"{method} {target}" if target else method
-
-
-def request_attributes(method: str, target: str | None) -> dict[str, Any]:
-    """The semantic conventions' attributes naming what a request is about."""
-    attributes: dict[str, Any] = {"mcp.method.name": method}
-    if target is None:
-        return attributes
-    if method == "tools/call":
-        attributes["gen_ai.tool.name"] = target
-        attributes["gen_ai.operation.name"] = "execute_tool"
-    elif method == "prompts/get":
-        attributes["gen_ai.prompt.name"] = target
-    elif method.startswith("resources/"):
-        attributes["mcp.resource.uri"] = target
-    return attributes

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from ..auth.identity import scope_set
+from ..errors import ToolwireError
 from ..tools.content import Content
 from ..tools.tool import NAME_PATTERN, Tool, ToolContext
 from ..tools.validation import ArgumentsInvalid
@@ -36,7 +37,7 @@ __all__ = ["Message", "Prompt", "PromptArgumentsInvalid", "PromptResult", "assis
 Completer = list[str] | Callable[..., Any]
 
 
-class PromptArgumentsInvalid(ValueError):
+class PromptArgumentsInvalid(ToolwireError, ValueError):
     """The arguments of a ``prompts/get`` do not fit the prompt; the message says how."""
 
 

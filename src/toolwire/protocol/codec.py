@@ -29,13 +29,44 @@ What changes, by version:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .errors import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, RESOURCE_NOT_FOUND, ProtocolError
 from .versions import LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS, TASKS_EXTENSION
 
-if TYPE_CHECKING:
-    from ..tasks.model import TaskRecord
+
+class TaskView(Protocol):
+    """What :meth:`Codec.task` reads of a task (a :class:`toolwire.tasks.model.TaskRecord`
+    is one): the protocol package imports nothing else of toolwire."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def message(self) -> str | None: ...
+    @property
+    def created(self) -> float: ...
+    @property
+    def updated(self) -> float: ...
+    @property
+    def ttl_ms(self) -> int | None: ...
+    @property
+    def poll_ms(self) -> int: ...
+    @property
+    def inputs(self) -> dict[str, Any] | None: ...
+    @property
+    def result(self) -> dict[str, Any] | None: ...
+    @property
+    def error(self) -> dict[str, Any] | None: ...
+
+
+def timestamp(seconds: float) -> str:
+    """``seconds`` since the epoch as ISO 8601 UTC with milliseconds (``...T10:30:00.000Z``)."""
+    from datetime import UTC, datetime  # only servers and clients with tasks need it
+
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
 
 LOG_LEVELS: tuple[str, ...] = (
     "debug",
@@ -264,15 +295,13 @@ class Codec:
 
     # -- tasks -----------------------------------------------------------------------------
 
-    def task(self, record: TaskRecord, detailed: bool = False) -> dict[str, Any]:
+    def task(self, record: TaskView, detailed: bool = False) -> dict[str, Any]:
         """A task as this version spells it (2025-11-25 ``ttl``/``pollInterval``, 2026-07-28
         ``ttlMs``/``pollIntervalMs``). ``detailed`` (2026-07-28 ``tasks/get``): with the
         questions it waits on, its result or its error."""
         task: dict[str, Any] = {"taskId": record.id, "status": record.status}
         if record.message is not None:
             task["statusMessage"] = record.message
-        from ..tasks.model import timestamp  # only servers and clients with tasks need it
-
         task["createdAt"] = timestamp(record.created)
         task["lastUpdatedAt"] = timestamp(record.updated)
         if self.modern:

@@ -22,6 +22,9 @@ HEADER_MISMATCH = -32020
 MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 #: 2026-07-28: the requested protocol version is not served here.
 UNSUPPORTED_PROTOCOL_VERSION = -32022
+#: The codes only a server of the 2026-07-28 era answers with: a client that gets one knows
+#: that it reached such a server (whose request it could not take as sent).
+MODERN_ERRORS = frozenset({HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION})
 
 
 class ProtocolError(Exception):

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..auth.identity import scope_set
+from ..errors import ToolwireError
 from ..tools.results import dumps
 from ..tools.tool import Tool, ToolContext
 from .uri_template import UriTemplate
@@ -38,7 +39,7 @@ __all__ = ["Resource", "ResourceContents", "ResourceNotFound", "ResourceTemplate
 Completer = list[str] | Callable[..., Any]
 
 
-class ResourceNotFound(LookupError):
+class ResourceNotFound(ToolwireError, LookupError):
     """Raise from a resource function when the URI names nothing: the client gets the
     protocol's not-found error for ``uri``."""
 

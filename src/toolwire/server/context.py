@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Generator
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ToolwireError
 from ..protocol.codec import LOG_SEVERITY
 from ..tools.tool import ToolContext
 from ..tools.validation import ArgumentsInvalid, Validator
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from .session import ServerSession
 
 
-class CapabilityMissing(Exception):
+class CapabilityMissing(ToolwireError):
     """The client did not declare a capability the tool needs (``elicitation``, ``sampling``).
 
     A tool may catch it to fall back; uncaught, the call fails with ``-32021`` (2026-07-28) or
@@ -46,7 +47,7 @@ class CapabilityMissing(Exception):
         self.capability = capability
 
 
-class ClientRequestFailed(Exception):
+class ClientRequestFailed(ToolwireError):
     """The client answered a server request (elicitation, sampling) with an error."""
 
 

@@ -16,6 +16,8 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ToolwireError
+
 if TYPE_CHECKING:
     import asyncio
 
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
 Lifespan = Callable[..., Any]
 
 
-class LifespanFailed(Exception):
+class LifespanFailed(ToolwireError):
     """The server's lifespan raised while starting (or did not yield); the message names the
     exception."""
 

@@ -8,16 +8,17 @@ it in other ways.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
 from ..catalog import Catalog
 from ..guards.seam import Guard, Next, chain
 from ..protocol.codec import Codec
 from ..protocol.connection import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, ServerConnection, ServerIdentity
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
-from ..tools.tool import Tool, annotations_from
+from ..tools.tool import Tool, ToolOptions, annotations_from
 from .lifespan import Lifespan, LifespanFailed, LifespanRunner
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from ..tools.content import Content
     from ..transports.http.app import StreamableHTTP
     from .mount import Mount
+    from .session import ServerSession
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -278,7 +280,15 @@ class Server:
         if self._tasks is None:
             from ..tasks.manager import TaskManager
 
-            self._tasks = TaskManager(**self._task_options)
+            options = dict(self._task_options)
+            where = options.pop("store")
+            if isinstance(where, (str, os.PathLike)):  # the store is opened at first use
+                from ..stores import open_task_store
+
+                options["open_store"] = functools.partial(open_task_store, where)
+            else:
+                options["store"] = where
+            self._tasks = TaskManager(**options)
         return self._tasks
 
     def use_task_store(self, store: TaskStore | str | os.PathLike[str] | None) -> None:
@@ -312,24 +322,13 @@ class Server:
         /,
         *,
         name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
         read_only: bool | None = None,
         destructive: bool | None = None,
         idempotent: bool | None = None,
         open_world: bool | None = None,
-        annotations: dict[str, Any] | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        output_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | type | None = None,
         structured_output: bool | None = None,
-        lenient: bool | None = None,
-        timeout: float | None = None,
-        max_concurrency: int | None = None,
-        scopes: Iterable[str] | None = None,
-        task: bool | str | None = None,
-        defer_task: bool = False,
-        inline: bool = False,
+        **options: Unpack[ToolOptions],
     ) -> Callable[[F], F]: ...
 
     def tool(self, fn: Any = None, /, **options: Any) -> Any:
@@ -346,7 +345,9 @@ class Server:
         ``"required"`` lets it run only as one; ``defer_task=True`` starts the task when the
         tool awaits ``ctx.start_task()`` rather than before it runs (see docs/tasks.md).
         Raises ``ValueError`` for an invalid or taken name and ``TypeError`` for a type that
-        has no JSON Schema.
+        has no JSON Schema. The keywords shared with :class:`~toolwire.Tool` are
+        :class:`~toolwire.tools.tool.ToolOptions`'; ``lenient=None``: the server's
+        ``lenient_arguments``.
         """
 
         def register(function: F) -> F:
@@ -377,13 +378,14 @@ class Server:
         name: str,
         *,
         input_schema: dict[str, Any],
-        **options: Any,
+        output_schema: dict[str, Any] | None = None,
+        **options: Unpack[ToolOptions],
     ) -> Callable[[F], F]:
         """Register a low-level tool: ``handler(arguments)`` (or ``handler(arguments, context)``)
         receives the arguments dict, validated against ``input_schema`` as given."""
 
         def register(handler: F) -> F:
-            self.add_tool(Tool.from_schema(name, input_schema, handler, **options))
+            self.add_tool(Tool.from_schema(name, input_schema, handler, output_schema=output_schema, **options))
             return handler
 
         return register
@@ -669,15 +671,17 @@ class Server:
                 value = await value
             return value
 
-        options = {
-            "description": definition.get("description"),
-            "title": definition.get("title"),
-            "output_schema": definition.get("outputSchema"),
-            "annotations": definition.get("annotations"),
-            "icons": definition.get("icons"),
-            "meta": definition.get("_meta"),
-        }
-        return Tool.from_schema(name, definition.get("inputSchema", {"type": "object"}), handler, **options)
+        return Tool.from_schema(
+            name,
+            definition.get("inputSchema", {"type": "object"}),
+            handler,
+            output_schema=definition.get("outputSchema"),
+            description=definition.get("description"),
+            title=definition.get("title"),
+            annotations=definition.get("annotations"),
+            icons=definition.get("icons"),
+            meta=definition.get("_meta"),
+        )
 
     # -- serving ---------------------------------------------------------------------------
 
@@ -690,6 +694,13 @@ class Server:
             max_message_bytes=self.max_message_bytes,
             max_depth=self.max_depth,
         )
+
+    def open_session(self, send: Callable[[bytes], None], terminator: bytes = b"") -> ServerSession:
+        """A session of a new connection to this server whose messages go to ``send`` (what
+        ``Client(server)`` talks to in memory); feed it messages with ``feed_message``."""
+        from .session import ServerSession
+
+        return ServerSession(self, self.connection(terminator=terminator), send)
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve until stopped: over stdio until stdin closes (what desktop MCP clients

@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import os
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -99,8 +98,9 @@ class LiveTask:
 class TaskManager:
     """Creates, runs, finds and ends the tasks of one server.
 
-    ``store``: a :class:`~toolwire.tasks.TaskStore`, a ``redis://`` URL (shared by replicas),
-    or a file path for SQLite (``None``: memory). ``ttl``: seconds a task is kept from its
+    ``store``: a :class:`~toolwire.tasks.TaskStore` (``None``: memory), or ``open_store``: a
+    function that opens one at first use (and again after :meth:`close`, which closes what it
+    opened; the server makes it from a ``redis://`` URL or a file path). ``ttl``: seconds a task is kept from its
     creation (a 2025-11-25 client may ask for less, not more; ``None``: until deleted).
     ``poll_interval``: seconds suggested between polls. ``max_active``: tasks one caller may
     have running at once here (more are refused with ``-32600``).
@@ -108,8 +108,9 @@ class TaskManager:
 
     def __init__(
         self,
-        store: TaskStore | str | os.PathLike[str] | None = None,
+        store: TaskStore | None = None,
         *,
+        open_store: Callable[[], TaskStore] | None = None,
         ttl: float | None = 3600.0,
         poll_interval: float = 1.0,
         max_active: int = 100,
@@ -120,6 +121,7 @@ class TaskManager:
         if not poll_interval > 0:
             raise ValueError("task poll_interval must be a number of seconds above 0")
         self._store_option = store
+        self._open_store = open_store
         self._store: TaskStore | None = None
         self.ttl_ms = None if ttl is None else int(ttl * 1000)
         self.poll_ms = max(1, int(poll_interval * 1000))
@@ -133,19 +135,10 @@ class TaskManager:
     def store(self) -> TaskStore:
         """The store, opened at first use."""
         if self._store is None:
-            option = self._store_option
-            if option is None:
-                self._store = MemoryTaskStore()
-            elif isinstance(option, str) and option.startswith(("redis://", "rediss://", "unix://")):
-                from ..stores.redis import RedisTaskStore
-
-                self._store = RedisTaskStore(option)
-            elif isinstance(option, (str, os.PathLike)):
-                from ..stores.sqlite import SQLiteTaskStore
-
-                self._store = SQLiteTaskStore(option)
+            if self._open_store is not None:
+                self._store = self._open_store()
             else:
-                self._store = option
+                self._store = self._store_option if self._store_option is not None else MemoryTaskStore()
         return self._store
 
     # -- creating and ending -------------------------------------------------------------------
@@ -522,7 +515,7 @@ class TaskManager:
 
     async def close(self, grace: float = 0.0) -> None:
         """Stop: tasks still running after ``grace`` seconds are cancelled and stored as
-        interrupted; a store opened from a path is closed."""
+        interrupted; a store it opened is closed."""
         running = [live.runner for live in self._live.values() if live.runner is not None]
         if running and grace > 0:
             await asyncio.wait(running, timeout=grace)
@@ -533,7 +526,7 @@ class TaskManager:
             await self._end(live, FAILED, INTERRUPTED, error=error.to_dict())
         if running:
             await asyncio.gather(*running, return_exceptions=True)
-        if self._store is not None and isinstance(self._store_option, (str, os.PathLike)):
+        if self._store is not None and self._open_store is not None:
             await self._store.close()  # opened here: closed here (and opened again if used)
             self._store = None
 

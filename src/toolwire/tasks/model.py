@@ -15,7 +15,6 @@ import os
 import secrets
 import socket
 import time
-from datetime import UTC, datetime
 from typing import Any
 
 WORKING = "working"
@@ -77,11 +76,6 @@ def runner_gone(runner: str | None) -> bool:
     except OSError:
         return False
     return False
-
-
-def timestamp(seconds: float) -> str:
-    """``seconds`` since the epoch as ISO 8601 UTC with milliseconds (``...T10:30:00.000Z``)."""
-    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class TaskRecord:

@@ -15,15 +15,16 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from ..errors import ToolwireError
 from .model import TaskRecord, runner_gone
 
 
-class TaskStoreBusy(Exception):
+class TaskStoreBusy(ToolwireError):
     """A store could not serve an operation in time (a file locked by another process); the
     message says so in words fit for the client."""
 
 
-class TaskStoreUnusable(Exception):
+class TaskStoreUnusable(ToolwireError):
     """A store cannot serve at all (a file that is not a database, is corrupted or read-only),
     found when it is opened; the message is one line saying which and why."""
 

@@ -18,8 +18,8 @@ import datetime
 import sys
 import time
 
-from ..auth.oauth import TOKENS_PREFIX, AuthorizationError, OAuth, tokens_key
-from ..auth.tokenstore import user_store
+from ..auth.client.oauth import TOKENS_PREFIX, AuthorizationError, OAuth, tokens_key
+from ..auth.client.tokenstore import user_store
 from ..cli import Parser, UsageError, command_parser
 
 

@@ -16,10 +16,11 @@ from typing import Any
 
 import orjson
 
+from ..errors import ToolwireError
 from .content import Content
 
 
-class ToolError(Exception):
+class ToolError(ToolwireError):
     """Raise inside a tool to answer with an execution error (``isError: true``) whose text is
     the message. Never masked: this is what the model is meant to read."""
 

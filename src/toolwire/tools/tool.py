@@ -10,12 +10,13 @@ and checks structured results against the ``outputSchema`` after.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any, TypedDict, Unpack
 
 import orjson
 
 from ..auth.identity import scope_set
+from ..errors import ToolwireError
 from .results import ToolResult, build_result, raw_result
 from .schema import SchemaBuilder
 from .signature import parameters_schema, parse_docstring, read_signature
@@ -32,11 +33,47 @@ HINTS = {
 }
 
 
+class ToolOptions(TypedDict, total=False):
+    """What a tool may be given besides its function or schema: the keywords shared by
+    :class:`Tool`, :meth:`Tool.from_function`, :meth:`Tool.from_schema` and
+    ``@server.tool(...)`` (defined here once).
+
+    ``title``, ``description``, ``annotations``, ``icons``, ``meta``: its definition's fields
+    (the description from the docstring when a function's is not given). ``lenient``: accept
+    arguments that JSON Schema's strict reading would refuse (``"3"`` for an integer...);
+    ``None``: the default of what builds it. ``timeout`` (seconds) and ``max_concurrency``
+    limit its calls (``None``: the server's). ``scopes``: the OAuth scopes a caller needs to
+    see and call it. ``task``: ``True``/``"optional"`` lets a client run it as a task,
+    ``"required"`` only as one. ``defer_task``: the task starts when the tool awaits
+    ``ctx.start_task()``, not before it runs. ``inline``: a plain function called on the event
+    loop itself (it never blocks), not on a worker thread.
+    """
+
+    title: str | None
+    description: str | None
+    annotations: dict[str, Any] | None
+    icons: list[dict[str, Any]] | None
+    meta: dict[str, Any] | None
+    lenient: bool | None
+    timeout: float | None
+    max_concurrency: int | None
+    scopes: Iterable[str] | None
+    task: bool | str | None
+    defer_task: bool
+    inline: bool
+
+
+def _check_options(options: Mapping[str, object]) -> None:
+    unknown = options.keys() - ToolOptions.__optional_keys__
+    if unknown:
+        raise TypeError(f"Tool() got an unexpected keyword argument {min(unknown)!r}")
+
+
 class ToolContext:
     """Base of the context object a tool may ask for by annotating a parameter with it."""
 
 
-class OutputInvalid(Exception):
+class OutputInvalid(ToolwireError):
     """A tool with an outputSchema returned no structured content, or content that breaks the
     schema (a server bug: the result is never sent; the client gets -32603)."""
 
@@ -78,34 +115,30 @@ class Tool:
         handler: Callable[..., Any],
         input_schema: dict[str, Any],
         *,
-        description: str | None = None,
-        title: str | None = None,
         output_schema: dict[str, Any] | None = None,
-        annotations: dict[str, Any] | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        lenient: bool = False,
         raw: bool = False,
         converters: dict[str, Callable[[Any], Any]] | None = None,
         context_param: str | None = None,
-        timeout: float | None = None,
-        max_concurrency: int | None = None,
-        scopes: Iterable[str] | None = None,
-        task: bool | str | None = None,
-        defer_task: bool = False,
-        inline: bool = False,
+        **options: Unpack[ToolOptions],
     ) -> None:
+        """``options``: see :class:`ToolOptions` (``lenient`` is off unless given)."""
+        _check_options(options)
+        timeout = options.get("timeout")
+        max_concurrency = options.get("max_concurrency")
+        task = options.get("task")
+        defer_task = options.get("defer_task", False)
+        inline = options.get("inline", False)
         if not isinstance(input_schema, dict) or input_schema.get("type") != "object":
             raise ValueError(f'tool {name!r}: inputSchema must be a JSON Schema object with "type": "object"')
         self.name = check_name(name)
         self.handler = handler
         self.input_schema = input_schema
         self.output_schema = output_schema
-        self.description = description
-        self.title = title
-        self.annotations = annotations
-        self.icons = icons
-        self.meta = meta
+        self.description = options.get("description")
+        self.title = options.get("title")
+        self.annotations = options.get("annotations")
+        self.icons = options.get("icons")
+        self.meta = options.get("meta")
         if timeout is not None and not timeout > 0:
             raise ValueError(f"tool {name!r}: timeout must be a number of seconds above 0")
         if max_concurrency is not None and max_concurrency < 1:
@@ -114,7 +147,7 @@ class Tool:
         self.timeout = timeout
         self.max_concurrency = max_concurrency
         #: OAuth scopes a caller needs to see and call it (HTTP with ``auth=``).
-        self.scopes = scope_set(name, scopes)
+        self.scopes = scope_set(name, options.get("scopes"))
         #: Whether it runs as a task: ``"optional"``, ``"required"`` or ``None`` (never).
         self.task = _task_support(name, task)
         if defer_task and (self.task is None or context_param is None):
@@ -139,7 +172,7 @@ class Tool:
         self._params = frozenset(input_schema.get("properties", ()))
         #: An async handler that takes the arguments as they are (the common case, kept short).
         self._direct = self.is_async and not raw and not self._converters and context_param is None
-        self._arguments = Validator(input_schema, lenient=lenient)
+        self._arguments = Validator(input_schema, lenient=bool(options.get("lenient")))
         self._output = Validator(output_schema) if output_schema is not None else None
         #: Parameters mirrored into ``Mcp-Param-*`` HTTP headers (2026-07-28): name -> path.
         self.header_parameters = _header_parameters(name, input_schema)
@@ -153,20 +186,9 @@ class Tool:
         fn: Callable[..., Any],
         *,
         name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        annotations: dict[str, Any] | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | type | None = None,
         structured_output: bool | None = None,
-        lenient: bool = True,
-        timeout: float | None = None,
-        max_concurrency: int | None = None,
-        scopes: Iterable[str] | None = None,
-        task: bool | str | None = None,
-        defer_task: bool = False,
-        inline: bool = False,
+        **options: Unpack[ToolOptions],
     ) -> Tool:
         """A tool from a function's signature and docstring.
 
@@ -180,10 +202,15 @@ class Tool:
         annotation except ``str``, ``None``, ``Any``, content blocks and :class:`ToolResult`.
         ``output_schema`` overrides the schema: a dict as given, or a type to build it from
         (for a tool that returns a :class:`ToolResult` with text of its own).
+        ``options``: see :class:`ToolOptions` (``lenient`` is on unless given ``False``).
         ``TypeError`` if a parameter or return type has no JSON Schema.
         """
+        if options.get("lenient") is None:
+            options["lenient"] = True
         signature = read_signature(fn)
         docs = parse_docstring(fn.__doc__)
+        if options.get("description") is None:
+            options["description"] = docs.description
         context_param = None
         parameters = []
         for parameter in signature.parameters:
@@ -197,7 +224,9 @@ class Tool:
         if flags & (_CO_GENERATOR | _CO_ASYNC_GENERATOR):
             returns = _items_type(returns)
             handler = _collecting(fn, bool(flags & _CO_ASYNC_GENERATOR), context_param is not None)
-            if not defer_task:  # which needs the function's own Context (the constructor refuses it without)
+            if not options.get(
+                "defer_task"
+            ):  # which needs the function's own Context (the constructor refuses it without)
                 context_param = context_param or _ITEMS_CONTEXT
         if isinstance(output_schema, type):
             output_schema = _output_schema(output_schema)
@@ -207,21 +236,10 @@ class Tool:
             name or str(getattr(fn, "__name__", type(fn).__name__)),
             handler,
             input_schema,
-            description=description if description is not None else docs.description,
-            title=title,
             output_schema=output_schema,
-            annotations=annotations,
-            icons=icons,
-            meta=meta,
-            lenient=lenient,
             converters=converters,
             context_param=context_param,
-            timeout=timeout,
-            max_concurrency=max_concurrency,
-            scopes=scopes,
-            task=task,
-            defer_task=defer_task,
-            inline=inline,
+            **options,
         )
 
     @classmethod
@@ -230,14 +248,19 @@ class Tool:
         name: str,
         input_schema: dict[str, Any],
         handler: Callable[..., Any],
-        **options: Any,
+        *,
+        output_schema: dict[str, Any] | None = None,
+        **options: Unpack[ToolOptions],
     ) -> Tool:
         """A low-level tool: ``handler(arguments)`` or ``handler(arguments, context)`` gets the
         validated arguments dict and may return a value, content blocks or a whole result dict.
         ``SchemaError`` (when first called) if ``input_schema`` is not a valid JSON Schema."""
         code = getattr(getattr(handler, "__func__", handler), "__code__", None)
         wants_context = code is not None and code.co_argcount - hasattr(handler, "__func__") >= 2
-        return cls(name, handler, input_schema, raw=True, context_param="" if wants_context else None, **options)
+        context_param = "" if wants_context else None
+        return cls(
+            name, handler, input_schema, output_schema=output_schema, raw=True, context_param=context_param, **options
+        )
 
     def _definition(self) -> dict[str, Any]:
         """The neutral (newest-version) definition; codecs trim it per version."""

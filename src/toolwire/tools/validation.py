@@ -22,12 +22,14 @@ from typing import Any
 
 import orjson
 
+from ..errors import ToolwireError
 
-class SchemaError(ValueError):
+
+class SchemaError(ToolwireError, ValueError):
     """A schema that cannot be compiled (invalid, unsupported dialect, unresolvable ``$ref``)."""
 
 
-class ArgumentsInvalid(ValueError):
+class ArgumentsInvalid(ToolwireError, ValueError):
     """Data that breaks a schema; the message names the field and the rule."""
 
 

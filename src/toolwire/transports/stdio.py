@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..protocol.connection import Event, ServerConnection
     from ..server.server import Server
 
-from .pipes import READ_SIZE
+from ..pipes import READ_SIZE
 
 
 def run_stdio(server: Server, *, grace: float = 5.0, stdout: int | None = None) -> None:
@@ -109,8 +109,8 @@ async def serve_stdio(
     """
     import asyncio
 
+    from ..pipes import PipePair
     from ..server.session import ServerSession
-    from .pipes import PipePair
 
     loop = asyncio.get_running_loop()
     if stdout is None:

@@ -68,7 +68,7 @@ from .forwarded import TrustedProxies
 from .sessions import LegacySession, SessionManager, TooManySessions
 
 if TYPE_CHECKING:
-    from ...auth.resource import AuthError, ProtectedResource
+    from ...auth.server.resource import AuthError, ProtectedResource
     from ...server.server import Server
     from .shared import SharedSessions
 
@@ -210,7 +210,7 @@ class StreamableHTTP:
         self._metadata_paths = auth.metadata_paths(self.path) if auth is not None else set()
         self._auth_error: type[AuthError] | tuple[()] = ()  # what a refusal raises, once auth is there
         if auth is not None:
-            from ...auth.resource import AuthError
+            from ...auth.server.resource import AuthError
 
             self._auth_error = AuthError
         catalogs = (server.registry, server.resources, server.resource_templates, server.prompts)

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ...errors import ToolwireError
 from .app import StreamableHTTP
 from .forwarded import TrustedProxies, client_group
 
@@ -151,7 +152,7 @@ def _freeze_startup_objects() -> None:
     gc.freeze()
 
 
-class CannotListen(OSError):
+class CannotListen(ToolwireError, OSError):
     """The address cannot be listened on (in use, not this machine's, not allowed)."""
 
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ...errors import ToolwireError
 from ...logs import get_logger
 from ...protocol.codec import LOG_SEVERITY
 
@@ -76,7 +77,7 @@ def apply_state(legacy: LegacySession, state: dict[str, Any]) -> None:
         session.resource_subscriptions.update(uri for uri in subscriptions if type(uri) is str)
 
 
-class RedisUnavailable(Exception):
+class RedisUnavailable(ToolwireError):
     """Redis could not be reached for a session's shared state."""
 
 

@@ -50,11 +50,11 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import httpx
 
-from ..logs import get_logger
+from ...logs import get_logger
+from ..metadata import metadata_urls
 from .challenge import read_challenge
 from .dpop import DPoPKey
 from .tokenstore import MemoryTokenStore, TokenStore
-from .verifiers import metadata_urls
 
 log = get_logger("toolwire.auth")
 
@@ -625,7 +625,7 @@ class OAuth(httpx.Auth):
 
     def _assertion(self, client_id: str, metadata: dict[str, Any]) -> str:
         """A ``private_key_jwt`` client assertion (RFC 7523) for this token request."""
-        from ..extras import needs
+        from ...extras import needs
 
         with needs("auth", "private_key_jwt client authentication"):
             import jwt

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from ..logs import get_logger
+from ...logs import get_logger
 
 log = get_logger("toolwire.auth")
 

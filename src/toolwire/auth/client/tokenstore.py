@@ -109,7 +109,7 @@ class KeyringTokenStore:
     INDEX = "__records__"
 
     def __init__(self, service: str = "toolwire-oauth") -> None:
-        from ..extras import needs
+        from ...extras import needs
 
         with needs("keyring", "KeyringTokenStore"):
             import keyring

@@ -21,8 +21,9 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..logs import get_logger
-from .identity import Identity, expand_scopes
+from ...errors import ToolwireError
+from ...logs import get_logger
+from ..identity import Identity, expand_scopes
 from .verifiers import InvalidToken, JWTVerifier, TokenVerifier, canonical_uri
 
 log = get_logger("toolwire.auth")
@@ -31,7 +32,7 @@ VerifyFunction = Callable[[str], Awaitable[Identity | None]]
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
 
 
-class AuthError(Exception):
+class AuthError(ToolwireError):
     """A refusal at the HTTP edge: ``status`` (401, 403, or 503 when checking failed), the
     ``WWW-Authenticate`` value, and the message for the JSON-RPC error body."""
 

@@ -17,7 +17,7 @@ class DPoPKey:
     """A P-256 key pair for DPoP (ES256); ``pem`` restores one (PKCS#8, as :attr:`pem` gives)."""
 
     def __init__(self, pem: str | None = None) -> None:
-        from ..extras import needs
+        from ...extras import needs
 
         with needs("auth", "DPoPKey"):
             from cryptography.hazmat.primitives import serialization

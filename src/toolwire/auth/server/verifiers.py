@@ -20,8 +20,10 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import orjson
 
-from ..logs import get_logger
-from .identity import Identity, parse_scopes
+from ...errors import ToolwireError
+from ...logs import get_logger
+from ..identity import Identity, parse_scopes
+from ..metadata import metadata_urls
 from .jwks import JWKS, KeyNotFound
 
 log = get_logger("toolwire.auth")
@@ -30,7 +32,7 @@ log = get_logger("toolwire.auth")
 DEFAULT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
 
 
-class InvalidToken(Exception):
+class InvalidToken(ToolwireError):
     """The token is not accepted; the message says why (for the 401's ``error_description``)."""
 
 
@@ -110,7 +112,7 @@ class JWTVerifier:
         leeway: float = 30.0,
         discovery_retry: float = 30.0,
     ) -> None:
-        from ..extras import require
+        from ...extras import require
 
         require("auth", "JWTVerifier")
         bad = [algorithm for algorithm in algorithms if algorithm.lower() == "none" or algorithm.startswith("HS")]
@@ -247,21 +249,6 @@ async def jwks_url_of(issuer: str) -> str:
             ):
                 return str(document["jwks_uri"])
     raise InvalidToken(f"the authorization server {issuer} publishes no signing keys that could be fetched")
-
-
-def metadata_urls(issuer: str) -> list[str]:
-    """Where ``issuer``'s metadata may be, in the order MCP clients try them: RFC 8414 and
-    OpenID discovery with the path inserted, then OpenID discovery with it appended."""
-    parts = urlsplit(issuer)
-    origin = f"{parts.scheme}://{parts.netloc}"
-    path = parts.path.rstrip("/")
-    if not path:
-        return [f"{origin}/.well-known/oauth-authorization-server", f"{origin}/.well-known/openid-configuration"]
-    return [
-        f"{origin}/.well-known/oauth-authorization-server{path}",
-        f"{origin}/.well-known/openid-configuration{path}",
-        f"{origin}{path}/.well-known/openid-configuration",
-    ]
 
 
 class IntrospectionVerifier:
