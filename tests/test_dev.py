@@ -192,6 +192,7 @@ async def test_a_burst_of_progress_ends_hidden_with_its_last_notification_and_tr
             .filter(has=page.page.locator(".kind.response"))
             .filter(has=page.page.locator(".method", has_text="tools/call"))
         )
+        await answer.wait_for()  # the traffic comes on the event stream, maybe after the answer
         assert await call.count() == 1 and await answer.count() == 1
         assert re.fullmatch(r" \d+ ms", await answer.locator(".ms").inner_text())
         assert await call.locator("details").first.get_attribute("open") is None  # collapsed
@@ -199,6 +200,10 @@ async def test_a_burst_of_progress_ends_hidden_with_its_last_notification_and_tr
         shown = [key for key in await call.locator(".json .key").all_inner_texts() if key]
         assert shown == ["jsonrpc", "id", "method", "params"]  # the top level open, the rest collapsed
         assert "times" in await call.locator(".json .key").all_text_contents()
+        await page.page.wait_for_function(
+            """[...document.querySelectorAll('#traffic li.in .method')]
+                .filter((method) => method.textContent.includes('notifications/progress')).length >= 300"""
+        )
         progress = page.page.locator("#traffic li.in .method", has_text="notifications/progress")
         assert await progress.count() == 300
         await page.page.fill("#traffic-filter", "chunk 300")

@@ -203,6 +203,8 @@ def test_redaction_finds_secrets_and_leaves_prose() -> None:
             "prose": "the quick brown fox jumps over the lazy dog, twice over",
             "words": "the token verifier failed; token abc123defg expired",
             "path": "/usr/share/doc/python3/README.Debian",
+            "frame": 'File "/tmp/ci1/src/toolwire/server/session.py", line 607',
+            "slashed": "/aZ3kL9qP0xW2vB7nM4cR8tY1uI6oE5sDx",
         }
     )
     assert found == {
@@ -218,6 +220,8 @@ def test_redaction_finds_secrets_and_leaves_prose() -> None:
         "prose": "the quick brown fox jumps over the lazy dog, twice over",
         "words": f"the token verifier failed; token {REDACTED} expired",
         "path": "/usr/share/doc/python3/README.Debian",
+        "frame": 'File "/tmp/ci1/src/toolwire/server/session.py", line 607',  # a path with digits
+        "slashed": REDACTED,
     }
 
 

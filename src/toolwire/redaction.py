@@ -14,7 +14,8 @@
   services (OpenAI/Anthropic/DeepSeek ``sk-...``, GitHub ``ghp_``/``github_pat_``, GitLab
   ``glpat-``, Slack ``xox?-``, AWS ``AKIA...``, Google ``AIza...``, Stripe ``sk_live_``/``rk_``,
   JWTs), URLs' passwords (``https://user:pw@host``), and long high-entropy runs (32+
-  characters of letters, digits and ``+/_-=`` with at least 3.5 bits of entropy each).
+  characters of letters, digits and ``+/_-=`` with at least 3.5 bits of entropy each), but
+  not absolute paths whose every part is shorter than that (``/home/ci1/src/app/tools``).
 
 :class:`RedactingFilter` applies :func:`redact_text` to log records (their message and
 traceback); ``toolwire run`` installs it on its stderr handler.
@@ -100,6 +101,8 @@ def _if_random(match: re.Match[str]) -> str:
     run = match.group(0)
     if REDACTED.strip("[]") in run:
         return run
+    if run.startswith("/") and all(len(part) < 32 for part in run.split("/")):
+        return run  # an absolute path (a traceback's file): names, none long enough to be a key
     kinds = sum(any(test(c) for c in run) for test in (str.islower, str.isupper, str.isdigit))
     return REDACTED if kinds >= 2 and entropy(run) >= 3.5 else run
 
