@@ -9,6 +9,7 @@ import pytest
 
 from toolwire.protocol.codec import codec_for, object_output_schema
 from toolwire.protocol.connection import Cancelled, Request, Response, ServerConnection, ServerIdentity
+from toolwire.protocol.outgoing import Answer, Outgoing, ServerRequest
 
 IDENTITY = ServerIdentity({"name": "unit", "version": "0"}, {"tools": {"listChanged": True}}, "hi")
 
@@ -22,13 +23,13 @@ def initialized(version: str = "2025-11-25", **options: Any) -> ServerConnection
     [answer] = connection.receive_data(
         line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": version}})
     )
-    assert isinstance(answer, bytes)
+    assert isinstance(answer, Answer) and answer.code is None
     return connection
 
 
 def decode(event: Any) -> Any:
-    assert isinstance(event, bytes)
-    return orjson.loads(event)
+    assert isinstance(event, Outgoing)
+    return orjson.loads(event.data)
 
 
 def test_messages_split_across_reads_and_several_per_read() -> None:
@@ -129,8 +130,10 @@ def test_batch_answer_waits_for_every_request_and_cancelled_ones_are_left_out() 
 
 def test_server_requests_and_their_answers() -> None:
     connection = initialized()
-    id, data = connection.send_request("elicitation/create", {"message": "?"})
-    assert decode(data)["method"] == "elicitation/create"
+    asked = connection.send_request("elicitation/create", {"message": "?"})
+    assert isinstance(asked, ServerRequest) and asked.method == "elicitation/create"
+    id = asked.id
+    assert decode(asked)["method"] == "elicitation/create"
     [response] = connection.receive_data(line({"jsonrpc": "2.0", "id": id, "result": {"action": "cancel"}}))
     assert isinstance(response, Response) and response.result == {"action": "cancel"} and response.error is None
     # an answer to nothing we asked is dropped

@@ -26,6 +26,7 @@ from ..protocol.errors import (
     ProtocolError,
     exception_text,
 )
+from ..protocol.outgoing import Answer
 from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ async def _run(
 def _answer(session: ServerSession, request: Request, work: Callable[[], Awaitable[dict[str, Any]]]) -> None:
     """Run ``work`` for ``request`` (eagerly, as tool calls are) and send its result or error."""
 
-    async def answer() -> bytes | None:
+    async def answer() -> Answer | None:
         try:
             guarded = session.server.guarded
             if guarded is None:

@@ -37,6 +37,7 @@ from ..protocol.errors import (
     ProtocolError,
     exception_text,
 )
+from ..protocol.outgoing import Answer, Outgoing
 from ..protocol.versions import META_RELATED_TASK, META_SUBSCRIPTION_ID, TASKS_EXTENSION
 from ..tools.results import ToolError, error_result
 from ..tools.tool import OutputInvalid, Tool
@@ -64,9 +65,11 @@ class ServerSession:
     """Serves ``connection`` for ``server``; ``write`` sends bytes to the peer.
 
     Must be created on the event loop it will run on. A transport
-    with a channel per request (HTTP) passes ``route(data, related)`` instead of ``write``:
-    ``related`` is the id of the client request the message belongs to (its answer, its
-    progress, a question asked on its behalf), or ``None`` for what belongs to none.
+    with a channel per request (HTTP) passes ``route(message, related)`` instead of ``write``:
+    ``message`` is the :class:`~toolwire.protocol.outgoing.Outgoing` message (it says what
+    it is, and holds its bytes); ``related`` is the id of the client request it belongs to
+    (its answer, its progress, a question asked on its behalf), or ``None`` for what
+    belongs to none.
     ``listen=False`` (a session serving one stateless request) hears the server's changes
     only if the request is a ``subscriptions/listen``.
     """
@@ -76,7 +79,7 @@ class ServerSession:
         server: Server,
         connection: ServerConnection,
         write: Callable[[bytes], None] | None = None,
-        route: Callable[[bytes, RequestId | None], None] | None = None,
+        route: Callable[[Outgoing, RequestId | None], None] | None = None,
         listen: bool = True,
         id: str | None = None,
     ) -> None:
@@ -103,7 +106,7 @@ class ServerSession:
         self._adopting: list[Coroutine[Any, Any, None]] | None = None
         #: Calls started and not yet run (Python 3.11), in order: run by one task, see
         #: _run_queued. By request id: the request and its work.
-        self._queued: dict[RequestId, tuple[Request, Coroutine[Any, Any, bytes | None]]] = {}
+        self._queued: dict[RequestId, tuple[Request, Coroutine[Any, Any, Answer | None]]] = {}
         self._queue: collections.deque[tuple[RequestId, str]] = collections.deque()
         self._runner_due = False  # a task will run what is queued
         #: Tools (and methods) whose calls waited: theirs get a task of their own at once.
@@ -162,7 +165,7 @@ class ServerSession:
         """Act on events the connection produced (the transport may feed it directly)."""
         for event in events:
             kind = type(event)
-            if kind is bytes:
+            if kind is Answer:
                 self.send(event)
             elif kind is Request:
                 handler = _METHODS.get(event.method)
@@ -202,17 +205,17 @@ class ServerSession:
 
     # -- output ----------------------------------------------------------------------------
 
-    def send(self, data: bytes | None, related: RequestId | None = None) -> None:
-        """Write ``data`` (if any), from the loop's thread or any other; ``related`` is the
+    def send(self, message: Outgoing | None, related: RequestId | None = None) -> None:
+        """Send ``message`` (if any), from the loop's thread or any other; ``related`` is the
         client request it belongs to, if any."""
-        if data is None or self._closed:
+        if message is None or self._closed:
             return
         if threading.get_ident() != self._thread:
-            self._loop.call_soon_threadsafe(self.send, data, related)
+            self._loop.call_soon_threadsafe(self.send, message, related)
         elif self._route is None:
-            self._write(data)  # type: ignore[misc]
+            self._write(message.data)  # type: ignore[misc]
         else:
-            self._route(data, related)
+            self._route(message, related)
 
     def send_for(self, request: Request, method: str, params: dict[str, Any]) -> None:
         """A notification on behalf of ``request`` (dropped once it is finished or cancelled)."""
@@ -226,10 +229,11 @@ class ServerSession:
         """
         if self._closed:
             raise ClientRequestFailed(f"cannot send {method}: the connection is closed")
-        id, data = self.connection.send_request(method, params)
+        asked = self.connection.send_request(method, params)
+        id = asked.id
         future: asyncio.Future[Response] = self._loop.create_future()
         self._waiting[id] = future
-        self.send(data, related)
+        self.send(asked, related)
         try:
             response = await future
         finally:
@@ -286,7 +290,7 @@ class ServerSession:
         self.send(self.connection.respond_raw(request, page), request.id)
         return None
 
-    async def _list_raw(self, request: Request, cursor: str | None) -> bytes | None:
+    async def _list_raw(self, request: Request, cursor: str | None) -> Answer | None:
         codec = request.codec
         try:
             tools, next_cursor = await self.server.list_raw_tools(cursor)
@@ -300,7 +304,7 @@ class ServerSession:
 
     # -- tools/call ------------------------------------------------------------------------
 
-    def start(self, request: Request, work: Coroutine[Any, Any, bytes | None], tool: Tool | None = None) -> None:
+    def start(self, request: Request, work: Coroutine[Any, Any, Answer | None], tool: Tool | None = None) -> None:
         """Run ``work`` as a task of its own (its own context, cancellable on its own);
         ``tool``: the registered tool, when ``request`` calls one.
 
@@ -405,7 +409,7 @@ class ServerSession:
         """The task running request ``id``, once its work waited (``None`` before, and after)."""
         return self._tasks.get(id)
 
-    async def _finish(self, request: Request, work: Awaitable[bytes | None]) -> None:
+    async def _finish(self, request: Request, work: Awaitable[Answer | None]) -> None:
         try:
             self.send(await work, request.id)
         except asyncio.CancelledError:
@@ -430,7 +434,7 @@ class ServerSession:
         arguments = params.get("arguments")
         if arguments is None:
             arguments = {}
-        work: Coroutine[Any, Any, bytes | None]
+        work: Coroutine[Any, Any, Answer | None]
         tool = None
         try:
             if type(name) is not str:
@@ -452,7 +456,7 @@ class ServerSession:
 
     async def _call_through(
         self, request: Request, name: str, tool: Tool | None, arguments: dict[str, Any]
-    ) -> bytes | None:
+    ) -> Answer | None:
         """Answer a ``tools/call`` through the guards, or of a tool that only the low-level
         handlers may know."""
         try:
@@ -478,7 +482,7 @@ class ServerSession:
             return None
         return self._call_answer(request, tool, result)
 
-    def _call_answer(self, request: Request, tool: Tool | None, result: dict[str, Any]) -> bytes | None:
+    def _call_answer(self, request: Request, tool: Tool | None, result: dict[str, Any]) -> Answer | None:
         """The answer to a ``tools/call`` (not a task) whose tool gave ``result``."""
         codec = request.codec
         if codec.renders_content or "structuredContent" in result:  # else rendering leaves it as it is
@@ -491,7 +495,7 @@ class ServerSession:
         rendered = codec.call_result(result, tool is not None and tool.wrap_structured)
         await self.server.tasks.finish(request.task, codec.finish(rendered, None))
 
-    async def _call_failed(self, request: Request, error: ProtocolError) -> bytes | None:
+    async def _call_failed(self, request: Request, error: ProtocolError) -> Answer | None:
         """The call ends with ``error``: its answer, or its task's failure."""
         if request.task is not None:
             await self.server.tasks.fail(request.task, error)
@@ -597,7 +601,7 @@ class ServerSession:
 
     async def _answer_tool(
         self, request: Request, tool: Tool, arguments: dict[str, Any], as_task: bool, ttl_ms: int | None
-    ) -> bytes | None:
+    ) -> Answer | None:
         """:meth:`_run_tool` and the call's answer in one coroutine (a call without guards)."""
         try:
             context = self._tool_context(request, tool, arguments)
@@ -723,7 +727,7 @@ class ServerSession:
     def _task_method(self, request: Request) -> None:
         self.start(request, self._answer_task_method(request))
 
-    async def _answer_task_method(self, request: Request) -> bytes | None:
+    async def _answer_task_method(self, request: Request) -> Answer | None:
         try:
             tasks = self._tasks_for(request)
             if request.method == "tasks/list":
@@ -741,10 +745,10 @@ class ServerSession:
         except ProtocolError as exc:
             return self.connection.respond_error(request, exc)
 
-    async def _task_get(self, request: Request, tasks: TaskManager, record: TaskRecord) -> bytes | None:
+    async def _task_get(self, request: Request, tasks: TaskManager, record: TaskRecord) -> Answer | None:
         return self.connection.respond(request, request.codec.task(record, detailed=request.codec.modern))
 
-    async def _task_result(self, request: Request, tasks: TaskManager, record: TaskRecord) -> bytes | None:
+    async def _task_result(self, request: Request, tasks: TaskManager, record: TaskRecord) -> Answer | None:
         live = tasks.live(record.id)
         if live is not None:
             live.waiters.append(request.id)  # its questions now go on this request's stream
@@ -764,7 +768,7 @@ class ServerSession:
         }
         return self.connection.respond_error(request, ProtocolError(error["code"], error["message"], error.get("data")))
 
-    async def _task_cancel(self, request: Request, tasks: TaskManager, record: TaskRecord) -> bytes | None:
+    async def _task_cancel(self, request: Request, tasks: TaskManager, record: TaskRecord) -> Answer | None:
         if request.codec.modern:
             await tasks.cancel(record)  # an ended task is left as it is: the answer is the same
             return self.connection.respond(request, {})
@@ -772,7 +776,7 @@ class ServerSession:
             raise ProtocolError(INVALID_PARAMS, f"Cannot cancel task: already in terminal status {record.status!r}")
         return self.connection.respond(request, request.codec.task(await tasks.cancel(record)))
 
-    async def _task_update(self, request: Request, tasks: TaskManager, record: TaskRecord) -> bytes | None:
+    async def _task_update(self, request: Request, tasks: TaskManager, record: TaskRecord) -> Answer | None:
         await tasks.answer(record, request.params["inputResponses"])
         return self.connection.respond(request, {})
 
@@ -882,6 +886,13 @@ class ServerSession:
             stop()
         self._call_off(id)
 
+    def cancel(self, id: RequestId, reason: str | None = None) -> None:
+        """Cancel request ``id`` as the client's ``notifications/cancelled`` would (its
+        transport saw the client go away): nothing more is sent for it."""
+        event = self.connection.cancel(id, reason)
+        if event is not None:
+            self._cancelled(event)
+
     def _call_off(self, id: RequestId) -> None:
         """Cancel the call of request ``id``, if it runs (or drop it, if it has not started)."""
         entry = self._queued.pop(id, None)
@@ -954,7 +965,7 @@ _METHODS: dict[str, Callable[[ServerSession, Request], None]] = {
 }
 
 #: What each task method does once its task is found: handler(session, request, tasks, record).
-_TASK_METHODS: dict[str, Callable[..., Awaitable[bytes | None]]] = {
+_TASK_METHODS: dict[str, Callable[..., Awaitable[Answer | None]]] = {
     "tasks/get": ServerSession._task_get,
     "tasks/result": ServerSession._task_result,
     "tasks/cancel": ServerSession._task_cancel,

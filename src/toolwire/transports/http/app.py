@@ -52,6 +52,7 @@ from ...protocol.errors import (
     ProtocolError,
 )
 from ...protocol.http_headers import shown
+from ...protocol.outgoing import Answer, Outgoing
 from ...protocol.versions import (
     HTTP_DEFAULT_VERSION,
     LEGACY_VERSIONS,
@@ -63,7 +64,7 @@ from ...server.lifespan import LifespanFailed
 from ...server.session import EAGER_TASKS, ServerSession
 from ...server.stepping import at_once
 from . import sse
-from .channel import SSE_HEADERS, Channel, error_code, respond
+from .channel import SSE_HEADERS, Channel, Relayed, respond
 from .forwarded import TrustedProxies
 from .sessions import LegacySession, SessionManager, TooManySessions
 
@@ -536,8 +537,8 @@ class StreamableHTTP:
         try:
             events = connection.receive_message(body, message)
             for event in events:
-                if type(event) is bytes:
-                    await respond(send, _immediate_status(event), event)
+                if type(event) is Answer:
+                    await respond(send, _immediate_status(event), event.data)
                     return
             request = events[0] if events else None
             if type(request) is Request:
@@ -549,14 +550,14 @@ class StreamableHTTP:
             if rest is None:
                 answer = channel.immediate_answer()
                 if answer is not None:
-                    await respond(send, _modern_status(answer), answer)
+                    await respond(send, _modern_status(answer), answer.data)
                     return
                 if not listening and channel.complete():
                     await channel.send_whole(send)  # all queued: nothing to wait for
                     return
             serve = channel.stream if listening else channel.serve  # a subscription streams at once
             gone = (
-                functools.partial(_cancel, session, request.id, "the client closed the response stream")
+                functools.partial(session.cancel, request.id, "the client closed the response stream")
                 if isinstance(request, Request)
                 else None
             )
@@ -688,12 +689,12 @@ class StreamableHTTP:
         events = legacy.session.connection.receive_message(body, message)
         opened = opening is not None and legacy.session.connection.legacy is not None
         headers = [(SESSION_HEADER, legacy.id.encode())] if opened else []
-        immediate: list[bytes] = []
+        immediate: list[Answer] = []
         others: list[Any] = []
         ids: list[RequestId] = []
         batched = False
         for event in events:
-            if type(event) is bytes:
+            if type(event) is Answer:
                 immediate.append(event)
             else:
                 others.append(event)
@@ -715,7 +716,7 @@ class StreamableHTTP:
             if opened and opening is not None and self.shared is not None:
                 await self._share(legacy, opening)  # the core answered initialize itself
             if immediate:
-                await respond(send, _legacy_status(immediate[0]), immediate[0], headers)
+                await respond(send, _legacy_status(immediate[0]), immediate[0].data, headers)
             else:
                 await respond(send, 202, b"", headers)
             return
@@ -731,8 +732,8 @@ class StreamableHTTP:
         )
         legacy.open(channel, ids)
         try:
-            for data in immediate:
-                channel.put(data)
+            for early in immediate:
+                channel.put(early)
             rest = await _first_steps(legacy.session, others)
             if before is not None:
                 await self._share_changes(legacy, before, undo=rest is None, id=_id(message))
@@ -741,7 +742,7 @@ class StreamableHTTP:
             if rest is None:
                 answer = channel.immediate_answer()
                 if answer is not None:
-                    await respond(send, _legacy_status(answer), answer, headers)
+                    await respond(send, _legacy_status(answer), answer.data, headers)
                     return
                 if channel.complete():
                     await channel.send_whole(send)  # all queued: nothing to wait for
@@ -759,11 +760,7 @@ class StreamableHTTP:
             version = HTTP_DEFAULT_VERSION
         connection = self.server.connection(terminator=b"", identity=_without_notifications(self.server.identity))
         if not _is_initialize(message):
-            connection.receive_message(
-                orjson.dumps(
-                    {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": version}}
-                )
-            )
+            connection.adopt(version, {}, None)  # as if an initialize for this version had opened it
         legacy = LegacySession("stateless", self.server, connection, None)
         try:
             await self._exchange(legacy, caller, body, message, receive, send)
@@ -971,7 +968,7 @@ class StreamableHTTP:
             elif kind == TO_STREAM:
                 channel = legacy.standalone or legacy.detached
                 if channel is not None:
-                    channel.put(data)
+                    channel.put(Relayed(data))
             elif kind == STATE:
                 with contextlib.suppress(orjson.JSONDecodeError, AttributeError):
                     apply_state(legacy, orjson.loads(data))
@@ -1004,9 +1001,9 @@ class _Stateless:
         self.connection = server.connection(terminator=b"")
         self.session = ServerSession(server, self.connection, route=self.route, listen=False)
 
-    def route(self, data: bytes, related: RequestId | None) -> None:
+    def route(self, message: Outgoing, related: RequestId | None) -> None:
         if self.channel is not None:
-            self.channel.put(data)
+            self.channel.put(message)
 
     @property
     def clean(self) -> bool:
@@ -1108,29 +1105,23 @@ def _is_initialize(message: Any) -> bool:
     return isinstance(message, dict) and message.get("method") == "initialize"
 
 
-def _modern_status(answer: bytes) -> int:
-    code = error_code(answer)
+def _modern_status(answer: Answer) -> int:
+    code = answer.code
     return _MODERN_STATUS.get(code, 200) if code is not None else 200
 
 
-def _immediate_status(answer: bytes) -> int:
+def _immediate_status(answer: Answer) -> int:
     """Errors the protocol core answers before any handler runs: method not found is 404,
     everything else (bad ``_meta``, versions, malformed requests) 400."""
-    code = error_code(answer)
+    code = answer.code
     if code is None:
         return 200
     return 404 if code == METHOD_NOT_FOUND else 400
 
 
-def _legacy_status(answer: bytes) -> int:
-    code = error_code(answer)
-    return 400 if code in (PARSE_ERROR, INVALID_REQUEST) and b'"id":null' in answer[:40] else 200
-
-
-def _cancel(session: ServerSession, id: RequestId, reason: str) -> None:
-    """Cancel request ``id`` as a ``notifications/cancelled`` from the client would."""
-    notice = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": reason}}
-    session.handle(session.connection.receive_message(orjson.dumps(notice)))
+def _legacy_status(answer: Answer) -> int:
+    """400 for a message refused before its id could be read (not JSON, not a request)."""
+    return 400 if answer.code in (PARSE_ERROR, INVALID_REQUEST) and answer.id is None and not answer.batch else 200
 
 
 async def _first_steps(session: ServerSession, events: list[Any]) -> Awaitable[None] | None:

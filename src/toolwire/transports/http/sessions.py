@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from ...logs import get_logger
 from ...protocol.connection import RequestId, ServerConnection
+from ...protocol.outgoing import Outgoing
 from ...server.session import ServerSession
 from .channel import Channel
 from .sse import EventStore
@@ -78,15 +79,15 @@ class LegacySession:
         codec = self.session.connection.legacy
         return self.store is not None and (codec is None or codec.resumable_streams)
 
-    def route(self, data: bytes, related: RequestId | None) -> None:
+    def route(self, message: Outgoing, related: RequestId | None) -> None:
         """Where a message goes: its request's channel; a message that belongs to no request,
         to the ``GET`` stream. Without a stream to carry it, a message is dropped (a request
         whose exchange is over, unrelated notifications while no ``GET`` stream is open)."""
         channel = self.channels.get(related) if related is not None else self.standalone or self.detached
         if channel is not None:
-            channel.put(data)
+            channel.put(message)
         elif related is None and self.elsewhere is not None:
-            self.elsewhere(data)
+            self.elsewhere(message.data)
 
     def let_go(self, related: RequestId) -> None:
         """End the connection of request ``related``'s stream, keeping the stream (polling)."""
