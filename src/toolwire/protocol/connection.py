@@ -89,7 +89,13 @@ class Request:
     handshake when legacy); ``log_level`` is the minimum level to send log messages at, or
     ``None`` for none at all; ``auth``: the :class:`~toolwire.auth.Identity` of its caller,
     when the transport verified one; ``task``: the task it was answered with, once it
-    became one (its work then goes on after the answer).
+    became one (its work then goes on after the answer); ``target``: what the request
+    names (the tool of a ``tools/call``...), once the server looked it up (``None``
+    before, or when it names nothing known), so that checks and dispatch that follow
+    read it instead of looking it up again.
+
+    The request is parsed once: method, id, params, the version (``codec.version``) and
+    the client's capabilities are read here, and everything after reads them from it.
     """
 
     __slots__ = (
@@ -104,6 +110,7 @@ class Request:
         "method",
         "params",
         "progress_token",
+        "target",
         "task",
     )
 
@@ -132,6 +139,8 @@ class Request:
         self.auth: Any = None
         #: The task this call became (a :class:`~toolwire.tasks.manager.LiveTask`), if any.
         self.task: Any = None
+        #: What the request names (a tool, prompt, resource), once looked up.
+        self.target: Any = None
 
     def __repr__(self) -> str:
         return f"Request({self.id!r}, {self.method!r}, {self.codec.version})"

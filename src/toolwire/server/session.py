@@ -26,7 +26,6 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import Catalog, InvalidCursor
-from ..guards.seam import Call, failed
 from ..logs import get_logger
 from ..protocol.connection import Cancelled, Request, RequestId, Response, ServerConnection
 from ..protocol.errors import (
@@ -35,15 +34,11 @@ from ..protocol.errors import (
     METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     ProtocolError,
-    exception_text,
 )
 from ..protocol.outgoing import Answer, Outgoing
 from ..protocol.versions import META_RELATED_TASK, META_SUBSCRIPTION_ID, TASKS_EXTENSION
-from ..tools.results import ToolError, error_result
-from ..tools.tool import OutputInvalid, Tool
-from ..tools.validation import ArgumentsInvalid
-from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
-from .features import FEATURE_METHODS, OFFERED_BY
+from ..tools.tool import Tool
+from .context import ClientRequestFailed, Context, InputRequired
 from .request_state import binding, seal, unseal
 from .stepping import Rest
 
@@ -92,12 +87,16 @@ class ServerSession:
         self.peer: str | None = None
         self.server = server
         self.connection = connection
+        #: The server's dispatch table (method -> route), read once per request.
+        self._routes = server.dispatch.routes
         self._write = write
         self._route = route
         #: Set by transports that can end a request's connection but keep its stream
         #: (resumable HTTP): ``closer(request_id)``; see :meth:`Context.close_stream`.
         self.stream_closer: Callable[[RequestId], None] | None = None
         self._loop = asyncio.get_running_loop()
+        #: The loop the session runs on (tools that run on worker threads come back to it).
+        self.loop = self._loop
         self._thread = threading.get_ident()
         self._tasks: dict[RequestId, asyncio.Task[None]] = {}
         #: Calls run in their caller's task (see handle_inline): whether this session called
@@ -163,24 +162,27 @@ class ServerSession:
 
     def handle(self, events: list[Any]) -> None:
         """Act on events the connection produced (the transport may feed it directly)."""
+        routes = self._routes
         for event in events:
             kind = type(event)
             if kind is Answer:
                 self.send(event)
             elif kind is Request:
-                handler = _METHODS.get(event.method)
-                offered = OFFERED_BY.get(event.method)
-                if handler is None:
+                route = routes.get(event.method)  # the dispatch table: one look-up per request
+                if route is None:
                     self.fail(event, ProtocolError(METHOD_NOT_FOUND, f"Method not found: {event.method}"))
-                elif offered is not None and offered not in self.server.identity.capabilities:
-                    problem = f"Method not found: this server offers no {offered}"
-                    self.fail(event, ProtocolError(METHOD_NOT_FOUND, problem))
-                else:
-                    try:
-                        handler(self, event)
-                    except Exception as exc:  # a check we lack costs this request only
-                        log.exception("handling %s failed", event.method)
-                        self.fail(event, ProtocolError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}"))
+                    continue
+                handler = route.handler
+                if handler is None or route.offered_by is not None or route.requires is not None:
+                    refusal = route.refusal(event, self.server.identity.capabilities)
+                    if refusal is not None:
+                        self.fail(event, refusal)
+                        continue
+                try:
+                    handler(self, event)  # type: ignore[misc]  # refusal() said it has one
+                except Exception as exc:  # a check we lack costs this request only
+                    log.exception("handling %s failed", event.method)
+                    self.fail(event, ProtocolError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}"))
             elif kind is Cancelled:
                 self._cancelled(event)
             else:
@@ -217,6 +219,15 @@ class ServerSession:
         else:
             self._route(message, related)
 
+    def _send_here(self, message: Outgoing | None, related: RequestId | None) -> None:
+        """:meth:`send`, from the loop's own thread (a call's answer, sent by its task)."""
+        if message is None or self._closed:
+            return
+        if self._route is None:
+            self._write(message.data)  # type: ignore[misc]
+        else:
+            self._route(message, related)
+
     def send_for(self, request: Request, method: str, params: dict[str, Any]) -> None:
         """A notification on behalf of ``request`` (dropped once it is finished or cancelled)."""
         self.send(self.connection.notify(request, method, params), request.id)
@@ -249,7 +260,7 @@ class ServerSession:
 
     # -- lists -----------------------------------------------------------------------------
 
-    def _list_tools(self, request: Request) -> None:
+    def list_tools(self, request: Request) -> None:
         if self.server.raw_list_handler is not None:
             cursor = request.params.get("cursor")
             if cursor is not None and type(cursor) is not str:
@@ -258,13 +269,13 @@ class ServerSession:
             return None
         return self.list(request, self.server.registry)
 
-    def _list_resources(self, request: Request) -> None:
+    def list_resources(self, request: Request) -> None:
         self.list(request, self.server.resources)
 
-    def _list_templates(self, request: Request) -> None:
+    def list_templates(self, request: Request) -> None:
         self.list(request, self.server.resource_templates)
 
-    def _list_prompts(self, request: Request) -> None:
+    def list_prompts(self, request: Request) -> None:
         self.list(request, self.server.prompts)
 
     def list(self, request: Request, catalog: Catalog[Any]) -> None:
@@ -366,7 +377,7 @@ class ServerSession:
             try:  # its first step, at once, in its own context (as stepping.at_once, inlined here)
                 waiting = context.run(work.send, None)
             except StopIteration as done:  # answered without waiting: what _finish does, without its coroutine
-                self.send(done.value, id)
+                self._send_here(done.value, id)
                 if request.task is None:
                     self._tasks.pop(id, None)
                 if not task.cancelling():
@@ -411,7 +422,7 @@ class ServerSession:
 
     async def _finish(self, request: Request, work: Awaitable[Answer | None]) -> None:
         try:
-            self.send(await work, request.id)
+            self._send_here(await work, request.id)
         except asyncio.CancelledError:
             # Cancelled by the client or at shutdown: nothing more is sent for it. A call run
             # inline takes back the cancellations this session made; others are its caller's.
@@ -425,154 +436,6 @@ class ServerSession:
             if request.task is None:  # a task's id may serve a newer request by now
                 self._tasks.pop(request.id, None)
 
-    def _call_tool(self, request: Request) -> None:
-        """Start answering a ``tools/call``: the hot path. What is wrong with the request is
-        answered at once; a registered tool without guards runs in one coroutine around the
-        tool's own (:meth:`_answer_tool`); the rest go through :meth:`_call_through`."""
-        params = request.params
-        name = params.get("name")
-        arguments = params.get("arguments")
-        if arguments is None:
-            arguments = {}
-        work: Coroutine[Any, Any, Answer | None]
-        tool = None
-        try:
-            if type(name) is not str:
-                raise ProtocolError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
-            if type(arguments) is not dict:
-                raise ProtocolError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
-            tool = self.server.registry.get(name)
-            if tool is None or self.server.guarded is not None:
-                work = self._call_through(request, name, tool, arguments)
-            else:
-                as_task, ttl_ms = self._task_plan(request, tool)
-                try:
-                    work = self._answer_tool(request, tool, tool.validate_arguments(arguments), as_task, ttl_ms)
-                except ArgumentsInvalid as exc:
-                    work = _ready(self._call_answer(request, tool, request.codec.invalid_arguments(str(exc))))
-        except ProtocolError as exc:
-            work = _ready(self.connection.respond_error(request, exc))
-        self.start(request, work, tool)
-
-    async def _call_through(
-        self, request: Request, name: str, tool: Tool | None, arguments: dict[str, Any]
-    ) -> Answer | None:
-        """Answer a ``tools/call`` through the guards, or of a tool that only the low-level
-        handlers may know."""
-        try:
-            guarded = self.server.guarded
-            if guarded is None:
-                result = await self._tool_result(request, name, tool, arguments)
-            else:
-                call = Call(
-                    self, request, name, arguments, lambda: self._tool_result(request, name, tool, arguments), tool
-                )
-                try:
-                    result = await guarded(call)
-                except ProtocolError:
-                    raise
-                except Exception as exc:
-                    raise failed(call, exc) from None
-        except ProtocolError as exc:
-            return await self._call_failed(request, exc)
-        if tool is None:
-            tool = self.server.known_raw_tool(name)
-        if request.task is not None:
-            await self._task_finished(request, tool, result)
-            return None
-        return self._call_answer(request, tool, result)
-
-    def _call_answer(self, request: Request, tool: Tool | None, result: dict[str, Any]) -> Answer | None:
-        """The answer to a ``tools/call`` (not a task) whose tool gave ``result``."""
-        codec = request.codec
-        if codec.renders_content or "structuredContent" in result:  # else rendering leaves it as it is
-            result = codec.call_result(result, tool is not None and tool.wrap_structured)
-        return self.connection.respond(request, result)
-
-    async def _task_finished(self, request: Request, tool: Tool | None, result: dict[str, Any]) -> None:
-        """Store ``result`` as the result of the task the call became."""
-        codec = request.codec
-        rendered = codec.call_result(result, tool is not None and tool.wrap_structured)
-        await self.server.tasks.finish(request.task, codec.finish(rendered, None))
-
-    async def _call_failed(self, request: Request, error: ProtocolError) -> Answer | None:
-        """The call ends with ``error``: its answer, or its task's failure."""
-        if request.task is not None:
-            await self.server.tasks.fail(request.task, error)
-            return None
-        return self.connection.respond_error(request, error)
-
-    def _tool_result(
-        self, request: Request, name: str, tool: Tool | None, arguments: dict[str, Any]
-    ) -> Awaitable[dict[str, Any]]:
-        """The result of calling tool ``name`` (``tool``, when registered) with ``arguments``,
-        as guards see it. No coroutine of its own: what it checks at once (the tool unknown,
-        the task plan refused) raises ``ProtocolError`` when called."""
-        if tool is None:
-            if self.server.raw_call_handler is not None:
-                return self._raw_tool_result(request, name, arguments)
-            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
-        as_task, ttl_ms = self._task_plan(request, tool)
-        try:
-            arguments = tool.validate_arguments(arguments)
-        except ArgumentsInvalid as exc:
-            return _ready(request.codec.invalid_arguments(str(exc)))
-        return self._run_tool(request, tool, arguments, as_task, ttl_ms)
-
-    async def _raw_tool_result(self, request: Request, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """:meth:`_tool_result` for a tool the server's raw handlers may know."""
-        tool = await self.server.find_raw_tool(name)
-        if tool is None:
-            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
-        return await self._tool_result(request, name, tool, arguments)
-
-    def _task_plan(self, request: Request, tool: Tool) -> tuple[bool, int | None]:
-        """Whether this call runs as a task, and the lifetime (ms) its client asked for.
-
-        2026-07-28: a task whenever the tool can be one and the request declares the tasks
-        extension; ``-32021`` for a ``task="required"`` tool without it. 2025-11-25: a task
-        when the client sent ``task``; ``-32601`` for ``task`` on a tool that takes none or
-        its absence on one that requires it. Older versions have no tasks: the call runs
-        in the request."""
-        support = tool.task
-        if support is None and "task" not in request.params:
-            return False, None  # most calls: neither the tool nor the request mentions tasks
-        codec = request.codec
-        if codec.modern:
-            if support is None:
-                return False, None
-            extensions = request.capabilities.get("extensions")
-            if type(extensions) is dict and TASKS_EXTENSION in extensions:
-                return True, None
-            if support == "required":
-                raise ProtocolError(
-                    MISSING_REQUIRED_CLIENT_CAPABILITY,
-                    f"Missing required client capability: tool {tool.name!r} runs only as a task; "
-                    f"declare the {TASKS_EXTENSION} extension in the request's client capabilities",
-                    {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
-                )
-            return False, None
-        if not codec.tasks:
-            return False, None
-        asked = request.params.get("task")
-        if asked is None:
-            if support == "required":
-                raise ProtocolError(
-                    METHOD_NOT_FOUND,
-                    f'Method not found: tool {tool.name!r} runs only as a task: send "task" with the call',
-                )
-            return False, None
-        if support is None:
-            raise ProtocolError(
-                METHOD_NOT_FOUND, f'Method not found: tool {tool.name!r} does not run as a task: call it without "task"'
-            )
-        ttl = asked.get("ttl") if type(asked) is dict else None
-        if type(asked) is not dict or not (ttl is None or (type(ttl) in (int, float) and ttl > 0)):
-            raise ProtocolError(
-                INVALID_PARAMS, 'Invalid params: "task" must be an object with an optional "ttl" above 0 (ms)'
-            )
-        return True, None if ttl is None else int(ttl)
-
     async def detach(self, request: Request, tool: str, ttl_ms: int | None) -> None:
         """Make the call of ``request`` a task: store it, answer with its handle, and let the
         call run on without the request (no longer this session's to cancel or wait for)."""
@@ -580,88 +443,6 @@ class ServerSession:
         request.task = await tasks.create(self, request, tool, ttl_ms)
         self._tasks.pop(request.id, None)
         self.send(self.connection.respond(request, tasks.created(request.task)), request.id)
-
-    async def _run_tool(
-        self,
-        request: Request,
-        tool: Tool,
-        arguments: dict[str, Any],
-        as_task: bool = False,
-        ttl_ms: int | None = None,
-    ) -> dict[str, Any]:
-        """The tool's result, with whatever it raises turned into the answer it calls for
-        (a :class:`ProtocolError` it raises is the call's JSON-RPC error)."""
-        context = self._tool_context(request, tool, arguments)
-        try:
-            if as_task:
-                await self._become_task(request, tool, context, ttl_ms)
-            return tool.result(await tool.invoke(arguments, context, self._loop))  # Tool.call, one coroutine less
-        except (Exception, InputRequired) as exc:
-            return self._tool_failed(request, tool, arguments, context, exc)
-
-    async def _answer_tool(
-        self, request: Request, tool: Tool, arguments: dict[str, Any], as_task: bool, ttl_ms: int | None
-    ) -> Answer | None:
-        """:meth:`_run_tool` and the call's answer in one coroutine (a call without guards)."""
-        try:
-            context = self._tool_context(request, tool, arguments)
-            try:
-                if as_task:
-                    await self._become_task(request, tool, context, ttl_ms)
-                result = tool.result(await tool.invoke(arguments, context, self._loop))
-            except (Exception, InputRequired) as exc:
-                result = self._tool_failed(request, tool, arguments, context, exc)
-        except ProtocolError as exc:
-            return await self._call_failed(request, exc)
-        if request.task is not None:
-            await self._task_finished(request, tool, result)
-            return None
-        return self._call_answer(request, tool, result)
-
-    def _tool_context(self, request: Request, tool: Tool, arguments: dict[str, Any]) -> Context | None:
-        """The tool's context, if it takes one (``-32602`` for a request state that is not
-        this call's)."""
-        return (
-            Context(self, request, self.answers(request, tool.name, arguments), tool.owner)
-            if tool.wants_context
-            else None
-        )
-
-    async def _become_task(self, request: Request, tool: Tool, context: Context | None, ttl_ms: int | None) -> None:
-        """Make the call a task: at once, or when the tool says so (``defer_task``)."""
-        if tool.defer_task and context is not None:
-            context.defer_task(tool.name, ttl_ms)
-        else:
-            await self.detach(request, tool.name, ttl_ms)
-
-    def _tool_failed(
-        self,
-        request: Request,
-        tool: Tool,
-        arguments: dict[str, Any],
-        context: Context | None,
-        exc: Exception | InputRequired,
-    ) -> dict[str, Any]:
-        """The result for what the tool raised; ``ProtocolError`` when the call must fail
-        instead (one the tool raised, or a result its output schema refuses)."""
-        if isinstance(exc, ProtocolError):
-            raise exc
-        if isinstance(exc, ToolError):
-            return error_result(str(exc))
-        if isinstance(exc, InputRequired):
-            assert context is not None
-            return self.input_required(tool.name, arguments, context, exc)
-        if isinstance(exc, CapabilityMissing):
-            return request.codec.missing_capability(exc.capability, str(exc))
-        if isinstance(exc, ClientRequestFailed):
-            return error_result(f"Tool '{tool.name}' could not finish: {exc}")
-        if isinstance(exc, OutputInvalid):
-            log.error("%s", exc)
-            raise ProtocolError(INTERNAL_ERROR, f"Internal error: {exc}") from None
-        log.error("tool %r raised", tool.name, exc_info=exc)
-        if self.server.mask_errors:
-            return error_result(f"Tool '{tool.name}' failed with an internal error")
-        return error_result(f"Tool '{tool.name}' failed: {exception_text(exc)}")
 
     def answers(self, request: Request, subject: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
         """2026-07-28 retries: the answers of earlier rounds plus this request's responses.
@@ -724,7 +505,7 @@ class ServerSession:
                 )
         return self.server.tasks
 
-    def _task_method(self, request: Request) -> None:
+    def task_method(self, request: Request) -> None:
         self.start(request, self._answer_task_method(request))
 
     async def _answer_task_method(self, request: Request) -> Answer | None:
@@ -782,7 +563,7 @@ class ServerSession:
 
     # -- subscriptions and change notifications ------------------------------------------------
 
-    def _listen(self, request: Request) -> None:
+    def listen(self, request: Request) -> None:
         self._start_listening()
         wanted = request.params.get("notifications")
         if wanted is not None and type(wanted) is not dict:
@@ -943,26 +724,6 @@ class ServerSession:
         self._subscriptions.clear()
         self._closed = True
 
-
-async def _ready(value: Any) -> Any:
-    return value
-
-
-#: Method name -> handler(session, request).
-_METHODS: dict[str, Callable[[ServerSession, Request], None]] = {
-    "tools/list": ServerSession._list_tools,
-    "tools/call": ServerSession._call_tool,
-    "resources/list": ServerSession._list_resources,
-    "resources/templates/list": ServerSession._list_templates,
-    "prompts/list": ServerSession._list_prompts,
-    "subscriptions/listen": ServerSession._listen,
-    "tasks/get": ServerSession._task_method,
-    "tasks/result": ServerSession._task_method,
-    "tasks/list": ServerSession._task_method,
-    "tasks/cancel": ServerSession._task_method,
-    "tasks/update": ServerSession._task_method,
-    **FEATURE_METHODS,
-}
 
 #: What each task method does once its task is found: handler(session, request, tasks, record).
 _TASK_METHODS: dict[str, Callable[..., Awaitable[Answer | None]]] = {

@@ -404,19 +404,24 @@ class StreamableHTTP:
             raise _refused(exc) from None
         return caller
 
-    def _authorize(self, message: Any, caller: Identity | None) -> None:
+    def _authorize(self, message: Any, caller: Identity | None) -> Any:
         """403 if ``message`` (or one of a batch) names a tool, resource or prompt whose
-        scopes ``caller`` lacks."""
+        scopes ``caller`` lacks. Returns what a single message names (see
+        :meth:`Server.target_of`), when it had to be looked up, else :data:`_UNKNOWN`."""
         if caller is None or self.auth is None or not self._gated:
-            return
+            return _UNKNOWN
+        target = _UNKNOWN
         for item in message if isinstance(message, list) else (message,):
             if isinstance(item, dict) and isinstance(item.get("method"), str):
-                required, what = self.server.scopes_for(item["method"], item.get("params"))
+                method, params = item["method"], item.get("params")
+                target = self.server.target_of(method, params)
+                required, what = self.server.scopes_for(method, params, target)
                 if required:
                     try:
                         self.auth.require(caller, required, what)
                     except self._auth_error as exc:
                         raise _refused(exc, _id(item)) from None
+        return target if isinstance(message, dict) else _UNKNOWN
 
     # -- POST --------------------------------------------------------------------------------
 
@@ -449,9 +454,9 @@ class StreamableHTTP:
                 _id(message),
                 {"supported": list(SUPPORTED_VERSIONS), "requested": version},
             )
-        self._authorize(message, caller)
+        target = self._authorize(message, caller)
         if version in MODERN_VERSIONS or _meta_version(message) is not None:
-            await self._modern(headers, client, caller, body, message, receive, send)
+            await self._modern(headers, client, caller, body, message, receive, send, target)
         elif self.stateless:
             await self._stateless_legacy(version or HTTP_DEFAULT_VERSION, caller, body, message, receive, send)
         else:
@@ -506,7 +511,11 @@ class StreamableHTTP:
         message: Any,
         receive: Receive,
         send: Send,
+        target: Any,
     ) -> None:
+        """A 2026-07-28 POST. ``target``: what the message names, if :meth:`_authorize`
+        looked it up (else :data:`_UNKNOWN`): looked up at most once, here, and handed to
+        the request, for the header check and the dispatch to read."""
         if not isinstance(message, dict):
             raise HttpError(400, INVALID_REQUEST, "Invalid Request: a POST carries one JSON-RPC object")
         id = _id(message)
@@ -524,8 +533,13 @@ class StreamableHTTP:
                 f"MCP-Protocol-Version header value {shown(version)} does not match body value {shown(meta_version)}"
             )
             raise HttpError(400, -32020, f"Header mismatch: {problem}", id)
+        calls = message.get("method") == "tools/call"
+        if calls and target is _UNKNOWN:
+            target = self.server.target_of("tools/call", message.get("params"))
         try:
-            http_headers.check_request(headers, message, self._header_parameters(message))
+            http_headers.check_request(
+                headers, message, target.header_parameters if calls and target is not None else None
+            )
         except ProtocolError as exc:
             raise HttpError(400, exc.code, exc.message, id, exc.data) from None
         worker = self._idle.pop() if self._idle else _Stateless(self.server)
@@ -543,6 +557,8 @@ class StreamableHTTP:
             request = events[0] if events else None
             if type(request) is Request:
                 request.auth = caller
+                if calls and target is not _UNKNOWN:
+                    request.target = target  # no await since the look-up: still what it names
             if type(request) is Request and request.method == "subscriptions/listen":
                 self._open_listen_stream(client, id)
                 listening = True
@@ -591,14 +607,6 @@ class StreamableHTTP:
             self._listening[client] = left
         else:
             del self._listening[client]
-
-    def _header_parameters(self, message: dict[str, Any]) -> dict[str, tuple[str, ...]] | None:
-        if message.get("method") != "tools/call":
-            return None
-        params = message.get("params")
-        name = params.get("name") if isinstance(params, dict) else None
-        tool = self.server.registry.get(name) if isinstance(name, str) else None
-        return tool.header_parameters if tool is not None else None
 
     # -- 2025-03-26 … 2025-11-25 ---------------------------------------------------------------
 
@@ -1012,6 +1020,9 @@ class _Stateless:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+#: What a message names, when it was not looked up (yet).
+_UNKNOWN: Any = object()
 
 
 def _refused(exc: AuthError, id: RequestId | None = None) -> HttpError:
