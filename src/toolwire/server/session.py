@@ -1,9 +1,15 @@
-"""Serving one connection: dispatching its requests to the server's tools.
+"""Serving one connection: dispatching its requests through the server's dispatch table.
 
 A :class:`ServerSession` sits between a transport and a :class:`~toolwire.Server`. The
 transport feeds it bytes; the session passes them through the connection's protocol state
-machine, answers ``tools/list`` at once from the registry's encoded pages, and runs each
-``tools/call`` as a task of its own (the unit of concurrency and of cancellation), started at
+machine and hands each request to the handler the server's dispatch table names for its
+method (:mod:`.dispatch`; the standard ones in :mod:`.methods`: lists in :mod:`.lists`,
+``tools/call`` in :mod:`.calls`, resources, prompts and completion in :mod:`.features`,
+``tasks/*`` in :mod:`.task_methods`, ``subscriptions/listen`` in :mod:`.subscriptions`).
+The session keeps what they share: sending, the tasks requests run in, cancellation,
+questions to the client, change notifications, shutdown.
+
+It runs each ``tools/call`` as a task of its own (the unit of concurrency and of cancellation), started at
 once on Python 3.12+ so that a tool that does not wait answers without a trip around the
 event loop (on 3.11 a transport may run a call in its request's own task instead: see
 :meth:`ServerSession.handle_inline`). Answers go out through the ``write`` callable the
@@ -25,18 +31,15 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import Catalog, InvalidCursor
 from ..logs import get_logger
 from ..protocol.connection import Cancelled, Request, RequestId, Response, ServerConnection
 from ..protocol.errors import (
     INTERNAL_ERROR,
-    INVALID_PARAMS,
     METHOD_NOT_FOUND,
-    MISSING_REQUIRED_CLIENT_CAPABILITY,
     ProtocolError,
 )
 from ..protocol.outgoing import Answer, Outgoing
-from ..protocol.versions import META_RELATED_TASK, META_SUBSCRIPTION_ID, TASKS_EXTENSION
+from ..protocol.versions import META_SUBSCRIPTION_ID
 from ..tools.tool import Tool
 from .context import ClientRequestFailed, Context, InputRequired
 from .request_state import binding, seal, unseal
@@ -44,8 +47,6 @@ from .stepping import Rest
 
 if TYPE_CHECKING:
     from ..auth.identity import Identity
-    from ..tasks.manager import TaskManager
-    from ..tasks.model import TaskRecord
     from .server import Server
 
 log = get_logger("toolwire")
@@ -110,18 +111,19 @@ class ServerSession:
         self._runner_due = False  # a task will run what is queued
         #: Tools (and methods) whose calls waited: theirs get a task of their own at once.
         self._waited: set[str] = set()
-        self._subscriptions: dict[RequestId, tuple[Request, dict[str, Any]]] = {}
+        #: Open 2026-07-28 subscriptions: by request id, the request and what it honours.
+        self.subscriptions: dict[RequestId, tuple[Request, dict[str, Any]]] = {}
         #: Resource URIs a legacy client subscribed to with ``resources/subscribe``.
         self.resource_subscriptions: set[str] = set()
         self._waiting: dict[RequestId, asyncio.Future[Response]] = {}
         self._closed = False
         self._stop_listening: list[Callable[[], object]] = []
         #: Task watches of 2026-07-28 subscriptions, by subscription (request id).
-        self._stop_watching: dict[RequestId, list[Callable[[], None]]] = {}
+        self.task_watches: dict[RequestId, list[Callable[[], None]]] = {}
         if listen:
-            self._start_listening()
+            self.start_listening()
 
-    def _start_listening(self) -> None:
+    def start_listening(self) -> None:
         """Hear the server's changes (lists, resource updates), to pass them on."""
         if self._stop_listening:
             return
@@ -142,7 +144,7 @@ class ServerSession:
             not (
                 self._tasks
                 or self._queued
-                or self._subscriptions
+                or self.subscriptions
                 or self._waiting
                 or self._stop_listening
                 or self.connection.in_flight
@@ -258,62 +260,7 @@ class ServerSession:
         """Answer ``request`` with ``error``."""
         self.send(self.connection.respond_error(request, error), request.id)
 
-    # -- lists -----------------------------------------------------------------------------
-
-    def list_tools(self, request: Request) -> None:
-        if self.server.raw_list_handler is not None:
-            cursor = request.params.get("cursor")
-            if cursor is not None and type(cursor) is not str:
-                return self.fail(request, ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string'))
-            self.start(request, self._list_raw(request, cursor))
-            return None
-        return self.list(request, self.server.registry)
-
-    def list_resources(self, request: Request) -> None:
-        self.list(request, self.server.resources)
-
-    def list_templates(self, request: Request) -> None:
-        self.list(request, self.server.resource_templates)
-
-    def list_prompts(self, request: Request) -> None:
-        self.list(request, self.server.prompts)
-
-    def list(self, request: Request, catalog: Catalog[Any]) -> None:
-        """Answer a list request with ``catalog``'s page for the request's cursor (encoded once
-        per version and page)."""
-        cursor = request.params.get("cursor")
-        if cursor is not None and type(cursor) is not str:
-            return self.fail(request, ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string'))
-        codec = request.codec
-        identity = self.server.identity
-        caller = self.caller(request)
-        granted = caller.scopes if caller is not None else None
-        cache_scope = "private" if granted is not None and catalog.gated else identity.cache_scope
-
-        def finish(result: dict[str, Any]) -> dict[str, Any]:
-            codec.cacheable(result, identity.ttl_ms, cache_scope)
-            return codec.finish(result, identity.info)
-
-        try:
-            page = catalog.page(codec, cursor, finish, granted)
-        except InvalidCursor as exc:
-            return self.fail(request, ProtocolError(INVALID_PARAMS, f"Invalid params: {exc}"))
-        self.send(self.connection.respond_raw(request, page), request.id)
-        return None
-
-    async def _list_raw(self, request: Request, cursor: str | None) -> Answer | None:
-        codec = request.codec
-        try:
-            tools, next_cursor = await self.server.list_raw_tools(cursor)
-        except ProtocolError as exc:
-            return self.connection.respond_error(request, exc)
-        result: dict[str, Any] = {"tools": [codec.tool(tool.definition) for tool in tools]}
-        if next_cursor is not None:
-            result["nextCursor"] = next_cursor
-        identity = self.server.identity
-        return self.connection.respond(request, codec.cacheable(result, identity.ttl_ms, identity.cache_scope))
-
-    # -- tools/call ------------------------------------------------------------------------
+    # -- running requests ------------------------------------------------------------------------
 
     def start(self, request: Request, work: Coroutine[Any, Any, Answer | None], tool: Tool | None = None) -> None:
         """Run ``work`` as a task of its own (its own context, cancellable on its own);
@@ -477,153 +424,7 @@ class ServerSession:
         )
         return {"resultType": "input_required", "inputRequests": exc.requests, "requestState": state}
 
-    # -- tasks -------------------------------------------------------------------------------
-
-    def _tasks_for(self, request: Request) -> TaskManager:
-        """The task manager, if ``request`` may use it: ``-32601`` where the era has no such
-        method or the server no task tools, ``-32021`` for a 2026-07-28 request that does not
-        declare the tasks extension."""
-        codec = request.codec
-        method = request.method
-        if codec.modern and method in ("tasks/result", "tasks/list"):
-            raise ProtocolError(
-                METHOD_NOT_FOUND,
-                f"Method not found: {method} does not exist in {codec.version} (tasks/get carries the result)",
-            )
-        if not codec.modern and (not codec.tasks or method == "tasks/update"):
-            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method} does not exist in {codec.version}")
-        if "tasks" not in self.server.identity.capabilities:
-            raise ProtocolError(METHOD_NOT_FOUND, "Method not found: this server runs no tool as a task")
-        if codec.modern:
-            extensions = request.capabilities.get("extensions")
-            if type(extensions) is not dict or TASKS_EXTENSION not in extensions:
-                raise ProtocolError(
-                    MISSING_REQUIRED_CLIENT_CAPABILITY,
-                    f"Missing required client capability: {method} needs the {TASKS_EXTENSION} extension "
-                    "declared in the request's client capabilities",
-                    {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
-                )
-        return self.server.tasks
-
-    def task_method(self, request: Request) -> None:
-        self.start(request, self._answer_task_method(request))
-
-    async def _answer_task_method(self, request: Request) -> Answer | None:
-        try:
-            tasks = self._tasks_for(request)
-            if request.method == "tasks/list":
-                records, cursor = await tasks.page(self, request)
-                listed: dict[str, Any] = {"tasks": [request.codec.task(record) for record in records]}
-                if cursor is not None:
-                    listed["nextCursor"] = cursor
-                return self.connection.respond(request, listed)
-            if request.method == "tasks/update" and type(request.params.get("inputResponses")) is not dict:
-                problem = '"inputResponses" must be an object of answers by key'
-                raise ProtocolError(INVALID_PARAMS, f"Invalid params: {problem}")
-            record = await tasks.find(self, request)
-            handler = _TASK_METHODS[request.method]
-            return await handler(self, request, tasks, record)
-        except ProtocolError as exc:
-            return self.connection.respond_error(request, exc)
-
-    async def _task_get(self, request: Request, tasks: TaskManager, record: TaskRecord) -> Answer | None:
-        return self.connection.respond(request, request.codec.task(record, detailed=request.codec.modern))
-
-    async def _task_result(self, request: Request, tasks: TaskManager, record: TaskRecord) -> Answer | None:
-        live = tasks.live(record.id)
-        if live is not None:
-            live.waiters.append(request.id)  # its questions now go on this request's stream
-        try:
-            record = await tasks.wait(record)
-        finally:
-            if live is not None:
-                live.waiters.remove(request.id)
-        related = {META_RELATED_TASK: {"taskId": record.id}}
-        if record.result is not None:
-            return self.connection.respond(
-                request, {**record.result, "_meta": {**record.result.get("_meta", {}), **related}}
-            )
-        error = record.error or {
-            "code": INVALID_PARAMS,
-            "message": "The task was cancelled before it finished: it has no result",
-        }
-        return self.connection.respond_error(request, ProtocolError(error["code"], error["message"], error.get("data")))
-
-    async def _task_cancel(self, request: Request, tasks: TaskManager, record: TaskRecord) -> Answer | None:
-        if request.codec.modern:
-            await tasks.cancel(record)  # an ended task is left as it is: the answer is the same
-            return self.connection.respond(request, {})
-        if record.terminal:
-            raise ProtocolError(INVALID_PARAMS, f"Cannot cancel task: already in terminal status {record.status!r}")
-        return self.connection.respond(request, request.codec.task(await tasks.cancel(record)))
-
-    async def _task_update(self, request: Request, tasks: TaskManager, record: TaskRecord) -> Answer | None:
-        await tasks.answer(record, request.params["inputResponses"])
-        return self.connection.respond(request, {})
-
     # -- subscriptions and change notifications ------------------------------------------------
-
-    def listen(self, request: Request) -> None:
-        self._start_listening()
-        wanted = request.params.get("notifications")
-        if wanted is not None and type(wanted) is not dict:
-            return self.fail(
-                request, ProtocolError(INVALID_PARAMS, 'Invalid params: "notifications" must be an object')
-            )
-        wanted = wanted or {}
-        offered = self.server.identity.capabilities
-        honoured: dict[str, Any] = {}
-        for kind in ("tools", "prompts", "resources"):
-            key = f"{kind}ListChanged"
-            if wanted.get(key) is True and kind in offered:
-                honoured[key] = True
-        task_ids = wanted.get("taskIds")
-        if task_ids is not None:
-            refused = self._watch_tasks(request, task_ids, honoured)
-            if refused is not None:
-                return self.fail(request, refused)
-        uris = wanted.get("resourceSubscriptions")
-        if uris is not None:
-            if type(uris) is not list or not all(type(uri) is str for uri in uris):
-                return self.fail(
-                    request, ProtocolError(INVALID_PARAMS, 'Invalid params: "resourceSubscriptions" must list URIs')
-                )
-            if "resources" in offered:
-                honoured["resourceSubscriptions"] = uris
-        self._subscriptions[request.id] = (request, honoured)
-        ack = {"_meta": {META_SUBSCRIPTION_ID: request.id}, "notifications": honoured}
-        self.send_for(request, "notifications/subscriptions/acknowledged", ack)
-        for task_id in honoured.get("taskIds", ()):  # where each stands now, then each change
-            self.server.tasks.tell(task_id)
-        return None
-
-    def _watch_tasks(self, request: Request, task_ids: Any, honoured: dict[str, Any]) -> ProtocolError | None:
-        """Listen for ``notifications/tasks`` of the tasks named (those running here that the
-        caller may see: what the acknowledgement lists); the error to answer with, if any."""
-        if type(task_ids) is not list or not all(type(task_id) is str for task_id in task_ids):
-            return ProtocolError(INVALID_PARAMS, 'Invalid params: "taskIds" must list task ids')
-        extensions = request.capabilities.get("extensions")
-        if type(extensions) is not dict or TASKS_EXTENSION not in extensions:
-            return ProtocolError(
-                MISSING_REQUIRED_CLIENT_CAPABILITY,
-                f"Missing required client capability: task notifications need the {TASKS_EXTENSION} extension",
-                {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
-            )
-        meta = {META_SUBSCRIPTION_ID: request.id}
-
-        def tell(task: dict[str, Any]) -> None:
-            self.send_for(request, "notifications/tasks", {**task, "_meta": meta})
-
-        watched = []
-        if "tasks" in self.server.identity.capabilities:
-            owner = self.caller_name(request)
-            for task_id in task_ids:
-                remover = self.server.tasks.watch(task_id, owner, tell)
-                if remover is not None:
-                    watched.append(task_id)
-                    self._stop_watching.setdefault(request.id, []).append(remover)
-        honoured["taskIds"] = watched
-        return None
 
     def list_changed(self, kind: str) -> None:
         """Tell the client the list of ``kind`` (tools, prompts, resources) changed: legacy
@@ -634,7 +435,7 @@ class ServerSession:
         if self.connection.legacy is not None:
             self.send(self.connection.notify(None, method, {}))
         key = f"{kind}ListChanged"
-        for request, honoured in list(self._subscriptions.values()):
+        for request, honoured in list(self.subscriptions.values()):
             if honoured.get(key):
                 self.send_for(request, method, {"_meta": {META_SUBSCRIPTION_ID: request.id}})
 
@@ -644,7 +445,7 @@ class ServerSession:
         method = "notifications/resources/updated"
         if uri in self.resource_subscriptions:
             self.send(self.connection.notify(None, method, {"uri": uri}))
-        for request, honoured in list(self._subscriptions.values()):
+        for request, honoured in list(self.subscriptions.values()):
             if uri in honoured.get("resourceSubscriptions", ()):
                 self.send_for(request, method, {"_meta": {META_SUBSCRIPTION_ID: request.id}, "uri": uri})
 
@@ -662,8 +463,8 @@ class ServerSession:
         if event.flush is not None:
             self.send(event.flush, event.request.id)
         id = event.request.id
-        self._subscriptions.pop(id, None)
-        for stop in self._stop_watching.pop(id, ()):
+        self.subscriptions.pop(id, None)
+        for stop in self.task_watches.pop(id, ()):
             stop()
         self._call_off(id)
 
@@ -694,10 +495,10 @@ class ServerSession:
         response; waits on the client fail."""
         for stop in self._stop_listening:
             stop()
-        for stops in self._stop_watching.values():
+        for stops in self.task_watches.values():
             for stop in stops:
                 stop()
-        self._stop_watching.clear()
+        self.task_watches.clear()
         for future in self._waiting.values():
             if not future.done():
                 future.set_exception(ClientRequestFailed("the connection closed"))
@@ -719,16 +520,7 @@ class ServerSession:
         # A call run in its caller's task (handle_inline) is not waited for: that task goes on
         # past the call (an HTTP request, whose stream ends only once this session has closed).
         await asyncio.gather(*{task for id, task in pending.items() if id not in self._inline}, return_exceptions=True)
-        for request, _ in list(self._subscriptions.values()):
+        for request, _ in list(self.subscriptions.values()):
             self.send(self.connection.respond(request, {"_meta": {META_SUBSCRIPTION_ID: request.id}}), request.id)
-        self._subscriptions.clear()
+        self.subscriptions.clear()
         self._closed = True
-
-
-#: What each task method does once its task is found: handler(session, request, tasks, record).
-_TASK_METHODS: dict[str, Callable[..., Awaitable[Answer | None]]] = {
-    "tasks/get": ServerSession._task_get,
-    "tasks/result": ServerSession._task_result,
-    "tasks/cancel": ServerSession._task_cancel,
-    "tasks/update": ServerSession._task_update,
-}

@@ -52,7 +52,7 @@ from ...protocol.errors import (
     ProtocolError,
 )
 from ...protocol.http_headers import shown
-from ...protocol.outgoing import Answer, Outgoing
+from ...protocol.outgoing import Answer, Notification, Outgoing
 from ...protocol.versions import (
     HTTP_DEFAULT_VERSION,
     LEGACY_VERSIONS,
@@ -943,16 +943,16 @@ class StreamableHTTP:
         await self._shared_call(self.shared.follow(session_id, self._passed_on(session_id)), id)
         return legacy
 
-    def _pass_on(self, session_id: str) -> Callable[[bytes], None]:
+    def _pass_on(self, session_id: str) -> Callable[[Outgoing], None]:
         """What sends a message for the session's ``GET`` stream to the replica holding it."""
 
-        def pass_on(data: bytes) -> None:
+        def pass_on(message: Outgoing) -> None:
             from .shared import BROADCAST, TO_STREAM
 
-            if self.shared is None or data.startswith(BROADCAST):
+            if self.shared is None or (type(message) is Notification and message.method in BROADCAST):
                 return
 
-            task = asyncio.get_running_loop().create_task(self.shared.publish(session_id, TO_STREAM, data))
+            task = asyncio.get_running_loop().create_task(self.shared.publish(session_id, TO_STREAM, message.data))
             self._passing.add(task)
             task.add_done_callback(self._passed)
 

@@ -59,7 +59,7 @@ class LegacySession:
         self.session.stream_closer = self.let_go
         #: Where a message for the ``GET`` stream goes when this replica does not hold it
         #: (set for sessions shared through Redis).
-        self.elsewhere: Callable[[bytes], None] | None = None
+        self.elsewhere: Callable[[Outgoing], None] | None = None
 
     def name_stream(self, channel: Channel) -> str:
         """A new stream id for ``channel``, which can be resumed by it from now on."""
@@ -87,7 +87,7 @@ class LegacySession:
         if channel is not None:
             channel.put(message)
         elif related is None and self.elsewhere is not None:
-            self.elsewhere(message.data)
+            self.elsewhere(message)
 
     def let_go(self, related: RequestId) -> None:
         """End the connection of request ``related``'s stream, keeping the stream (polling)."""
