@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from fuzzing import check_answers, fuzz_message, fuzz_stream  # noqa: E402
 from httpserve import BASE, MODERN, free_port, meta, wait_for_port  # noqa: E402
 from toolwire.protocol.connection import ServerConnection, ServerIdentity  # noqa: E402
+from toolwire.protocol.outgoing import Answer  # noqa: E402
 
 TARGET = str(ROOT / "tests" / "servers" / "fuzz_target.py")
 FINAL_CALL = {"name": "echo", "arguments": {"text": "still here"}}
@@ -57,14 +58,14 @@ def fuzz_core(count: int, seed: int) -> dict[str, Any]:
                 crashes += 1
                 events = []
             for event in events:
-                if isinstance(event, bytes):
-                    lines = event.splitlines()
+                if isinstance(event, Answer):
+                    lines = event.data.splitlines()
                     answers += len(lines)
                     invalid += len(check_answers(lines))
             position += size
         connection.in_flight.clear()  # requests the application would have answered
     final = connection.receive_data(b'\n{"jsonrpc":"2.0","id":"final","method":"ping"}\n')
-    still = any(isinstance(event, bytes) and b'"id":"final"' in event for event in final)
+    still = any(isinstance(event, Answer) and b'"id":"final"' in event.data for event in final)
     return {"messages": count, "crashes": crashes, "invalid": invalid, "answers": answers, "still answers": still}
 
 

@@ -9,6 +9,8 @@ import pytest
 
 from toolwire.protocol.codec import codec_for, object_output_schema
 from toolwire.protocol.connection import Cancelled, Request, Response, ServerConnection, ServerIdentity
+from toolwire.protocol.errors import ProtocolError
+from toolwire.protocol.outgoing import Answer, Notification, Outgoing, ServerRequest
 
 IDENTITY = ServerIdentity({"name": "unit", "version": "0"}, {"tools": {"listChanged": True}}, "hi")
 
@@ -22,13 +24,13 @@ def initialized(version: str = "2025-11-25", **options: Any) -> ServerConnection
     [answer] = connection.receive_data(
         line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": version}})
     )
-    assert isinstance(answer, bytes)
+    assert isinstance(answer, Answer) and answer.code is None
     return connection
 
 
 def decode(event: Any) -> Any:
-    assert isinstance(event, bytes)
-    return orjson.loads(event)
+    assert isinstance(event, Outgoing)
+    return orjson.loads(event.data)
 
 
 def test_messages_split_across_reads_and_several_per_read() -> None:
@@ -129,8 +131,10 @@ def test_batch_answer_waits_for_every_request_and_cancelled_ones_are_left_out() 
 
 def test_server_requests_and_their_answers() -> None:
     connection = initialized()
-    id, data = connection.send_request("elicitation/create", {"message": "?"})
-    assert decode(data)["method"] == "elicitation/create"
+    asked = connection.send_request("elicitation/create", {"message": "?"})
+    assert isinstance(asked, ServerRequest) and asked.method == "elicitation/create"
+    id = asked.id
+    assert decode(asked)["method"] == "elicitation/create"
     [response] = connection.receive_data(line({"jsonrpc": "2.0", "id": id, "result": {"action": "cancel"}}))
     assert isinstance(response, Response) and response.result == {"action": "cancel"} and response.error is None
     # an answer to nothing we asked is dropped
@@ -178,3 +182,49 @@ def test_codec_leaves_fields_out_per_version() -> None:
     assert codec_for("2025-03-26").tool(tool)["annotations"] == {"title": "T", "readOnlyHint": True}
     assert codec_for("2025-06-18").tool(tool)["outputSchema"]["properties"]["result"] == {"type": "string"}
     assert codec_for("2026-07-28").tool(tool) == tool
+
+
+def test_outgoing_messages_say_what_they_are() -> None:
+    connection = initialized()
+    [request] = connection.receive_data(line({"jsonrpc": "2.0", "id": "a", "method": "tools/call"}))
+    answer = connection.respond(request, {"content": []})
+    assert isinstance(answer, Answer) and answer.final and answer.id == "a" and answer.code is None
+    assert not answer.batch and answer.data.endswith(b"\n")
+    [request] = connection.receive_data(line({"jsonrpc": "2.0", "id": 5, "method": "tools/call"}))
+    error = connection.respond_error(request, ProtocolError(-32602, "Invalid params: no"))
+    assert isinstance(error, Answer) and error.id == 5 and error.code == -32602
+    assert decode(error)["error"] == {"code": -32602, "message": "Invalid params: no"}
+    [refused] = connection.receive_data(b"{not json\n")
+    assert isinstance(refused, Answer) and refused.id is None and refused.code == -32700
+    [request] = connection.receive_data(line({"jsonrpc": "2.0", "id": 6, "method": "tools/call"}))
+    notice = connection.notify(request, "notifications/progress", {"progress": 1})
+    assert isinstance(notice, Notification) and not notice.final and notice.method == "notifications/progress"
+
+
+def test_a_batch_is_answered_with_one_answer_marked_as_a_batch() -> None:
+    connection = initialized("2025-03-26")
+    first, second = connection.receive_data(
+        line([{"jsonrpc": "2.0", "id": 1, "method": "tools/call"}, {"jsonrpc": "2.0", "id": 2, "method": "tools/call"}])
+    )
+    assert connection.respond(first, {"content": []}) is None
+    answer = connection.respond_error(second, ProtocolError(-32602, "Invalid params: no"))
+    assert isinstance(answer, Answer) and answer.batch and answer.id is None and answer.code is None
+    assert [item["id"] for item in decode(answer)] == [1, 2]
+
+
+def test_a_transport_cancels_a_request_by_calling_the_connection() -> None:
+    connection = initialized()
+    [request] = connection.receive_data(line({"jsonrpc": "2.0", "id": 4, "method": "tools/call"}))
+    cancelled = connection.cancel(4, "the client went away")
+    assert (
+        isinstance(cancelled, Cancelled) and cancelled.request is request and cancelled.reason == "the client went away"
+    )
+    assert connection.cancel(4) is None  # no longer in flight
+    assert connection.respond(request, {"content": []}) is None
+
+
+def test_adopting_a_version_serves_requests_without_a_handshake() -> None:
+    connection = ServerConnection(IDENTITY)
+    connection.adopt("2025-06-18", {}, None)
+    [request] = connection.receive_data(line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+    assert isinstance(request, Request) and request.codec.version == "2025-06-18"

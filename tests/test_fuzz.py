@@ -17,6 +17,7 @@ from fuzzing import check_answers, fuzz_message, fuzz_stream
 from httpserve import BASE, MODERN, meta, open_session, toolwire_http
 from rawclient import RawClient, toolwire_command
 from toolwire.protocol.connection import ServerConnection, ServerIdentity
+from toolwire.protocol.outgoing import Answer
 
 TARGET = str(Path(__file__).resolve().parent / "servers" / "fuzz_target.py")
 
@@ -37,13 +38,13 @@ def test_the_core_takes_thirty_thousand_fuzzed_messages_in_random_chunks() -> No
     while position < len(stream):
         size = rng.choice([1, 7, 100, 4096, 65536, 1 << 20])
         for event in connection.receive_data(stream[position : position + size]):
-            if isinstance(event, bytes):
-                answers += event.splitlines()
+            if isinstance(event, Answer):
+                answers += event.data.splitlines()
         position += size
     assert check_answers(answers) == []
     assert len(answers) > 10_000
     after = connection.receive_data(b'\n{"jsonrpc":"2.0","id":"final","method":"ping"}\n')
-    assert any(isinstance(event, bytes) and b'"id":"final"' in event for event in after)
+    assert any(isinstance(event, Answer) and b'"id":"final"' in event.data for event in after)
 
 
 def test_a_stdio_server_takes_ten_thousand_and_goes_on() -> None:

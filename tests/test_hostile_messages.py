@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from helpers import meta
 from toolwire import Server
 from toolwire.protocol.connection import ServerConnection, ServerIdentity
+from toolwire.protocol.outgoing import Answer
 from toolwire.server.session import ServerSession
 
 LEGACY = "2025-11-25"
@@ -144,7 +145,7 @@ def test_the_connection_never_raises_and_serves_the_next_message(message: dict[s
         connection.receive_data(INITIALIZE)
     connection._awaiting.add(1)  # as if the server had asked the client something
     events = connection.receive_data(orjson.dumps(message) + b"\n" + PING)
-    answers = [orjson.loads(event) for event in events if isinstance(event, bytes)]
+    answers = [orjson.loads(event.data) for event in events if isinstance(event, Answer)]
     assert answers and answers[-1] == {"jsonrpc": "2.0", "id": "after", "result": {}}
     for answer in answers:
         assert answer.get("error", {}).get("code") != -32603, answer
@@ -183,7 +184,7 @@ def test_hostile_messages_in_a_batch_cost_only_their_own_answers(batch: list[dic
     connection.receive_data(orjson.dumps(opening) + b"\n")
     ping = {"jsonrpc": "2.0", "id": "in-batch", "method": "ping"}
     events = connection.receive_data(orjson.dumps([*batch, ping]) + b"\n" + PING)
-    answers = [orjson.loads(event) for event in events if isinstance(event, bytes)]
+    answers = [orjson.loads(event.data) for event in events if isinstance(event, Answer)]
     assert answers[-1] == {"jsonrpc": "2.0", "id": "after", "result": {}}
     flat = [item for answer in answers for item in (answer if isinstance(answer, list) else [answer])]
     assert not any(item.get("error", {}).get("code") == -32603 for item in flat), flat

@@ -4,6 +4,7 @@ and the per-connection state machine. Imports nothing else of toolwire; does no 
 from .codec import Codec, codec_for
 from .connection import Cancelled, Request, Response, ServerConnection, ServerIdentity
 from .errors import ProtocolError
+from .outgoing import Answer, Notification, Outgoing, ServerRequest
 from .versions import LATEST, LEGACY_VERSIONS, MODERN_VERSIONS, SUPPORTED_VERSIONS
 
 __all__ = [
@@ -11,12 +12,16 @@ __all__ = [
     "LEGACY_VERSIONS",
     "MODERN_VERSIONS",
     "SUPPORTED_VERSIONS",
+    "Answer",
     "Cancelled",
     "Codec",
+    "Notification",
+    "Outgoing",
     "ProtocolError",
     "Request",
     "Response",
     "ServerConnection",
     "ServerIdentity",
+    "ServerRequest",
     "codec_for",
 ]

@@ -6,12 +6,17 @@ A transport feeds the bytes it reads to :meth:`ServerConnection.receive_data` (a
 newline-delimited messages, as on stdio) or :meth:`ServerConnection.receive_message` (one
 whole message, as in an HTTP body). Each call returns a list of *events*:
 
-* ``bytes`` — something to write to the peer now (an error, the ``initialize`` answer, ...);
+* :class:`~toolwire.protocol.outgoing.Answer` — an answer to write to the peer now (an
+  error, the ``initialize`` answer, ``ping``'s, ...);
 * :class:`Request` — a request the application must answer, later, with :meth:`respond`,
   :meth:`respond_raw` or :meth:`respond_error`;
 * :class:`Cancelled` — the peer cancelled a request still in flight: stop its work; whatever
   is sent for it from now on is dropped here;
 * :class:`Response` — the peer answered a request we sent with :meth:`send_request`.
+
+Whatever the connection produces for the peer says what it is (see
+:mod:`toolwire.protocol.outgoing`): :meth:`respond` and the rest return an
+:class:`Answer`, a :class:`Notification` or a :class:`ServerRequest`, each with its bytes.
 
 The connection owns everything that is protocol rather than application: framing and size
 limits, JSON-RPC validation, the legacy ``initialize`` handshake and version negotiation,
@@ -40,6 +45,7 @@ from .errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
     ProtocolError,
 )
+from .outgoing import Answer, Notification, ServerRequest
 from .versions import (
     LEGACY_VERSIONS,
     META_CLIENT_CAPABILITIES,
@@ -53,10 +59,13 @@ from .versions import (
 
 RequestId = str | int
 
-#: Methods that exist in one era only; the other era gets ``-32601``.
+#: Methods that exist in one era only; the other era gets ``-32601``. These are the
+#: standard methods' rules; a server passes those of its dispatch table (which may hold
+#: more methods) to each connection it makes.
 MODERN_ONLY_METHODS = frozenset({"server/discover", "subscriptions/listen"})
 LEGACY_ONLY_METHODS = frozenset(
     {
+        "initialize",
         "ping",
         "logging/setLevel",
         "resources/subscribe",
@@ -80,7 +89,13 @@ class Request:
     handshake when legacy); ``log_level`` is the minimum level to send log messages at, or
     ``None`` for none at all; ``auth``: the :class:`~toolwire.auth.Identity` of its caller,
     when the transport verified one; ``task``: the task it was answered with, once it
-    became one (its work then goes on after the answer).
+    became one (its work then goes on after the answer); ``target``: what the request
+    names (the tool of a ``tools/call``...), once the server looked it up (``None``
+    before, or when it names nothing known), so that checks and dispatch that follow
+    read it instead of looking it up again.
+
+    The request is parsed once: method, id, params, the version (``codec.version``) and
+    the client's capabilities are read here, and everything after reads them from it.
     """
 
     __slots__ = (
@@ -95,6 +110,7 @@ class Request:
         "method",
         "params",
         "progress_token",
+        "target",
         "task",
     )
 
@@ -123,6 +139,8 @@ class Request:
         self.auth: Any = None
         #: The task this call became (a :class:`~toolwire.tasks.manager.LiveTask`), if any.
         self.task: Any = None
+        #: What the request names (a tool, prompt, resource), once looked up.
+        self.target: Any = None
 
     def __repr__(self) -> str:
         return f"Request({self.id!r}, {self.method!r}, {self.codec.version})"
@@ -137,7 +155,7 @@ class Cancelled:
     def __init__(self, request: Request, reason: str | None) -> None:
         self.request = request
         self.reason = reason
-        self.flush: bytes | None = None
+        self.flush: Answer | None = None
 
 
 class Response:
@@ -151,7 +169,7 @@ class Response:
         self.error = error
 
 
-Event = bytes | Request | Cancelled | Response
+Event = Answer | Request | Cancelled | Response
 
 
 class _Batch:
@@ -189,7 +207,9 @@ class ServerConnection:
 
     ``terminator`` ends every message written (``b"\\n"`` for stdio); ``max_message_bytes``
     and ``max_depth`` bound what a peer may send: larger or deeper messages are refused with
-    ``-32600`` and the connection goes on.
+    ``-32600`` and the connection goes on. ``legacy_only`` and ``modern_only``: the methods
+    that exist in one era only (the server's dispatch table says which), refused with
+    ``-32601`` in the other.
     """
 
     def __init__(
@@ -199,6 +219,8 @@ class ServerConnection:
         terminator: bytes = b"\n",
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         max_depth: int = DEFAULT_MAX_DEPTH,
+        legacy_only: frozenset[str] = LEGACY_ONLY_METHODS,
+        modern_only: frozenset[str] = MODERN_ONLY_METHODS,
     ) -> None:
         if terminator not in (b"\n", b""):
             raise ValueError('terminator must be b"\\n" (streams) or b"" (whole messages)')
@@ -207,6 +229,8 @@ class ServerConnection:
         self._encoding = orjson.OPT_APPEND_NEWLINE if terminator else 0
         self.max_message_bytes = max_message_bytes
         self.max_depth = max_depth
+        self.legacy_only = legacy_only
+        self.modern_only = modern_only
         #: The codec the handshake chose, or ``None`` before (and without) one.
         self.legacy: Codec | None = None
         self.client_capabilities: dict[str, Any] = {}
@@ -310,12 +334,12 @@ class ServerConnection:
                 event.batch = batch
                 batch.pending += 1
                 events.append(event)
-            elif type(event) is bytes:
-                batch.answers.append(orjson.loads(event))
+            elif type(event) is Answer:
+                batch.answers.append(orjson.loads(event.data))
             elif event is not None:
                 events.append(event)
         if batch.pending == 0 and batch.answers:
-            events.append(self._encode(batch.answers))
+            events.append(self._batch_answer(batch.answers))
         return events
 
     def _receive(self, message: Any, batch: _Batch | None) -> Event | None:
@@ -364,7 +388,7 @@ class ServerConnection:
                 f"Invalid params: {method!r} needs either an initialize handshake first (protocol "
                 f"2025-11-25 and earlier) or _meta[{META_PROTOCOL_VERSION!r}] on the request (2026-07-28)",
             )
-        if method in MODERN_ONLY_METHODS:
+        if method in self.modern_only:
             raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method} does not exist in {codec.version}")
         if method == "logging/setLevel":
             self.log_level = _log_level(params.get("level"))
@@ -380,7 +404,7 @@ class ServerConnection:
         params: dict[str, Any],
         meta: dict[str, Any],
         version: Any,
-    ) -> Request | bytes:
+    ) -> Request | Answer:
         if version not in MODERN_VERSIONS:
             hint = " (a legacy version: open with initialize instead)" if version in LEGACY_VERSIONS else ""
             raise ProtocolError(
@@ -397,7 +421,7 @@ class ServerConnection:
         level = meta.get(META_LOG_LEVEL)
         if level is not None:
             level = _log_level(level)
-        if method in LEGACY_ONLY_METHODS or method == "initialize":
+        if method in self.legacy_only:
             raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method} does not exist in {version}")
         codec = codec_for(version)
         if method == "server/discover":
@@ -406,7 +430,7 @@ class ServerConnection:
         self.in_flight[id] = request
         return request
 
-    def _initialize(self, id: RequestId, params: dict[str, Any]) -> bytes:
+    def _initialize(self, id: RequestId, params: dict[str, Any]) -> Answer:
         if self.legacy is not None:
             raise ProtocolError(INVALID_REQUEST, "Invalid Request: this connection is already initialized")
         capabilities = params.get("capabilities", {})
@@ -447,21 +471,29 @@ class ServerConnection:
     def _receive_notification(self, method: str, params: dict[str, Any]) -> Event | None:
         if method == "notifications/cancelled":
             id = params.get("requestId")
-            request = self.in_flight.pop(id, None) if type(id) is str or type(id) is int else None
-            if request is None:
-                return None  # unknown or finished: ignored, as the spec allows
-            request.cancelled = True
+            if type(id) is not str and type(id) is not int:
+                return None
             reason = params.get("reason")
-            cancelled = Cancelled(request, reason if type(reason) is str else None)
-            batch = request.batch
-            if batch is not None:
-                batch.pending -= 1
-                if batch.pending == 0 and batch.answers:
-                    cancelled.flush = self._encode(batch.answers)
-            return cancelled
+            return self.cancel(id, reason if type(reason) is str else None)
         if method == "notifications/initialized":
             self.initialized = True
         return None  # other notifications carry nothing the protocol layer acts on
+
+    def cancel(self, id: RequestId, reason: str | None = None) -> Cancelled | None:
+        """Cancel request ``id`` as the peer's ``notifications/cancelled`` does (a transport
+        whose client went away calls it): its event, or ``None`` when no such request is in
+        flight (unknown or already answered)."""
+        request = self.in_flight.pop(id, None)
+        if request is None:
+            return None  # unknown or finished: ignored, as the spec allows
+        request.cancelled = True
+        cancelled = Cancelled(request, reason)
+        batch = request.batch
+        if batch is not None:
+            batch.pending -= 1
+            if batch.pending == 0 and batch.answers:
+                cancelled.flush = self._batch_answer(batch.answers)
+        return cancelled
 
     def _receive_response(self, message: dict[str, Any]) -> Response | None:
         id = message.get("id")
@@ -479,7 +511,7 @@ class ServerConnection:
 
     # -- output ----------------------------------------------------------------------------
 
-    def respond(self, request: Request, result: dict[str, Any]) -> bytes | None:
+    def respond(self, request: Request, result: dict[str, Any]) -> Answer | None:
         """The answer to ``request``, rendered for its version; ``None`` if nothing is to be
         sent (the request was cancelled, or is part of a batch still being answered)."""
         codec = request.codec
@@ -490,36 +522,37 @@ class ServerConnection:
             return self._answer(request, message)
         if self.in_flight.pop(request.id, None) is None or request.cancelled:  # _answer's, inlined
             return None
-        return orjson.dumps(message, option=self._encoding)
+        return Answer(orjson.dumps(message, option=self._encoding), request.id)
 
-    def respond_raw(self, request: Request, result_json: bytes) -> bytes | None:
+    def respond_raw(self, request: Request, result_json: bytes) -> Answer | None:
         """Like :meth:`respond` with a result already finished and encoded (cached pages)."""
         if request.batch is not None:
             return self.respond(request, orjson.loads(result_json))
         if self.in_flight.pop(request.id, None) is None or request.cancelled:
             return None
-        return (
-            b'{"jsonrpc":"2.0","id":' + orjson.dumps(request.id) + b',"result":' + result_json + b"}" + self.terminator
+        return Answer(
+            b'{"jsonrpc":"2.0","id":' + orjson.dumps(request.id) + b',"result":' + result_json + b"}" + self.terminator,
+            request.id,
         )
 
-    def respond_error(self, request: Request, error: ProtocolError) -> bytes | None:
+    def respond_error(self, request: Request, error: ProtocolError) -> Answer | None:
         """An error answer to ``request``; ``None`` as for :meth:`respond`."""
-        return self._answer(request, _error_message(request.id, error.code, error.message, error.data))
+        return self._answer(request, _error_message(request.id, error.code, error.message, error.data), error.code)
 
-    def notify(self, request: Request | None, method: str, params: dict[str, Any]) -> bytes | None:
+    def notify(self, request: Request | None, method: str, params: dict[str, Any]) -> Notification | None:
         """A notification, on behalf of ``request`` when given (dropped once it was cancelled
         or answered: nothing more is sent for a finished request)."""
         if request is not None and (request.cancelled or request.id not in self.in_flight):
             return None
-        return self._encode({"jsonrpc": "2.0", "method": method, "params": params})
+        return Notification(self._encode({"jsonrpc": "2.0", "method": method, "params": params}), method)
 
-    def send_request(self, method: str, params: dict[str, Any]) -> tuple[RequestId, bytes]:
+    def send_request(self, method: str, params: dict[str, Any]) -> ServerRequest:
         """A request to the client (legacy era only); its answer arrives as a :class:`Response`."""
         self._next_request_id += 1
         id = self._next_request_id
         self._awaiting.add(id)
         message = {"jsonrpc": "2.0", "id": id, "method": method, "params": params}
-        return id, self._encode(message)
+        return ServerRequest(self._encode(message), id, method)
 
     def forget_request(self, id: RequestId) -> None:
         """Stop waiting for the answer to a request we sent (it timed out or was abandoned)."""
@@ -530,26 +563,29 @@ class ServerConnection:
         threshold = self.log_level if request is None else request.log_level
         return threshold is not None and LOG_SEVERITY[level] >= LOG_SEVERITY[threshold]
 
-    def _answer(self, request: Request, message: dict[str, Any]) -> bytes | None:
+    def _answer(self, request: Request, message: dict[str, Any], code: int | None = None) -> Answer | None:
         if self.in_flight.pop(request.id, None) is None or request.cancelled:
             return None
         batch = request.batch
         if batch is None:
-            return orjson.dumps(message, option=self._encoding)
+            return Answer(orjson.dumps(message, option=self._encoding), request.id, code)
         batch.answers.append(message)
         batch.pending -= 1
-        return self._encode(batch.answers) if batch.pending == 0 else None
+        return self._batch_answer(batch.answers) if batch.pending == 0 else None
+
+    def _batch_answer(self, answers: list[dict[str, Any]]) -> Answer:
+        return Answer(self._encode(answers), None, None, True)
 
     def _encode(self, message: Any) -> bytes:
         return orjson.dumps(message, option=self._encoding)
 
-    def _result(self, id: RequestId, result: dict[str, Any]) -> bytes:
-        return self._encode({"jsonrpc": "2.0", "id": id, "result": result})
+    def _result(self, id: RequestId, result: dict[str, Any]) -> Answer:
+        return Answer(self._encode({"jsonrpc": "2.0", "id": id, "result": result}), id)
 
-    def _error(self, id: Any, code: int, message: str, data: Any = None) -> bytes:
-        return self._encode(_error_message(id, code, message, data))
+    def _error(self, id: Any, code: int, message: str, data: Any = None) -> Answer:
+        return Answer(self._encode(_error_message(id, code, message, data)), id, code)
 
-    def _too_large(self, size: int) -> bytes:
+    def _too_large(self, size: int) -> Answer:
         return self._error(
             None,
             INVALID_REQUEST,

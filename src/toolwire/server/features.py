@@ -26,6 +26,7 @@ from ..protocol.errors import (
     ProtocolError,
     exception_text,
 )
+from ..protocol.outgoing import Answer
 from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ async def _run(
 def _answer(session: ServerSession, request: Request, work: Callable[[], Awaitable[dict[str, Any]]]) -> None:
     """Run ``work`` for ``request`` (eagerly, as tool calls are) and send its result or error."""
 
-    async def answer() -> bytes | None:
+    async def answer() -> Answer | None:
         try:
             guarded = session.server.guarded
             if guarded is None:
@@ -225,25 +226,3 @@ def _completers(session: ServerSession, ref: dict[str, Any]) -> dict[str, Any]:
     raise ProtocolError(
         INVALID_PARAMS, f'Invalid params: "ref.type" must be "ref/prompt" or "ref/resource", not {kind!r}'
     )
-
-
-#: Method name -> handler(session, request).
-FEATURE_METHODS: dict[str, Callable[[ServerSession, Request], None]] = {
-    "resources/read": read_resource,
-    "resources/subscribe": subscribe,
-    "resources/unsubscribe": subscribe,
-    "prompts/get": get_prompt,
-    "completion/complete": complete_argument,
-}
-
-#: Methods answered only when the server declares the capability (``-32601`` otherwise).
-OFFERED_BY = {
-    "resources/list": "resources",
-    "resources/templates/list": "resources",
-    "resources/read": "resources",
-    "resources/subscribe": "resources",
-    "resources/unsubscribe": "resources",
-    "prompts/list": "prompts",
-    "prompts/get": "prompts",
-    "completion/complete": "completions",
-}

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ..tasks.store import TaskStore
     from ..tools.content import Content
     from ..transports.http.app import StreamableHTTP
+    from .dispatch import Dispatch
     from .mount import Mount
     from .session import ServerSession
 
@@ -127,6 +128,7 @@ class Server:
         #: The guards composed (``None`` without any): what sessions call.
         self.guarded: Next | None = None
         self._compose()
+        self._dispatch: Dispatch | None = None
         self.raw_list_handler: _ListHandler | None = None
         self.raw_call_handler: _CallHandler | None = None
         self._raw_tools: dict[str, Tool] = {}
@@ -498,29 +500,47 @@ class Server:
                 return template, variables
         return None
 
-    def scopes_for(self, method: str, params: Any) -> tuple[frozenset[str], str]:
-        """The scopes a request needs (those of the tool, resource or prompt it names) and
-        what it names, for messages: ``(frozenset(), "")`` when it names nothing gated."""
+    def target_of(self, method: Any, params: Any) -> Any:
+        """What a request names, enabled: the tool of a ``tools/call``, the prompt of a
+        ``prompts/get``, the resource (or template) of a ``resources/read`` or
+        ``resources/subscribe``, the prompt or template a ``completion/complete`` completes;
+        ``None`` when it names nothing known. Looked up once per request: the transport's
+        checks (scopes, headers) and the dispatch read ``Request.target``."""
         if not isinstance(params, dict):
-            return frozenset(), ""
-        item: Any = None
-        what = ""
+            return None
+        if method == "tools/call":
+            name = params.get("name")
+            if not isinstance(name, str):
+                return None
+            tool = self.registry.by_key.get(name)
+            return tool if tool is not None and tool.enabled else None
         if method == "completion/complete" and isinstance(params.get("ref"), dict):
             ref = params["ref"]
             method, params = ("prompts/get", ref) if ref.get("type") == "ref/prompt" else ("resources/read", ref)
-        if method == "tools/call" and isinstance(params.get("name"), str):
-            item, what = self.registry.get(params["name"]), f"the tool {params['name']!r}"
-        elif method == "prompts/get" and isinstance(params.get("name"), str):
-            item, what = self.prompts.get(params["name"]), f"the prompt {params['name']!r}"
-        elif method in ("resources/read", "resources/subscribe") and isinstance(params.get("uri"), str):
+        if method == "prompts/get" and isinstance(params.get("name"), str):
+            return self.prompts.get(params["name"])
+        if method in ("resources/read", "resources/subscribe") and isinstance(params.get("uri"), str):
             found = self.find_resource(params["uri"])
             if found is None:
-                template = self.resource_templates.get(params["uri"])  # completion names a template
-                found = (template, {}) if template is not None else None
-            item, what = (found[0] if found else None), f"the resource {params['uri']!r}"
+                return self.resource_templates.get(params["uri"])  # completion names a template
+            return found[0]
+        return None
+
+    def scopes_for(self, method: str, params: Any, target: Any = None) -> tuple[frozenset[str], str]:
+        """The scopes a request needs (those of the tool, resource or prompt it names:
+        ``target``, when already looked up with :meth:`target_of`) and what it names, for
+        messages: ``(frozenset(), "")`` when it names nothing gated."""
+        item = self.target_of(method, params) if target is None else target
         if item is None or not item.scopes:
             return frozenset(), ""
-        return item.scopes, what
+        if method == "completion/complete":
+            ref = params["ref"]
+            method, params = ("prompts/get", ref) if ref.get("type") == "ref/prompt" else ("resources/read", ref)
+        if method == "tools/call":
+            return item.scopes, f"the tool {params['name']!r}"
+        if method == "prompts/get":
+            return item.scopes, f"the prompt {params['name']!r}"
+        return item.scopes, f"the resource {params['uri']!r}"
 
     def resource_updated(self, uri: str) -> None:
         """Tell subscribed clients that the resource at ``uri`` changed (legacy clients that
@@ -688,12 +708,26 @@ class Server:
     def connection(self, terminator: bytes = b"\n", identity: ServerIdentity | None = None) -> ServerConnection:
         """Fresh protocol state for one connection to this server (which may present
         another ``identity``: capabilities a transport cannot honour left out, say)."""
+        dispatch = self.dispatch
         return ServerConnection(
             identity or self.identity,
             terminator=terminator,
             max_message_bytes=self.max_message_bytes,
             max_depth=self.max_depth,
+            legacy_only=dispatch.legacy_only,
+            modern_only=dispatch.modern_only,
         )
+
+    @property
+    def dispatch(self) -> Dispatch:
+        """The methods this server answers (see :mod:`toolwire.server.dispatch`): the
+        standard ones, and those registered on it (``server.dispatch.register(...)``)."""
+        dispatch = self._dispatch
+        if dispatch is None:
+            from .methods import STANDARD
+
+            dispatch = self._dispatch = STANDARD.copy()
+        return dispatch
 
     def open_session(self, send: Callable[[bytes], None], terminator: bytes = b"") -> ServerSession:
         """A session of a new connection to this server whose messages go to ``send`` (what

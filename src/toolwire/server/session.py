@@ -1,9 +1,15 @@
-"""Serving one connection: dispatching its requests to the server's tools.
+"""Serving one connection: dispatching its requests through the server's dispatch table.
 
 A :class:`ServerSession` sits between a transport and a :class:`~toolwire.Server`. The
 transport feeds it bytes; the session passes them through the connection's protocol state
-machine, answers ``tools/list`` at once from the registry's encoded pages, and runs each
-``tools/call`` as a task of its own (the unit of concurrency and of cancellation), started at
+machine and hands each request to the handler the server's dispatch table names for its
+method (:mod:`.dispatch`; the standard ones in :mod:`.methods`: lists in :mod:`.lists`,
+``tools/call`` in :mod:`.calls`, resources, prompts and completion in :mod:`.features`,
+``tasks/*`` in :mod:`.task_methods`, ``subscriptions/listen`` in :mod:`.subscriptions`).
+The session keeps what they share: sending, the tasks requests run in, cancellation,
+questions to the client, change notifications, shutdown.
+
+It runs each ``tools/call`` as a task of its own (the unit of concurrency and of cancellation), started at
 once on Python 3.12+ so that a tool that does not wait answers without a trip around the
 event loop (on 3.11 a transport may run a call in its request's own task instead: see
 :meth:`ServerSession.handle_inline`). Answers go out through the ``write`` callable the
@@ -25,31 +31,22 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import Catalog, InvalidCursor
-from ..guards.seam import Call, failed
 from ..logs import get_logger
 from ..protocol.connection import Cancelled, Request, RequestId, Response, ServerConnection
 from ..protocol.errors import (
     INTERNAL_ERROR,
-    INVALID_PARAMS,
     METHOD_NOT_FOUND,
-    MISSING_REQUIRED_CLIENT_CAPABILITY,
     ProtocolError,
-    exception_text,
 )
-from ..protocol.versions import META_RELATED_TASK, META_SUBSCRIPTION_ID, TASKS_EXTENSION
-from ..tools.results import ToolError, error_result
-from ..tools.tool import OutputInvalid, Tool
-from ..tools.validation import ArgumentsInvalid
-from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
-from .features import FEATURE_METHODS, OFFERED_BY
+from ..protocol.outgoing import Answer, Outgoing
+from ..protocol.versions import META_SUBSCRIPTION_ID
+from ..tools.tool import Tool
+from .context import ClientRequestFailed, Context, InputRequired
 from .request_state import binding, seal, unseal
 from .stepping import Rest
 
 if TYPE_CHECKING:
     from ..auth.identity import Identity
-    from ..tasks.manager import TaskManager
-    from ..tasks.model import TaskRecord
     from .server import Server
 
 log = get_logger("toolwire")
@@ -64,9 +61,11 @@ class ServerSession:
     """Serves ``connection`` for ``server``; ``write`` sends bytes to the peer.
 
     Must be created on the event loop it will run on. A transport
-    with a channel per request (HTTP) passes ``route(data, related)`` instead of ``write``:
-    ``related`` is the id of the client request the message belongs to (its answer, its
-    progress, a question asked on its behalf), or ``None`` for what belongs to none.
+    with a channel per request (HTTP) passes ``route(message, related)`` instead of ``write``:
+    ``message`` is the :class:`~toolwire.protocol.outgoing.Outgoing` message (it says what
+    it is, and holds its bytes); ``related`` is the id of the client request it belongs to
+    (its answer, its progress, a question asked on its behalf), or ``None`` for what
+    belongs to none.
     ``listen=False`` (a session serving one stateless request) hears the server's changes
     only if the request is a ``subscriptions/listen``.
     """
@@ -76,7 +75,7 @@ class ServerSession:
         server: Server,
         connection: ServerConnection,
         write: Callable[[bytes], None] | None = None,
-        route: Callable[[bytes, RequestId | None], None] | None = None,
+        route: Callable[[Outgoing, RequestId | None], None] | None = None,
         listen: bool = True,
         id: str | None = None,
     ) -> None:
@@ -89,12 +88,16 @@ class ServerSession:
         self.peer: str | None = None
         self.server = server
         self.connection = connection
+        #: The server's dispatch table (method -> route), read once per request.
+        self._routes = server.dispatch.routes
         self._write = write
         self._route = route
         #: Set by transports that can end a request's connection but keep its stream
         #: (resumable HTTP): ``closer(request_id)``; see :meth:`Context.close_stream`.
         self.stream_closer: Callable[[RequestId], None] | None = None
         self._loop = asyncio.get_running_loop()
+        #: The loop the session runs on (tools that run on worker threads come back to it).
+        self.loop = self._loop
         self._thread = threading.get_ident()
         self._tasks: dict[RequestId, asyncio.Task[None]] = {}
         #: Calls run in their caller's task (see handle_inline): whether this session called
@@ -103,23 +106,24 @@ class ServerSession:
         self._adopting: list[Coroutine[Any, Any, None]] | None = None
         #: Calls started and not yet run (Python 3.11), in order: run by one task, see
         #: _run_queued. By request id: the request and its work.
-        self._queued: dict[RequestId, tuple[Request, Coroutine[Any, Any, bytes | None]]] = {}
+        self._queued: dict[RequestId, tuple[Request, Coroutine[Any, Any, Answer | None]]] = {}
         self._queue: collections.deque[tuple[RequestId, str]] = collections.deque()
         self._runner_due = False  # a task will run what is queued
         #: Tools (and methods) whose calls waited: theirs get a task of their own at once.
         self._waited: set[str] = set()
-        self._subscriptions: dict[RequestId, tuple[Request, dict[str, Any]]] = {}
+        #: Open 2026-07-28 subscriptions: by request id, the request and what it honours.
+        self.subscriptions: dict[RequestId, tuple[Request, dict[str, Any]]] = {}
         #: Resource URIs a legacy client subscribed to with ``resources/subscribe``.
         self.resource_subscriptions: set[str] = set()
         self._waiting: dict[RequestId, asyncio.Future[Response]] = {}
         self._closed = False
         self._stop_listening: list[Callable[[], object]] = []
         #: Task watches of 2026-07-28 subscriptions, by subscription (request id).
-        self._stop_watching: dict[RequestId, list[Callable[[], None]]] = {}
+        self.task_watches: dict[RequestId, list[Callable[[], None]]] = {}
         if listen:
-            self._start_listening()
+            self.start_listening()
 
-    def _start_listening(self) -> None:
+    def start_listening(self) -> None:
         """Hear the server's changes (lists, resource updates), to pass them on."""
         if self._stop_listening:
             return
@@ -140,7 +144,7 @@ class ServerSession:
             not (
                 self._tasks
                 or self._queued
-                or self._subscriptions
+                or self.subscriptions
                 or self._waiting
                 or self._stop_listening
                 or self.connection.in_flight
@@ -160,24 +164,27 @@ class ServerSession:
 
     def handle(self, events: list[Any]) -> None:
         """Act on events the connection produced (the transport may feed it directly)."""
+        routes = self._routes
         for event in events:
             kind = type(event)
-            if kind is bytes:
+            if kind is Answer:
                 self.send(event)
             elif kind is Request:
-                handler = _METHODS.get(event.method)
-                offered = OFFERED_BY.get(event.method)
-                if handler is None:
+                route = routes.get(event.method)  # the dispatch table: one look-up per request
+                if route is None:
                     self.fail(event, ProtocolError(METHOD_NOT_FOUND, f"Method not found: {event.method}"))
-                elif offered is not None and offered not in self.server.identity.capabilities:
-                    problem = f"Method not found: this server offers no {offered}"
-                    self.fail(event, ProtocolError(METHOD_NOT_FOUND, problem))
-                else:
-                    try:
-                        handler(self, event)
-                    except Exception as exc:  # a check we lack costs this request only
-                        log.exception("handling %s failed", event.method)
-                        self.fail(event, ProtocolError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}"))
+                    continue
+                handler = route.handler
+                if handler is None or route.offered_by is not None or route.requires is not None:
+                    refusal = route.refusal(event, self.server.identity.capabilities)
+                    if refusal is not None:
+                        self.fail(event, refusal)
+                        continue
+                try:
+                    handler(self, event)  # type: ignore[misc]  # refusal() said it has one
+                except Exception as exc:  # a check we lack costs this request only
+                    log.exception("handling %s failed", event.method)
+                    self.fail(event, ProtocolError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}"))
             elif kind is Cancelled:
                 self._cancelled(event)
             else:
@@ -202,17 +209,26 @@ class ServerSession:
 
     # -- output ----------------------------------------------------------------------------
 
-    def send(self, data: bytes | None, related: RequestId | None = None) -> None:
-        """Write ``data`` (if any), from the loop's thread or any other; ``related`` is the
+    def send(self, message: Outgoing | None, related: RequestId | None = None) -> None:
+        """Send ``message`` (if any), from the loop's thread or any other; ``related`` is the
         client request it belongs to, if any."""
-        if data is None or self._closed:
+        if message is None or self._closed:
             return
         if threading.get_ident() != self._thread:
-            self._loop.call_soon_threadsafe(self.send, data, related)
+            self._loop.call_soon_threadsafe(self.send, message, related)
         elif self._route is None:
-            self._write(data)  # type: ignore[misc]
+            self._write(message.data)  # type: ignore[misc]
         else:
-            self._route(data, related)
+            self._route(message, related)
+
+    def _send_here(self, message: Outgoing | None, related: RequestId | None) -> None:
+        """:meth:`send`, from the loop's own thread (a call's answer, sent by its task)."""
+        if message is None or self._closed:
+            return
+        if self._route is None:
+            self._write(message.data)  # type: ignore[misc]
+        else:
+            self._route(message, related)
 
     def send_for(self, request: Request, method: str, params: dict[str, Any]) -> None:
         """A notification on behalf of ``request`` (dropped once it is finished or cancelled)."""
@@ -226,10 +242,11 @@ class ServerSession:
         """
         if self._closed:
             raise ClientRequestFailed(f"cannot send {method}: the connection is closed")
-        id, data = self.connection.send_request(method, params)
+        asked = self.connection.send_request(method, params)
+        id = asked.id
         future: asyncio.Future[Response] = self._loop.create_future()
         self._waiting[id] = future
-        self.send(data, related)
+        self.send(asked, related)
         try:
             response = await future
         finally:
@@ -243,64 +260,9 @@ class ServerSession:
         """Answer ``request`` with ``error``."""
         self.send(self.connection.respond_error(request, error), request.id)
 
-    # -- lists -----------------------------------------------------------------------------
+    # -- running requests ------------------------------------------------------------------------
 
-    def _list_tools(self, request: Request) -> None:
-        if self.server.raw_list_handler is not None:
-            cursor = request.params.get("cursor")
-            if cursor is not None and type(cursor) is not str:
-                return self.fail(request, ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string'))
-            self.start(request, self._list_raw(request, cursor))
-            return None
-        return self.list(request, self.server.registry)
-
-    def _list_resources(self, request: Request) -> None:
-        self.list(request, self.server.resources)
-
-    def _list_templates(self, request: Request) -> None:
-        self.list(request, self.server.resource_templates)
-
-    def _list_prompts(self, request: Request) -> None:
-        self.list(request, self.server.prompts)
-
-    def list(self, request: Request, catalog: Catalog[Any]) -> None:
-        """Answer a list request with ``catalog``'s page for the request's cursor (encoded once
-        per version and page)."""
-        cursor = request.params.get("cursor")
-        if cursor is not None and type(cursor) is not str:
-            return self.fail(request, ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string'))
-        codec = request.codec
-        identity = self.server.identity
-        caller = self.caller(request)
-        granted = caller.scopes if caller is not None else None
-        cache_scope = "private" if granted is not None and catalog.gated else identity.cache_scope
-
-        def finish(result: dict[str, Any]) -> dict[str, Any]:
-            codec.cacheable(result, identity.ttl_ms, cache_scope)
-            return codec.finish(result, identity.info)
-
-        try:
-            page = catalog.page(codec, cursor, finish, granted)
-        except InvalidCursor as exc:
-            return self.fail(request, ProtocolError(INVALID_PARAMS, f"Invalid params: {exc}"))
-        self.send(self.connection.respond_raw(request, page), request.id)
-        return None
-
-    async def _list_raw(self, request: Request, cursor: str | None) -> bytes | None:
-        codec = request.codec
-        try:
-            tools, next_cursor = await self.server.list_raw_tools(cursor)
-        except ProtocolError as exc:
-            return self.connection.respond_error(request, exc)
-        result: dict[str, Any] = {"tools": [codec.tool(tool.definition) for tool in tools]}
-        if next_cursor is not None:
-            result["nextCursor"] = next_cursor
-        identity = self.server.identity
-        return self.connection.respond(request, codec.cacheable(result, identity.ttl_ms, identity.cache_scope))
-
-    # -- tools/call ------------------------------------------------------------------------
-
-    def start(self, request: Request, work: Coroutine[Any, Any, bytes | None], tool: Tool | None = None) -> None:
+    def start(self, request: Request, work: Coroutine[Any, Any, Answer | None], tool: Tool | None = None) -> None:
         """Run ``work`` as a task of its own (its own context, cancellable on its own);
         ``tool``: the registered tool, when ``request`` calls one.
 
@@ -362,7 +324,7 @@ class ServerSession:
             try:  # its first step, at once, in its own context (as stepping.at_once, inlined here)
                 waiting = context.run(work.send, None)
             except StopIteration as done:  # answered without waiting: what _finish does, without its coroutine
-                self.send(done.value, id)
+                self._send_here(done.value, id)
                 if request.task is None:
                     self._tasks.pop(id, None)
                 if not task.cancelling():
@@ -405,9 +367,9 @@ class ServerSession:
         """The task running request ``id``, once its work waited (``None`` before, and after)."""
         return self._tasks.get(id)
 
-    async def _finish(self, request: Request, work: Awaitable[bytes | None]) -> None:
+    async def _finish(self, request: Request, work: Awaitable[Answer | None]) -> None:
         try:
-            self.send(await work, request.id)
+            self._send_here(await work, request.id)
         except asyncio.CancelledError:
             # Cancelled by the client or at shutdown: nothing more is sent for it. A call run
             # inline takes back the cancellations this session made; others are its caller's.
@@ -421,154 +383,6 @@ class ServerSession:
             if request.task is None:  # a task's id may serve a newer request by now
                 self._tasks.pop(request.id, None)
 
-    def _call_tool(self, request: Request) -> None:
-        """Start answering a ``tools/call``: the hot path. What is wrong with the request is
-        answered at once; a registered tool without guards runs in one coroutine around the
-        tool's own (:meth:`_answer_tool`); the rest go through :meth:`_call_through`."""
-        params = request.params
-        name = params.get("name")
-        arguments = params.get("arguments")
-        if arguments is None:
-            arguments = {}
-        work: Coroutine[Any, Any, bytes | None]
-        tool = None
-        try:
-            if type(name) is not str:
-                raise ProtocolError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
-            if type(arguments) is not dict:
-                raise ProtocolError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
-            tool = self.server.registry.get(name)
-            if tool is None or self.server.guarded is not None:
-                work = self._call_through(request, name, tool, arguments)
-            else:
-                as_task, ttl_ms = self._task_plan(request, tool)
-                try:
-                    work = self._answer_tool(request, tool, tool.validate_arguments(arguments), as_task, ttl_ms)
-                except ArgumentsInvalid as exc:
-                    work = _ready(self._call_answer(request, tool, request.codec.invalid_arguments(str(exc))))
-        except ProtocolError as exc:
-            work = _ready(self.connection.respond_error(request, exc))
-        self.start(request, work, tool)
-
-    async def _call_through(
-        self, request: Request, name: str, tool: Tool | None, arguments: dict[str, Any]
-    ) -> bytes | None:
-        """Answer a ``tools/call`` through the guards, or of a tool that only the low-level
-        handlers may know."""
-        try:
-            guarded = self.server.guarded
-            if guarded is None:
-                result = await self._tool_result(request, name, tool, arguments)
-            else:
-                call = Call(
-                    self, request, name, arguments, lambda: self._tool_result(request, name, tool, arguments), tool
-                )
-                try:
-                    result = await guarded(call)
-                except ProtocolError:
-                    raise
-                except Exception as exc:
-                    raise failed(call, exc) from None
-        except ProtocolError as exc:
-            return await self._call_failed(request, exc)
-        if tool is None:
-            tool = self.server.known_raw_tool(name)
-        if request.task is not None:
-            await self._task_finished(request, tool, result)
-            return None
-        return self._call_answer(request, tool, result)
-
-    def _call_answer(self, request: Request, tool: Tool | None, result: dict[str, Any]) -> bytes | None:
-        """The answer to a ``tools/call`` (not a task) whose tool gave ``result``."""
-        codec = request.codec
-        if codec.renders_content or "structuredContent" in result:  # else rendering leaves it as it is
-            result = codec.call_result(result, tool is not None and tool.wrap_structured)
-        return self.connection.respond(request, result)
-
-    async def _task_finished(self, request: Request, tool: Tool | None, result: dict[str, Any]) -> None:
-        """Store ``result`` as the result of the task the call became."""
-        codec = request.codec
-        rendered = codec.call_result(result, tool is not None and tool.wrap_structured)
-        await self.server.tasks.finish(request.task, codec.finish(rendered, None))
-
-    async def _call_failed(self, request: Request, error: ProtocolError) -> bytes | None:
-        """The call ends with ``error``: its answer, or its task's failure."""
-        if request.task is not None:
-            await self.server.tasks.fail(request.task, error)
-            return None
-        return self.connection.respond_error(request, error)
-
-    def _tool_result(
-        self, request: Request, name: str, tool: Tool | None, arguments: dict[str, Any]
-    ) -> Awaitable[dict[str, Any]]:
-        """The result of calling tool ``name`` (``tool``, when registered) with ``arguments``,
-        as guards see it. No coroutine of its own: what it checks at once (the tool unknown,
-        the task plan refused) raises ``ProtocolError`` when called."""
-        if tool is None:
-            if self.server.raw_call_handler is not None:
-                return self._raw_tool_result(request, name, arguments)
-            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
-        as_task, ttl_ms = self._task_plan(request, tool)
-        try:
-            arguments = tool.validate_arguments(arguments)
-        except ArgumentsInvalid as exc:
-            return _ready(request.codec.invalid_arguments(str(exc)))
-        return self._run_tool(request, tool, arguments, as_task, ttl_ms)
-
-    async def _raw_tool_result(self, request: Request, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """:meth:`_tool_result` for a tool the server's raw handlers may know."""
-        tool = await self.server.find_raw_tool(name)
-        if tool is None:
-            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
-        return await self._tool_result(request, name, tool, arguments)
-
-    def _task_plan(self, request: Request, tool: Tool) -> tuple[bool, int | None]:
-        """Whether this call runs as a task, and the lifetime (ms) its client asked for.
-
-        2026-07-28: a task whenever the tool can be one and the request declares the tasks
-        extension; ``-32021`` for a ``task="required"`` tool without it. 2025-11-25: a task
-        when the client sent ``task``; ``-32601`` for ``task`` on a tool that takes none or
-        its absence on one that requires it. Older versions have no tasks: the call runs
-        in the request."""
-        support = tool.task
-        if support is None and "task" not in request.params:
-            return False, None  # most calls: neither the tool nor the request mentions tasks
-        codec = request.codec
-        if codec.modern:
-            if support is None:
-                return False, None
-            extensions = request.capabilities.get("extensions")
-            if type(extensions) is dict and TASKS_EXTENSION in extensions:
-                return True, None
-            if support == "required":
-                raise ProtocolError(
-                    MISSING_REQUIRED_CLIENT_CAPABILITY,
-                    f"Missing required client capability: tool {tool.name!r} runs only as a task; "
-                    f"declare the {TASKS_EXTENSION} extension in the request's client capabilities",
-                    {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
-                )
-            return False, None
-        if not codec.tasks:
-            return False, None
-        asked = request.params.get("task")
-        if asked is None:
-            if support == "required":
-                raise ProtocolError(
-                    METHOD_NOT_FOUND,
-                    f'Method not found: tool {tool.name!r} runs only as a task: send "task" with the call',
-                )
-            return False, None
-        if support is None:
-            raise ProtocolError(
-                METHOD_NOT_FOUND, f'Method not found: tool {tool.name!r} does not run as a task: call it without "task"'
-            )
-        ttl = asked.get("ttl") if type(asked) is dict else None
-        if type(asked) is not dict or not (ttl is None or (type(ttl) in (int, float) and ttl > 0)):
-            raise ProtocolError(
-                INVALID_PARAMS, 'Invalid params: "task" must be an object with an optional "ttl" above 0 (ms)'
-            )
-        return True, None if ttl is None else int(ttl)
-
     async def detach(self, request: Request, tool: str, ttl_ms: int | None) -> None:
         """Make the call of ``request`` a task: store it, answer with its handle, and let the
         call run on without the request (no longer this session's to cancel or wait for)."""
@@ -576,88 +390,6 @@ class ServerSession:
         request.task = await tasks.create(self, request, tool, ttl_ms)
         self._tasks.pop(request.id, None)
         self.send(self.connection.respond(request, tasks.created(request.task)), request.id)
-
-    async def _run_tool(
-        self,
-        request: Request,
-        tool: Tool,
-        arguments: dict[str, Any],
-        as_task: bool = False,
-        ttl_ms: int | None = None,
-    ) -> dict[str, Any]:
-        """The tool's result, with whatever it raises turned into the answer it calls for
-        (a :class:`ProtocolError` it raises is the call's JSON-RPC error)."""
-        context = self._tool_context(request, tool, arguments)
-        try:
-            if as_task:
-                await self._become_task(request, tool, context, ttl_ms)
-            return tool.result(await tool.invoke(arguments, context, self._loop))  # Tool.call, one coroutine less
-        except (Exception, InputRequired) as exc:
-            return self._tool_failed(request, tool, arguments, context, exc)
-
-    async def _answer_tool(
-        self, request: Request, tool: Tool, arguments: dict[str, Any], as_task: bool, ttl_ms: int | None
-    ) -> bytes | None:
-        """:meth:`_run_tool` and the call's answer in one coroutine (a call without guards)."""
-        try:
-            context = self._tool_context(request, tool, arguments)
-            try:
-                if as_task:
-                    await self._become_task(request, tool, context, ttl_ms)
-                result = tool.result(await tool.invoke(arguments, context, self._loop))
-            except (Exception, InputRequired) as exc:
-                result = self._tool_failed(request, tool, arguments, context, exc)
-        except ProtocolError as exc:
-            return await self._call_failed(request, exc)
-        if request.task is not None:
-            await self._task_finished(request, tool, result)
-            return None
-        return self._call_answer(request, tool, result)
-
-    def _tool_context(self, request: Request, tool: Tool, arguments: dict[str, Any]) -> Context | None:
-        """The tool's context, if it takes one (``-32602`` for a request state that is not
-        this call's)."""
-        return (
-            Context(self, request, self.answers(request, tool.name, arguments), tool.owner)
-            if tool.wants_context
-            else None
-        )
-
-    async def _become_task(self, request: Request, tool: Tool, context: Context | None, ttl_ms: int | None) -> None:
-        """Make the call a task: at once, or when the tool says so (``defer_task``)."""
-        if tool.defer_task and context is not None:
-            context.defer_task(tool.name, ttl_ms)
-        else:
-            await self.detach(request, tool.name, ttl_ms)
-
-    def _tool_failed(
-        self,
-        request: Request,
-        tool: Tool,
-        arguments: dict[str, Any],
-        context: Context | None,
-        exc: Exception | InputRequired,
-    ) -> dict[str, Any]:
-        """The result for what the tool raised; ``ProtocolError`` when the call must fail
-        instead (one the tool raised, or a result its output schema refuses)."""
-        if isinstance(exc, ProtocolError):
-            raise exc
-        if isinstance(exc, ToolError):
-            return error_result(str(exc))
-        if isinstance(exc, InputRequired):
-            assert context is not None
-            return self.input_required(tool.name, arguments, context, exc)
-        if isinstance(exc, CapabilityMissing):
-            return request.codec.missing_capability(exc.capability, str(exc))
-        if isinstance(exc, ClientRequestFailed):
-            return error_result(f"Tool '{tool.name}' could not finish: {exc}")
-        if isinstance(exc, OutputInvalid):
-            log.error("%s", exc)
-            raise ProtocolError(INTERNAL_ERROR, f"Internal error: {exc}") from None
-        log.error("tool %r raised", tool.name, exc_info=exc)
-        if self.server.mask_errors:
-            return error_result(f"Tool '{tool.name}' failed with an internal error")
-        return error_result(f"Tool '{tool.name}' failed: {exception_text(exc)}")
 
     def answers(self, request: Request, subject: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
         """2026-07-28 retries: the answers of earlier rounds plus this request's responses.
@@ -692,153 +424,7 @@ class ServerSession:
         )
         return {"resultType": "input_required", "inputRequests": exc.requests, "requestState": state}
 
-    # -- tasks -------------------------------------------------------------------------------
-
-    def _tasks_for(self, request: Request) -> TaskManager:
-        """The task manager, if ``request`` may use it: ``-32601`` where the era has no such
-        method or the server no task tools, ``-32021`` for a 2026-07-28 request that does not
-        declare the tasks extension."""
-        codec = request.codec
-        method = request.method
-        if codec.modern and method in ("tasks/result", "tasks/list"):
-            raise ProtocolError(
-                METHOD_NOT_FOUND,
-                f"Method not found: {method} does not exist in {codec.version} (tasks/get carries the result)",
-            )
-        if not codec.modern and (not codec.tasks or method == "tasks/update"):
-            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method} does not exist in {codec.version}")
-        if "tasks" not in self.server.identity.capabilities:
-            raise ProtocolError(METHOD_NOT_FOUND, "Method not found: this server runs no tool as a task")
-        if codec.modern:
-            extensions = request.capabilities.get("extensions")
-            if type(extensions) is not dict or TASKS_EXTENSION not in extensions:
-                raise ProtocolError(
-                    MISSING_REQUIRED_CLIENT_CAPABILITY,
-                    f"Missing required client capability: {method} needs the {TASKS_EXTENSION} extension "
-                    "declared in the request's client capabilities",
-                    {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
-                )
-        return self.server.tasks
-
-    def _task_method(self, request: Request) -> None:
-        self.start(request, self._answer_task_method(request))
-
-    async def _answer_task_method(self, request: Request) -> bytes | None:
-        try:
-            tasks = self._tasks_for(request)
-            if request.method == "tasks/list":
-                records, cursor = await tasks.page(self, request)
-                listed: dict[str, Any] = {"tasks": [request.codec.task(record) for record in records]}
-                if cursor is not None:
-                    listed["nextCursor"] = cursor
-                return self.connection.respond(request, listed)
-            if request.method == "tasks/update" and type(request.params.get("inputResponses")) is not dict:
-                problem = '"inputResponses" must be an object of answers by key'
-                raise ProtocolError(INVALID_PARAMS, f"Invalid params: {problem}")
-            record = await tasks.find(self, request)
-            handler = _TASK_METHODS[request.method]
-            return await handler(self, request, tasks, record)
-        except ProtocolError as exc:
-            return self.connection.respond_error(request, exc)
-
-    async def _task_get(self, request: Request, tasks: TaskManager, record: TaskRecord) -> bytes | None:
-        return self.connection.respond(request, request.codec.task(record, detailed=request.codec.modern))
-
-    async def _task_result(self, request: Request, tasks: TaskManager, record: TaskRecord) -> bytes | None:
-        live = tasks.live(record.id)
-        if live is not None:
-            live.waiters.append(request.id)  # its questions now go on this request's stream
-        try:
-            record = await tasks.wait(record)
-        finally:
-            if live is not None:
-                live.waiters.remove(request.id)
-        related = {META_RELATED_TASK: {"taskId": record.id}}
-        if record.result is not None:
-            return self.connection.respond(
-                request, {**record.result, "_meta": {**record.result.get("_meta", {}), **related}}
-            )
-        error = record.error or {
-            "code": INVALID_PARAMS,
-            "message": "The task was cancelled before it finished: it has no result",
-        }
-        return self.connection.respond_error(request, ProtocolError(error["code"], error["message"], error.get("data")))
-
-    async def _task_cancel(self, request: Request, tasks: TaskManager, record: TaskRecord) -> bytes | None:
-        if request.codec.modern:
-            await tasks.cancel(record)  # an ended task is left as it is: the answer is the same
-            return self.connection.respond(request, {})
-        if record.terminal:
-            raise ProtocolError(INVALID_PARAMS, f"Cannot cancel task: already in terminal status {record.status!r}")
-        return self.connection.respond(request, request.codec.task(await tasks.cancel(record)))
-
-    async def _task_update(self, request: Request, tasks: TaskManager, record: TaskRecord) -> bytes | None:
-        await tasks.answer(record, request.params["inputResponses"])
-        return self.connection.respond(request, {})
-
     # -- subscriptions and change notifications ------------------------------------------------
-
-    def _listen(self, request: Request) -> None:
-        self._start_listening()
-        wanted = request.params.get("notifications")
-        if wanted is not None and type(wanted) is not dict:
-            return self.fail(
-                request, ProtocolError(INVALID_PARAMS, 'Invalid params: "notifications" must be an object')
-            )
-        wanted = wanted or {}
-        offered = self.server.identity.capabilities
-        honoured: dict[str, Any] = {}
-        for kind in ("tools", "prompts", "resources"):
-            key = f"{kind}ListChanged"
-            if wanted.get(key) is True and kind in offered:
-                honoured[key] = True
-        task_ids = wanted.get("taskIds")
-        if task_ids is not None:
-            refused = self._watch_tasks(request, task_ids, honoured)
-            if refused is not None:
-                return self.fail(request, refused)
-        uris = wanted.get("resourceSubscriptions")
-        if uris is not None:
-            if type(uris) is not list or not all(type(uri) is str for uri in uris):
-                return self.fail(
-                    request, ProtocolError(INVALID_PARAMS, 'Invalid params: "resourceSubscriptions" must list URIs')
-                )
-            if "resources" in offered:
-                honoured["resourceSubscriptions"] = uris
-        self._subscriptions[request.id] = (request, honoured)
-        ack = {"_meta": {META_SUBSCRIPTION_ID: request.id}, "notifications": honoured}
-        self.send_for(request, "notifications/subscriptions/acknowledged", ack)
-        for task_id in honoured.get("taskIds", ()):  # where each stands now, then each change
-            self.server.tasks.tell(task_id)
-        return None
-
-    def _watch_tasks(self, request: Request, task_ids: Any, honoured: dict[str, Any]) -> ProtocolError | None:
-        """Listen for ``notifications/tasks`` of the tasks named (those running here that the
-        caller may see: what the acknowledgement lists); the error to answer with, if any."""
-        if type(task_ids) is not list or not all(type(task_id) is str for task_id in task_ids):
-            return ProtocolError(INVALID_PARAMS, 'Invalid params: "taskIds" must list task ids')
-        extensions = request.capabilities.get("extensions")
-        if type(extensions) is not dict or TASKS_EXTENSION not in extensions:
-            return ProtocolError(
-                MISSING_REQUIRED_CLIENT_CAPABILITY,
-                f"Missing required client capability: task notifications need the {TASKS_EXTENSION} extension",
-                {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
-            )
-        meta = {META_SUBSCRIPTION_ID: request.id}
-
-        def tell(task: dict[str, Any]) -> None:
-            self.send_for(request, "notifications/tasks", {**task, "_meta": meta})
-
-        watched = []
-        if "tasks" in self.server.identity.capabilities:
-            owner = self.caller_name(request)
-            for task_id in task_ids:
-                remover = self.server.tasks.watch(task_id, owner, tell)
-                if remover is not None:
-                    watched.append(task_id)
-                    self._stop_watching.setdefault(request.id, []).append(remover)
-        honoured["taskIds"] = watched
-        return None
 
     def list_changed(self, kind: str) -> None:
         """Tell the client the list of ``kind`` (tools, prompts, resources) changed: legacy
@@ -849,7 +435,7 @@ class ServerSession:
         if self.connection.legacy is not None:
             self.send(self.connection.notify(None, method, {}))
         key = f"{kind}ListChanged"
-        for request, honoured in list(self._subscriptions.values()):
+        for request, honoured in list(self.subscriptions.values()):
             if honoured.get(key):
                 self.send_for(request, method, {"_meta": {META_SUBSCRIPTION_ID: request.id}})
 
@@ -859,7 +445,7 @@ class ServerSession:
         method = "notifications/resources/updated"
         if uri in self.resource_subscriptions:
             self.send(self.connection.notify(None, method, {"uri": uri}))
-        for request, honoured in list(self._subscriptions.values()):
+        for request, honoured in list(self.subscriptions.values()):
             if uri in honoured.get("resourceSubscriptions", ()):
                 self.send_for(request, method, {"_meta": {META_SUBSCRIPTION_ID: request.id}, "uri": uri})
 
@@ -877,10 +463,17 @@ class ServerSession:
         if event.flush is not None:
             self.send(event.flush, event.request.id)
         id = event.request.id
-        self._subscriptions.pop(id, None)
-        for stop in self._stop_watching.pop(id, ()):
+        self.subscriptions.pop(id, None)
+        for stop in self.task_watches.pop(id, ()):
             stop()
         self._call_off(id)
+
+    def cancel(self, id: RequestId, reason: str | None = None) -> None:
+        """Cancel request ``id`` as the client's ``notifications/cancelled`` would (its
+        transport saw the client go away): nothing more is sent for it."""
+        event = self.connection.cancel(id, reason)
+        if event is not None:
+            self._cancelled(event)
 
     def _call_off(self, id: RequestId) -> None:
         """Cancel the call of request ``id``, if it runs (or drop it, if it has not started)."""
@@ -902,10 +495,10 @@ class ServerSession:
         response; waits on the client fail."""
         for stop in self._stop_listening:
             stop()
-        for stops in self._stop_watching.values():
+        for stops in self.task_watches.values():
             for stop in stops:
                 stop()
-        self._stop_watching.clear()
+        self.task_watches.clear()
         for future in self._waiting.values():
             if not future.done():
                 future.set_exception(ClientRequestFailed("the connection closed"))
@@ -927,36 +520,7 @@ class ServerSession:
         # A call run in its caller's task (handle_inline) is not waited for: that task goes on
         # past the call (an HTTP request, whose stream ends only once this session has closed).
         await asyncio.gather(*{task for id, task in pending.items() if id not in self._inline}, return_exceptions=True)
-        for request, _ in list(self._subscriptions.values()):
+        for request, _ in list(self.subscriptions.values()):
             self.send(self.connection.respond(request, {"_meta": {META_SUBSCRIPTION_ID: request.id}}), request.id)
-        self._subscriptions.clear()
+        self.subscriptions.clear()
         self._closed = True
-
-
-async def _ready(value: Any) -> Any:
-    return value
-
-
-#: Method name -> handler(session, request).
-_METHODS: dict[str, Callable[[ServerSession, Request], None]] = {
-    "tools/list": ServerSession._list_tools,
-    "tools/call": ServerSession._call_tool,
-    "resources/list": ServerSession._list_resources,
-    "resources/templates/list": ServerSession._list_templates,
-    "prompts/list": ServerSession._list_prompts,
-    "subscriptions/listen": ServerSession._listen,
-    "tasks/get": ServerSession._task_method,
-    "tasks/result": ServerSession._task_method,
-    "tasks/list": ServerSession._task_method,
-    "tasks/cancel": ServerSession._task_method,
-    "tasks/update": ServerSession._task_method,
-    **FEATURE_METHODS,
-}
-
-#: What each task method does once its task is found: handler(session, request, tasks, record).
-_TASK_METHODS: dict[str, Callable[..., Awaitable[bytes | None]]] = {
-    "tasks/get": ServerSession._task_get,
-    "tasks/result": ServerSession._task_result,
-    "tasks/cancel": ServerSession._task_cancel,
-    "tasks/update": ServerSession._task_update,
-}

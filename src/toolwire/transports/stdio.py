@@ -19,6 +19,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ..protocol.outgoing import Answer
 from ..server.lifespan import LifespanFailed
 
 if TYPE_CHECKING:
@@ -39,8 +40,8 @@ def run_stdio(server: Server, *, grace: float = 5.0, stdout: int | None = None) 
     data = None if server.has_lifespan else os.read(0, READ_SIZE)
     pending: list[Event] = []
     for event in connection.receive_data(data) if data else ():
-        if type(event) is bytes:
-            _write_all(stdout, event)
+        if type(event) is Answer:
+            _write_all(stdout, event.data)
         else:
             pending.append(event)
     coroutine = serve_stdio(server, stdout=stdout, grace=grace, connection=connection, pending=pending, eof=data == b"")

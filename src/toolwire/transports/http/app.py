@@ -52,6 +52,7 @@ from ...protocol.errors import (
     ProtocolError,
 )
 from ...protocol.http_headers import shown
+from ...protocol.outgoing import Answer, Notification, Outgoing
 from ...protocol.versions import (
     HTTP_DEFAULT_VERSION,
     LEGACY_VERSIONS,
@@ -63,7 +64,7 @@ from ...server.lifespan import LifespanFailed
 from ...server.session import EAGER_TASKS, ServerSession
 from ...server.stepping import at_once
 from . import sse
-from .channel import SSE_HEADERS, Channel, error_code, respond
+from .channel import SSE_HEADERS, Channel, Relayed, respond
 from .forwarded import TrustedProxies
 from .sessions import LegacySession, SessionManager, TooManySessions
 
@@ -403,19 +404,24 @@ class StreamableHTTP:
             raise _refused(exc) from None
         return caller
 
-    def _authorize(self, message: Any, caller: Identity | None) -> None:
+    def _authorize(self, message: Any, caller: Identity | None) -> Any:
         """403 if ``message`` (or one of a batch) names a tool, resource or prompt whose
-        scopes ``caller`` lacks."""
+        scopes ``caller`` lacks. Returns what a single message names (see
+        :meth:`Server.target_of`), when it had to be looked up, else :data:`_UNKNOWN`."""
         if caller is None or self.auth is None or not self._gated:
-            return
+            return _UNKNOWN
+        target = _UNKNOWN
         for item in message if isinstance(message, list) else (message,):
             if isinstance(item, dict) and isinstance(item.get("method"), str):
-                required, what = self.server.scopes_for(item["method"], item.get("params"))
+                method, params = item["method"], item.get("params")
+                target = self.server.target_of(method, params)
+                required, what = self.server.scopes_for(method, params, target)
                 if required:
                     try:
                         self.auth.require(caller, required, what)
                     except self._auth_error as exc:
                         raise _refused(exc, _id(item)) from None
+        return target if isinstance(message, dict) else _UNKNOWN
 
     # -- POST --------------------------------------------------------------------------------
 
@@ -448,9 +454,9 @@ class StreamableHTTP:
                 _id(message),
                 {"supported": list(SUPPORTED_VERSIONS), "requested": version},
             )
-        self._authorize(message, caller)
+        target = self._authorize(message, caller)
         if version in MODERN_VERSIONS or _meta_version(message) is not None:
-            await self._modern(headers, client, caller, body, message, receive, send)
+            await self._modern(headers, client, caller, body, message, receive, send, target)
         elif self.stateless:
             await self._stateless_legacy(version or HTTP_DEFAULT_VERSION, caller, body, message, receive, send)
         else:
@@ -505,7 +511,11 @@ class StreamableHTTP:
         message: Any,
         receive: Receive,
         send: Send,
+        target: Any,
     ) -> None:
+        """A 2026-07-28 POST. ``target``: what the message names, if :meth:`_authorize`
+        looked it up (else :data:`_UNKNOWN`): looked up at most once, here, and handed to
+        the request, for the header check and the dispatch to read."""
         if not isinstance(message, dict):
             raise HttpError(400, INVALID_REQUEST, "Invalid Request: a POST carries one JSON-RPC object")
         id = _id(message)
@@ -523,8 +533,13 @@ class StreamableHTTP:
                 f"MCP-Protocol-Version header value {shown(version)} does not match body value {shown(meta_version)}"
             )
             raise HttpError(400, -32020, f"Header mismatch: {problem}", id)
+        calls = message.get("method") == "tools/call"
+        if calls and target is _UNKNOWN:
+            target = self.server.target_of("tools/call", message.get("params"))
         try:
-            http_headers.check_request(headers, message, self._header_parameters(message))
+            http_headers.check_request(
+                headers, message, target.header_parameters if calls and target is not None else None
+            )
         except ProtocolError as exc:
             raise HttpError(400, exc.code, exc.message, id, exc.data) from None
         worker = self._idle.pop() if self._idle else _Stateless(self.server)
@@ -536,12 +551,14 @@ class StreamableHTTP:
         try:
             events = connection.receive_message(body, message)
             for event in events:
-                if type(event) is bytes:
-                    await respond(send, _immediate_status(event), event)
+                if type(event) is Answer:
+                    await respond(send, _immediate_status(event), event.data)
                     return
             request = events[0] if events else None
             if type(request) is Request:
                 request.auth = caller
+                if calls and target is not _UNKNOWN:
+                    request.target = target  # no await since the look-up: still what it names
             if type(request) is Request and request.method == "subscriptions/listen":
                 self._open_listen_stream(client, id)
                 listening = True
@@ -549,14 +566,14 @@ class StreamableHTTP:
             if rest is None:
                 answer = channel.immediate_answer()
                 if answer is not None:
-                    await respond(send, _modern_status(answer), answer)
+                    await respond(send, _modern_status(answer), answer.data)
                     return
                 if not listening and channel.complete():
                     await channel.send_whole(send)  # all queued: nothing to wait for
                     return
             serve = channel.stream if listening else channel.serve  # a subscription streams at once
             gone = (
-                functools.partial(_cancel, session, request.id, "the client closed the response stream")
+                functools.partial(session.cancel, request.id, "the client closed the response stream")
                 if isinstance(request, Request)
                 else None
             )
@@ -590,14 +607,6 @@ class StreamableHTTP:
             self._listening[client] = left
         else:
             del self._listening[client]
-
-    def _header_parameters(self, message: dict[str, Any]) -> dict[str, tuple[str, ...]] | None:
-        if message.get("method") != "tools/call":
-            return None
-        params = message.get("params")
-        name = params.get("name") if isinstance(params, dict) else None
-        tool = self.server.registry.get(name) if isinstance(name, str) else None
-        return tool.header_parameters if tool is not None else None
 
     # -- 2025-03-26 … 2025-11-25 ---------------------------------------------------------------
 
@@ -688,12 +697,12 @@ class StreamableHTTP:
         events = legacy.session.connection.receive_message(body, message)
         opened = opening is not None and legacy.session.connection.legacy is not None
         headers = [(SESSION_HEADER, legacy.id.encode())] if opened else []
-        immediate: list[bytes] = []
+        immediate: list[Answer] = []
         others: list[Any] = []
         ids: list[RequestId] = []
         batched = False
         for event in events:
-            if type(event) is bytes:
+            if type(event) is Answer:
                 immediate.append(event)
             else:
                 others.append(event)
@@ -715,7 +724,7 @@ class StreamableHTTP:
             if opened and opening is not None and self.shared is not None:
                 await self._share(legacy, opening)  # the core answered initialize itself
             if immediate:
-                await respond(send, _legacy_status(immediate[0]), immediate[0], headers)
+                await respond(send, _legacy_status(immediate[0]), immediate[0].data, headers)
             else:
                 await respond(send, 202, b"", headers)
             return
@@ -731,8 +740,8 @@ class StreamableHTTP:
         )
         legacy.open(channel, ids)
         try:
-            for data in immediate:
-                channel.put(data)
+            for early in immediate:
+                channel.put(early)
             rest = await _first_steps(legacy.session, others)
             if before is not None:
                 await self._share_changes(legacy, before, undo=rest is None, id=_id(message))
@@ -741,7 +750,7 @@ class StreamableHTTP:
             if rest is None:
                 answer = channel.immediate_answer()
                 if answer is not None:
-                    await respond(send, _legacy_status(answer), answer, headers)
+                    await respond(send, _legacy_status(answer), answer.data, headers)
                     return
                 if channel.complete():
                     await channel.send_whole(send)  # all queued: nothing to wait for
@@ -759,11 +768,7 @@ class StreamableHTTP:
             version = HTTP_DEFAULT_VERSION
         connection = self.server.connection(terminator=b"", identity=_without_notifications(self.server.identity))
         if not _is_initialize(message):
-            connection.receive_message(
-                orjson.dumps(
-                    {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": version}}
-                )
-            )
+            connection.adopt(version, {}, None)  # as if an initialize for this version had opened it
         legacy = LegacySession("stateless", self.server, connection, None)
         try:
             await self._exchange(legacy, caller, body, message, receive, send)
@@ -938,16 +943,16 @@ class StreamableHTTP:
         await self._shared_call(self.shared.follow(session_id, self._passed_on(session_id)), id)
         return legacy
 
-    def _pass_on(self, session_id: str) -> Callable[[bytes], None]:
+    def _pass_on(self, session_id: str) -> Callable[[Outgoing], None]:
         """What sends a message for the session's ``GET`` stream to the replica holding it."""
 
-        def pass_on(data: bytes) -> None:
+        def pass_on(message: Outgoing) -> None:
             from .shared import BROADCAST, TO_STREAM
 
-            if self.shared is None or data.startswith(BROADCAST):
+            if self.shared is None or (type(message) is Notification and message.method in BROADCAST):
                 return
 
-            task = asyncio.get_running_loop().create_task(self.shared.publish(session_id, TO_STREAM, data))
+            task = asyncio.get_running_loop().create_task(self.shared.publish(session_id, TO_STREAM, message.data))
             self._passing.add(task)
             task.add_done_callback(self._passed)
 
@@ -971,7 +976,7 @@ class StreamableHTTP:
             elif kind == TO_STREAM:
                 channel = legacy.standalone or legacy.detached
                 if channel is not None:
-                    channel.put(data)
+                    channel.put(Relayed(data))
             elif kind == STATE:
                 with contextlib.suppress(orjson.JSONDecodeError, AttributeError):
                     apply_state(legacy, orjson.loads(data))
@@ -1004,9 +1009,9 @@ class _Stateless:
         self.connection = server.connection(terminator=b"")
         self.session = ServerSession(server, self.connection, route=self.route, listen=False)
 
-    def route(self, data: bytes, related: RequestId | None) -> None:
+    def route(self, message: Outgoing, related: RequestId | None) -> None:
         if self.channel is not None:
-            self.channel.put(data)
+            self.channel.put(message)
 
     @property
     def clean(self) -> bool:
@@ -1015,6 +1020,9 @@ class _Stateless:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+#: What a message names, when it was not looked up (yet).
+_UNKNOWN: Any = object()
 
 
 def _refused(exc: AuthError, id: RequestId | None = None) -> HttpError:
@@ -1108,29 +1116,23 @@ def _is_initialize(message: Any) -> bool:
     return isinstance(message, dict) and message.get("method") == "initialize"
 
 
-def _modern_status(answer: bytes) -> int:
-    code = error_code(answer)
+def _modern_status(answer: Answer) -> int:
+    code = answer.code
     return _MODERN_STATUS.get(code, 200) if code is not None else 200
 
 
-def _immediate_status(answer: bytes) -> int:
+def _immediate_status(answer: Answer) -> int:
     """Errors the protocol core answers before any handler runs: method not found is 404,
     everything else (bad ``_meta``, versions, malformed requests) 400."""
-    code = error_code(answer)
+    code = answer.code
     if code is None:
         return 200
     return 404 if code == METHOD_NOT_FOUND else 400
 
 
-def _legacy_status(answer: bytes) -> int:
-    code = error_code(answer)
-    return 400 if code in (PARSE_ERROR, INVALID_REQUEST) and b'"id":null' in answer[:40] else 200
-
-
-def _cancel(session: ServerSession, id: RequestId, reason: str) -> None:
-    """Cancel request ``id`` as a ``notifications/cancelled`` from the client would."""
-    notice = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": reason}}
-    session.handle(session.connection.receive_message(orjson.dumps(notice)))
+def _legacy_status(answer: Answer) -> int:
+    """400 for a message refused before its id could be read (not JSON, not a request)."""
+    return 400 if answer.code in (PARSE_ERROR, INVALID_REQUEST) and answer.id is None and not answer.batch else 200
 
 
 async def _first_steps(session: ServerSession, events: list[Any]) -> Awaitable[None] | None:

@@ -20,13 +20,11 @@ opens goes out in one piece, with its length and without ids: there is nothing t
 from __future__ import annotations
 
 import asyncio
-import re
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import orjson
-
+from ...protocol.outgoing import Answer, Outgoing
 from . import sse
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -40,34 +38,22 @@ SSE_HEADERS = [
     (b"x-accel-buffering", b"no"),
 ]
 
-#: Answers as the protocol core encodes them: ``{"jsonrpc":"2.0","id":ID,"result"|"error"``
-#: (a server request has ``"method"`` after the id; a notification has no id).
-_ANSWER = re.compile(rb'\{"jsonrpc":"2\.0","id":(?:-?\d+|"(?:[^"\\]|\\.)*"|null),"(?:result|error)"')
 
+class Relayed(Outgoing):
+    """A message another replica passed on for a ``GET`` stream held here: a notification
+    or a server request, never an answer (answers go on their request's own stream)."""
 
-def is_answer(data: bytes) -> bool:
-    """Whether ``data`` is a response (or a batch of them), not a notification or request."""
-    return data[:1] == b"[" or _ANSWER.match(data) is not None
+    __slots__ = ()
 
-
-def error_code(data: bytes) -> int | None:
-    """The error code of an error response, else ``None``."""
-    if data.find(b'"error"', 0, 64) < 0:
-        return None
-    try:
-        message = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return None
-    error = message.get("error") if isinstance(message, dict) else None
-    code = error.get("code") if isinstance(error, dict) else None
-    return code if isinstance(code, int) else None
+    def __init__(self, data: bytes) -> None:
+        self.data = data
 
 
 class Channel:
     """Messages for one HTTP exchange; ``expected`` answers end it (0: never).
 
     ``resumable(channel)`` names the stream when it opens (and makes it resumable through
-    ``store``); ``status`` maps a JSON answer to its HTTP status; ``headers`` are added to
+    ``store``); ``status`` maps an answer sent as JSON to its HTTP status; ``headers`` are added to
     the response; ``keep_alive`` (seconds) sends SSE comments while nothing else is sent.
     """
 
@@ -76,7 +62,7 @@ class Channel:
         expected: int,
         *,
         headers: list[tuple[bytes, bytes]] | None = None,
-        status: Callable[[bytes], int] = lambda data: 200,
+        status: Callable[[Answer], int] = lambda answer: 200,
         resumable: Callable[[Channel], str] | None = None,
         store: sse.EventStore | None = None,
         retry_ms: int | None = None,
@@ -94,7 +80,7 @@ class Channel:
         self.sequence = 0
         #: Whether some event was only kept, never written (the client may still resume).
         self.undelivered = False
-        self._queue: deque[bytes] = deque()
+        self._queue: deque[Outgoing] = deque()
         self._queued_answers = 0  # answers among the queued messages
         self._wake: asyncio.Event | None = None
         self._finished: asyncio.Event | None = None
@@ -107,13 +93,13 @@ class Channel:
 
     # -- from the session --------------------------------------------------------------------
 
-    def put(self, data: bytes) -> None:
+    def put(self, message: Outgoing) -> None:
         """Queue a message (synchronous: sessions route from plain functions). A GET stream
         waiting for its client to come back keeps the last :data:`MAX_WAITING` only."""
-        self._queue.append(data)
+        self._queue.append(message)
         if self.expected == 0 and not self.pumping and len(self._queue) > MAX_WAITING:
             self._queue.popleft()
-        if is_answer(data):
+        if message.final:
             self._queued_answers += 1
         if self._wake is not None:
             self._wake.set()
@@ -140,11 +126,11 @@ class Channel:
     def done(self) -> bool:
         return self._ended or self.answered >= self.expected > 0
 
-    def immediate_answer(self) -> bytes | None:
+    def immediate_answer(self) -> Answer | None:
         """The answer, if it is already the one and only message queued (the fast path:
         most calls answer while the POST is still being handled)."""
         if self.expected == 1 and len(self._queue) == 1 and self._queued_answers == 1:
-            return self._queue[0]
+            return self._queue[0]  # type: ignore[return-value]  # the one final message: an answer
         return None
 
     def complete(self) -> bool:
@@ -171,11 +157,12 @@ class Channel:
             if self.done and not disconnected.is_set():
                 await self.send_whole(send)  # ended unanswered (cancelled): an empty stream
             return self.done
-        if first is not None and self.immediate_answer() is not None:
+        answer = self.immediate_answer() if first is not None else None
+        if answer is not None:
             self._queue.clear()
             self._queued_answers = 0
             self.answered = 1
-            await _json(send, self.status(first), first, self.headers)
+            await _json(send, self.status(answer), answer.data, self.headers)
             self._finish()
             return True
         if self.complete():
@@ -187,7 +174,7 @@ class Channel:
         """Send what is queued as the whole response: an SSE stream in one piece, with its
         length and without event ids (there is nothing the client could need to resume).
         For a channel that is :meth:`complete`, or ended unanswered (an empty stream)."""
-        body = b"".join(map(sse.event, self._queue))
+        body = b"".join([sse.event(message.data) for message in self._queue])
         self.answered += self._queued_answers
         self._queue.clear()
         self._queued_answers = 0
@@ -280,8 +267,9 @@ class Channel:
         frames = []
         async with self._locked():
             while self._queue:
-                data = self._queue.popleft()
-                if is_answer(data):
+                message = self._queue.popleft()
+                data = message.data
+                if message.final:
                     self.answered += 1
                     self._queued_answers -= 1
                 if self.stream_id is None or self.store is None:
@@ -305,7 +293,7 @@ class Channel:
         if final:
             self._send = None  # the response is over
 
-    async def _next(self, disconnected: asyncio.Event | None) -> bytes | None:
+    async def _next(self, disconnected: asyncio.Event | None) -> Outgoing | None:
         """The next message, left queued; ``None`` when the channel is done, lets go, or
         the client went away. Keep-alives go out while it waits."""
         while not self._queue:

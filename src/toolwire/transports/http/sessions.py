@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from ...logs import get_logger
 from ...protocol.connection import RequestId, ServerConnection
+from ...protocol.outgoing import Outgoing
 from ...server.session import ServerSession
 from .channel import Channel
 from .sse import EventStore
@@ -58,7 +59,7 @@ class LegacySession:
         self.session.stream_closer = self.let_go
         #: Where a message for the ``GET`` stream goes when this replica does not hold it
         #: (set for sessions shared through Redis).
-        self.elsewhere: Callable[[bytes], None] | None = None
+        self.elsewhere: Callable[[Outgoing], None] | None = None
 
     def name_stream(self, channel: Channel) -> str:
         """A new stream id for ``channel``, which can be resumed by it from now on."""
@@ -78,15 +79,15 @@ class LegacySession:
         codec = self.session.connection.legacy
         return self.store is not None and (codec is None or codec.resumable_streams)
 
-    def route(self, data: bytes, related: RequestId | None) -> None:
+    def route(self, message: Outgoing, related: RequestId | None) -> None:
         """Where a message goes: its request's channel; a message that belongs to no request,
         to the ``GET`` stream. Without a stream to carry it, a message is dropped (a request
         whose exchange is over, unrelated notifications while no ``GET`` stream is open)."""
         channel = self.channels.get(related) if related is not None else self.standalone or self.detached
         if channel is not None:
-            channel.put(data)
+            channel.put(message)
         elif related is None and self.elsewhere is not None:
-            self.elsewhere(data)
+            self.elsewhere(message)
 
     def let_go(self, related: RequestId) -> None:
         """End the connection of request ``related``'s stream, keeping the stream (polling)."""

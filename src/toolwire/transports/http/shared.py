@@ -52,9 +52,13 @@ PROCESS = secrets.token_hex(8)
 #: Notifications every replica hears of through the broadcast, so that the replica holding a
 #: session's ``GET`` stream sends them itself: passed on from a copy as well, they would
 #: arrive twice.
-BROADCAST = tuple(
-    b'{"jsonrpc":"2.0","method":"notifications/' + name + b'"'
-    for name in (b"resources/updated", b"tools/list_changed", b"prompts/list_changed", b"resources/list_changed")
+BROADCAST = frozenset(
+    {
+        "notifications/resources/updated",
+        "notifications/tools/list_changed",
+        "notifications/prompts/list_changed",
+        "notifications/resources/list_changed",
+    }
 )
 
 

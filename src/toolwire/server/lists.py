@@ -1,0 +1,79 @@
+"""The list methods (``tools/list``, ``resources/list``, ``resources/templates/list``,
+``prompts/list``): handlers of the dispatch table, each answering at once from its
+catalog's page, encoded once per version, page and set of granted scopes.
+
+A ``cursor`` that is not a string, or that the catalog did not hand out, is ``-32602``. A
+server with a low-level list handler for tools answers ``tools/list`` from it instead, in a
+task of its own (its errors are the handler's ``ProtocolError``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..catalog import Catalog, InvalidCursor
+from ..protocol.connection import Request
+from ..protocol.errors import INVALID_PARAMS, ProtocolError
+from ..protocol.outgoing import Answer
+
+if TYPE_CHECKING:
+    from .session import ServerSession
+
+
+def list_tools(session: ServerSession, request: Request) -> None:
+    if session.server.raw_list_handler is not None:
+        cursor = request.params.get("cursor")
+        if cursor is not None and type(cursor) is not str:
+            return session.fail(request, ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string'))
+        session.start(request, _list_raw(session, request, cursor))
+        return None
+    return list_page(session, request, session.server.registry)
+
+
+def list_resources(session: ServerSession, request: Request) -> None:
+    list_page(session, request, session.server.resources)
+
+
+def list_templates(session: ServerSession, request: Request) -> None:
+    list_page(session, request, session.server.resource_templates)
+
+
+def list_prompts(session: ServerSession, request: Request) -> None:
+    list_page(session, request, session.server.prompts)
+
+
+def list_page(session: ServerSession, request: Request, catalog: Catalog[Any]) -> None:
+    """Answer a list request with ``catalog``'s page for the request's cursor (encoded once
+    per version and page)."""
+    cursor = request.params.get("cursor")
+    if cursor is not None and type(cursor) is not str:
+        return session.fail(request, ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string'))
+    codec = request.codec
+    identity = session.server.identity
+    caller = session.caller(request)
+    granted = caller.scopes if caller is not None else None
+    cache_scope = "private" if granted is not None and catalog.gated else identity.cache_scope
+
+    def finish(result: dict[str, Any]) -> dict[str, Any]:
+        codec.cacheable(result, identity.ttl_ms, cache_scope)
+        return codec.finish(result, identity.info)
+
+    try:
+        page = catalog.page(codec, cursor, finish, granted)
+    except InvalidCursor as exc:
+        return session.fail(request, ProtocolError(INVALID_PARAMS, f"Invalid params: {exc}"))
+    session.send(session.connection.respond_raw(request, page), request.id)
+    return None
+
+
+async def _list_raw(session: ServerSession, request: Request, cursor: str | None) -> Answer | None:
+    codec = request.codec
+    try:
+        tools, next_cursor = await session.server.list_raw_tools(cursor)
+    except ProtocolError as exc:
+        return session.connection.respond_error(request, exc)
+    result: dict[str, Any] = {"tools": [codec.tool(tool.definition) for tool in tools]}
+    if next_cursor is not None:
+        result["nextCursor"] = next_cursor
+    identity = session.server.identity
+    return session.connection.respond(request, codec.cacheable(result, identity.ttl_ms, identity.cache_scope))
