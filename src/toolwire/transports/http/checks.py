@@ -1,0 +1,150 @@
+"""Who may reach the Streamable HTTP endpoint, checked before any JSON-RPC processing:
+``Host`` and ``Origin`` against DNS rebinding (403), and with ``auth`` the caller's bearer
+token (401), the scopes of what a message names (403) and the Protected Resource Metadata
+served at its well-known paths."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import orjson
+
+from ...auth.identity import Identity
+from ...logs import get_logger
+from ...protocol.connection import RequestId
+from ...protocol.errors import INVALID_REQUEST
+from .asgi import HttpError, Scope, Send, headers, request_id
+from .channel import respond
+
+if TYPE_CHECKING:
+    from ...auth.server.resource import AuthError, ProtectedResource
+    from ...server.server import Server
+
+log = get_logger("toolwire.http")
+
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+
+#: What a message names, when it was not looked up (yet).
+UNKNOWN: Any = object()
+
+
+class Checks:
+    """The checks of one endpoint (``path``) of ``server``: ``allowed_hosts`` and
+    ``allowed_origins`` as :class:`~.app.StreamableHTTP` takes them, ``auth`` (or ``None``)."""
+
+    def __init__(
+        self,
+        server: Server,
+        path: str,
+        allowed_hosts: Iterable[str],
+        allowed_origins: Iterable[str],
+        auth: ProtectedResource | None,
+    ) -> None:
+        self.server = server
+        self.allowed_hosts = {host.lower() for host in allowed_hosts}
+        self.allowed_origins = {origin.lower().rstrip("/") for origin in allowed_origins}
+        self._good_hosts: set[str] = set()  # Host values already found allowed
+        self.auth = auth
+        #: Where the resource metadata is served (besides the endpoint).
+        self.metadata_paths = auth.metadata_paths(path) if auth is not None else set()
+        self._auth_error: type[AuthError] | tuple[()] = ()  # what a refusal raises, once auth is there
+        if auth is not None:
+            from ...auth.server.resource import AuthError
+
+            self._auth_error = AuthError
+        catalogs = (server.registry, server.resources, server.resource_templates, server.prompts)
+        self._gated = any(catalog.gated for catalog in catalogs)  # kept current by the catalogs
+
+        checks = weakref.ref(self)
+
+        def regate() -> None:
+            alive = checks()
+            if alive is not None:
+                alive._gated = any(catalog.gated for catalog in catalogs)
+
+        for catalog in catalogs:
+            catalog.on_change(regate)
+        if auth is None and self._gated:
+            log.warning(
+                "some tools, resources or prompts need scopes, but this HTTP server has no auth=: "
+                "nothing checks them, and anyone who can reach it may use them"
+            )
+
+    def check_origin(self, headers: dict[str, str]) -> None:
+        """403 for a ``Host`` or ``Origin`` this server does not answer to (DNS rebinding)."""
+        host = headers.get("host", "")
+        if host not in self._good_hosts:
+            host = host.lower()
+            if "*" not in self.allowed_hosts and not _host_allowed(host, self.allowed_hosts):
+                raise HttpError(403, INVALID_REQUEST, f"Forbidden: Host {host!r} is not allowed (see allowed_hosts)")
+            if len(self._good_hosts) < 1024:
+                self._good_hosts.add(headers.get("host", ""))
+        origin = headers.get("origin")
+        if origin is None or "*" in self.allowed_origins:
+            return
+        origin = origin.lower().rstrip("/")
+        if origin in self.allowed_origins:
+            return
+        parts = urlsplit(origin)
+        if parts.scheme in ("http", "https") and _host_allowed(parts.netloc, self.allowed_hosts - {"*"}):
+            return
+        raise HttpError(403, INVALID_REQUEST, f"Forbidden: Origin {origin!r} is not allowed (see allowed_origins)")
+
+    async def metadata(self, scope: Scope, send: Send) -> None:
+        """The Protected Resource Metadata document, to anyone (it is public, and browsers'
+        clients may read it from other origins)."""
+        assert self.auth is not None
+        self.check_origin({"host": headers(scope).get("host", "")})
+        if scope.get("method") not in ("GET", "HEAD"):
+            raise HttpError(
+                405,
+                INVALID_REQUEST,
+                "Method not allowed: the resource metadata is read with GET",
+                headers=[(b"allow", b"GET, HEAD")],
+            )
+        cors = [(b"access-control-allow-origin", b"*"), (b"cache-control", b"public, max-age=3600")]
+        await respond(send, 200, orjson.dumps(self.auth.metadata()), cors)
+
+    async def authenticate(self, headers: dict[str, str]) -> Identity:
+        """The caller of a request to the endpoint; 401 (or 403) with the challenge otherwise."""
+        assert self.auth is not None
+        try:
+            caller = await self.auth.authenticate(headers.get("authorization"))
+            if self.auth.required_scopes:
+                self.auth.require(caller, (), "this server")
+        except self._auth_error as exc:
+            raise _refused(exc) from None
+        return caller
+
+    def authorize(self, message: Any, caller: Identity | None) -> Any:
+        """403 if ``message`` (or one of a batch) names a tool, resource or prompt whose
+        scopes ``caller`` lacks. Returns what a single message names (see
+        :meth:`Server.target_of`), when it had to be looked up, else :data:`UNKNOWN`."""
+        if caller is None or self.auth is None or not self._gated:
+            return UNKNOWN
+        target = UNKNOWN
+        for item in message if isinstance(message, list) else (message,):
+            if isinstance(item, dict) and isinstance(item.get("method"), str):
+                method, params = item["method"], item.get("params")
+                target = self.server.target_of(method, params)
+                required, what = self.server.scopes_for(method, params, target)
+                if required:
+                    try:
+                        self.auth.require(caller, required, what)
+                    except self._auth_error as exc:
+                        raise _refused(exc, request_id(item)) from None
+        return target if isinstance(message, dict) else UNKNOWN
+
+
+def _refused(exc: AuthError, id: RequestId | None = None) -> HttpError:
+    """An authorization refusal as an HTTP answer: its status, the challenge, a JSON-RPC error."""
+    challenge = [(b"www-authenticate", exc.challenge.encode("latin-1", "replace"))]
+    return HttpError(exc.status, INVALID_REQUEST, str(exc), id, headers=challenge)
+
+
+def _host_allowed(host: str, extra: set[str]) -> bool:
+    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+    return name in LOCAL_HOSTS or host in extra or name in extra

@@ -1,0 +1,205 @@
+"""The 2026-07-28 POST of the Streamable HTTP endpoint: stateless, any process can serve any
+request. The request's headers are checked against its body (``Mcp-Method``, ``Mcp-Name``,
+``Mcp-Param-*``: 400 with ``-32020`` on a mismatch), a fresh (or idle, clean) connection
+serves it, and the answer comes back as JSON, or as an SSE stream when progress or log
+notifications come first. ``subscriptions/listen`` answers with a stream that stays open
+(counted, per client and in all). Closing a response stream cancels its request."""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any
+
+from ...auth.identity import Identity
+from ...protocol import http_headers
+from ...protocol.connection import Request, RequestId
+from ...protocol.errors import (
+    HEADER_MISMATCH,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    ProtocolError,
+)
+from ...protocol.http_headers import shown
+from ...protocol.outgoing import Answer, Outgoing
+from ...server.session import ServerSession
+from .asgi import HttpError, Receive, Send, first_steps, meta_version, request_id, stream_beside
+from .channel import Channel, respond
+from .checks import UNKNOWN
+
+if TYPE_CHECKING:
+    from ...server.server import Server
+
+#: Connection-and-session pairs kept for 2026-07-28 requests.
+MAX_IDLE_WORKERS = 64
+#: HTTP status of a 2026-07-28 error answer, by JSON-RPC code (others: 200).
+_MODERN_STATUS = {
+    METHOD_NOT_FOUND: 404,
+    HEADER_MISMATCH: 400,
+    MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
+    UNSUPPORTED_PROTOCOL_VERSION: 400,
+}
+
+
+class ModernWire:
+    """Serves the 2026-07-28 POSTs of one endpoint of ``server``: ``keep_alive`` seconds
+    between SSE comments on quiet streams, at most ``max_streams`` open
+    ``subscriptions/listen`` streams (``max_streams_per_client`` of one client)."""
+
+    def __init__(self, server: Server, keep_alive: float, max_streams: int, max_streams_per_client: int) -> None:
+        self.server = server
+        self.keep_alive = keep_alive
+        self.max_streams = max_streams
+        self.max_streams_per_client = max_streams_per_client
+        self._listening: dict[str, int] = {}  # open subscriptions/listen streams by client
+        #: The 2026-07-28 requests being served.
+        self.requests: set[ServerSession] = set()
+        self._idle: list[_Stateless] = []  # ready for the next 2026-07-28 request
+
+    async def close(self) -> None:
+        """End every request being served: calls in flight are cancelled, subscriptions get
+        their final response."""
+        for session in [*self.requests, *(worker.session for worker in self._idle)]:
+            await session.close(grace=0)
+        self._idle.clear()
+
+    async def post(
+        self,
+        headers: dict[str, str],
+        client: str,
+        caller: Identity | None,
+        body: bytes,
+        message: Any,
+        receive: Receive,
+        send: Send,
+        target: Any,
+    ) -> None:
+        """A 2026-07-28 POST. ``target``: what the message names, if :meth:`~.checks.Checks.authorize`
+        looked it up (else :data:`~.checks.UNKNOWN`): looked up at most once, here, and handed to
+        the request, for the header check and the dispatch to read."""
+        if not isinstance(message, dict):
+            raise HttpError(400, INVALID_REQUEST, "Invalid Request: a POST carries one JSON-RPC object")
+        id = request_id(message)
+        if "method" not in message:
+            raise HttpError(400, INVALID_REQUEST, "Invalid Request: a 2026-07-28 client sends no responses", id)
+        if "id" not in message:
+            await respond(send, 202)  # notifications carry nothing to act on over HTTP
+            return
+        version = headers.get(http_headers.PROTOCOL_VERSION)
+        if version is None:
+            raise HttpError(400, HEADER_MISMATCH, "Header mismatch: the MCP-Protocol-Version header is missing", id)
+        stated = meta_version(message)
+        if stated is not None and stated != version:
+            problem = f"MCP-Protocol-Version header value {shown(version)} does not match body value {shown(stated)}"
+            raise HttpError(400, HEADER_MISMATCH, f"Header mismatch: {problem}", id)
+        calls = message.get("method") == "tools/call"
+        if calls and target is UNKNOWN:
+            target = self.server.target_of("tools/call", message.get("params"))
+        try:
+            http_headers.check_request(
+                headers, message, target.header_parameters if calls and target is not None else None
+            )
+        except ProtocolError as exc:
+            raise HttpError(400, exc.code, exc.message, id, exc.data) from None
+        worker = self._idle.pop() if self._idle else _Stateless(self.server)
+        worker.channel = channel = Channel(1, status=_modern_status, keep_alive=self.keep_alive)
+        connection, session = worker.connection, worker.session
+        session.peer = client
+        self.requests.add(session)
+        listening = False
+        try:
+            events = connection.receive_message(body, message)
+            for event in events:
+                if type(event) is Answer:
+                    await respond(send, _immediate_status(event), event.data)
+                    return
+            request = events[0] if events else None
+            if type(request) is Request:
+                request.auth = caller
+                if calls and target is not UNKNOWN:
+                    request.target = target  # no await since the look-up: still what it names
+            if type(request) is Request and request.method == "subscriptions/listen":
+                self._open_listen_stream(client, id)
+                listening = True
+            rest = await first_steps(session, events)
+            if rest is None:
+                answer = channel.immediate_answer()
+                if answer is not None:
+                    await respond(send, _modern_status(answer), answer.data)
+                    return
+                if not listening and channel.complete():
+                    await channel.send_whole(send)  # all queued: nothing to wait for
+                    return
+            serve = channel.stream if listening else channel.serve  # a subscription streams at once
+            gone = (
+                functools.partial(session.cancel, request.id, "the client closed the response stream")
+                if isinstance(request, Request)
+                else None
+            )
+            await stream_beside(rest, receive, functools.partial(serve, send), gone)
+        finally:
+            if listening:
+                self._close_listen_stream(client)
+            self.requests.discard(session)
+            worker.channel = None
+            if worker.clean and len(self._idle) < MAX_IDLE_WORKERS:
+                self._idle.append(worker)
+            else:
+                await session.close(grace=0)
+
+    def _open_listen_stream(self, client: str, id: RequestId | None) -> None:
+        """Count a ``subscriptions/listen`` stream of ``client``; 429 at a cap."""
+        mine = self._listening.get(client, 0)
+        if mine >= self.max_streams_per_client or sum(self._listening.values()) >= self.max_streams:
+            cap = "this client's" if mine >= self.max_streams_per_client else "the server's"
+            raise HttpError(
+                429,
+                INVALID_REQUEST,
+                f"Too many requests: {cap} subscriptions/listen streams are at their maximum; close one first",
+                id,
+            )
+        self._listening[client] = mine + 1
+
+    def _close_listen_stream(self, client: str) -> None:
+        left = self._listening[client] - 1
+        if left:
+            self._listening[client] = left
+        else:
+            del self._listening[client]
+
+
+class _Stateless:
+    """A connection and a session that serve one 2026-07-28 request at a time, each on the
+    channel of its own exchange. Requests are independent (any may come from any client),
+    so a pair that is done cleanly serves the next: making one costs more than a call."""
+
+    __slots__ = ("channel", "connection", "session")
+
+    def __init__(self, server: Server) -> None:
+        self.channel: Channel | None = None
+        self.connection = server.connection(terminator=b"")
+        self.session = ServerSession(server, self.connection, route=self.route, listen=False)
+
+    def route(self, message: Outgoing, related: RequestId | None) -> None:
+        if self.channel is not None:
+            self.channel.put(message)
+
+    @property
+    def clean(self) -> bool:
+        """Nothing left of the last request: no call, subscription or handshake state."""
+        return self.session.idle and self.connection.legacy is None
+
+
+def _modern_status(answer: Answer) -> int:
+    code = answer.code
+    return _MODERN_STATUS.get(code, 200) if code is not None else 200
+
+
+def _immediate_status(answer: Answer) -> int:
+    """Errors the protocol core answers before any handler runs: method not found is 404,
+    everything else (bad ``_meta``, versions, malformed requests) 400."""
+    code = answer.code
+    if code is None:
+        return 200
+    return 404 if code == METHOD_NOT_FOUND else 400
