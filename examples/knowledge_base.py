@@ -59,9 +59,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import httpx
-import rjieba
 
 from toolwire import Context, Param, ResourceNotFound, Server
+from toolwire.extras import needs
+
+with needs("kb", "the knowledge base example"):
+    import rjieba
 
 HERE = Path(__file__).resolve().parent
 MIME_TYPES = {".txt": "text/plain", ".md": "text/markdown", ".pdf": "application/pdf"}

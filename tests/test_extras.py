@@ -15,6 +15,7 @@ from clirun import failed, toolwire
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = str(ROOT / "examples" / "seed_server.py")
+KNOWLEDGE_BASE = str(ROOT / "examples" / "knowledge_base.py")
 
 
 def absent(*modules: str) -> dict[str, str]:
@@ -37,6 +38,7 @@ def hint(extra: str) -> str:
         (["jwt"], ["run", SEED, "--http", "8765", "--issuer", "https://id.example"], f"--issuer {hint('auth')}"),
         (["openai"], ["ask", SEED, "hello?"], f"the openai provider {hint('chat')}"),
         (["anthropic"], ["chat", SEED, "--provider", "anthropic"], f"the anthropic provider {hint('chat')}"),
+        (["rjieba"], ["run", KNOWLEDGE_BASE], f"the knowledge base example {hint('kb')}"),
     ],
 )
 def test_an_option_whose_extra_is_missing_says_which_to_install(modules: list[str], args: list[str], said: str) -> None:

@@ -183,7 +183,9 @@ class ImportFailed(Exception):
 
 
 def load_server(target: str) -> Any:
-    """The :class:`~toolwire.Server` named by ``FILE[:OBJECT]``; :class:`UsageError` if none."""
+    """The :class:`~toolwire.Server` named by ``FILE[:OBJECT]``; :class:`UsageError` if none,
+    :class:`ImportFailed` if the file fails, :class:`~toolwire.extras.ExtraMissing` as the
+    file raised it (it needs an extra)."""
     import importlib.util
     import os
 
@@ -201,8 +203,12 @@ def load_server(target: str) -> Any:
         raise UsageError(f"cannot load {path} as Python")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
+    from .extras import ExtraMissing
+
     try:
         spec.loader.exec_module(module)
+    except ExtraMissing:
+        raise  # the file says which extra it needs: that line is the whole story
     except (Exception, SystemExit) as exc:
         raise ImportFailed(path, exc) from None
     if name:

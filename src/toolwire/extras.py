@@ -22,6 +22,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "openai": ("openai",),
     "anthropic": ("anthropic",),
     "chat": ("openai", "anthropic", "prompt_toolkit"),
+    "kb": ("rjieba", "numpy", "pypdf"),  # examples/knowledge_base.py
 }
 
 
