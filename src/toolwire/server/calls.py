@@ -36,7 +36,6 @@ from ..protocol.errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
-    MISSING_REQUIRED_CLIENT_CAPABILITY,
     ProtocolError,
     exception_text,
 )
@@ -46,6 +45,7 @@ from ..tools.results import ToolError, error_result
 from ..tools.tool import OutputInvalid, Tool
 from ..tools.validation import ArgumentsInvalid
 from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
+from .dispatch import declares, extension_missing
 
 if TYPE_CHECKING:
     from .session import ServerSession
@@ -224,15 +224,13 @@ def task_plan(request: Request, tool: Tool) -> tuple[bool, int | None]:
     if codec.modern:
         if support is None:
             return False, None
-        extensions = request.capabilities.get("extensions")
-        if type(extensions) is dict and TASKS_EXTENSION in extensions:
+        if declares(request, TASKS_EXTENSION):
             return True, None
         if support == "required":
-            raise ProtocolError(
-                MISSING_REQUIRED_CLIENT_CAPABILITY,
-                f"Missing required client capability: tool {tool.name!r} runs only as a task; "
+            raise extension_missing(
+                TASKS_EXTENSION,
+                f"tool {tool.name!r} runs only as a task; "
                 f"declare the {TASKS_EXTENSION} extension in the request's client capabilities",
-                {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
             )
         return False, None
     if not codec.tasks:

@@ -69,19 +69,31 @@ class Route:
         if self.offered_by is not None and self.offered_by not in capabilities:
             return ProtocolError(METHOD_NOT_FOUND, f"Method not found: this server offers no {self.offered_by}")
         required = self.requires
-        if required is not None and request.codec.modern:
-            extensions = request.capabilities.get("extensions")
-            if type(extensions) is not dict or required not in extensions:
-                return ProtocolError(
-                    MISSING_REQUIRED_CLIENT_CAPABILITY,
-                    f"Missing required client capability: {self.method} needs the {required} extension "
-                    "declared in the request's client capabilities",
-                    {"requiredCapabilities": {"extensions": {required: {}}}},
-                )
+        if required is not None and request.codec.modern and not declares(request, required):
+            return extension_missing(
+                required,
+                f"{self.method} needs the {required} extension declared in the request's client capabilities",
+            )
         return None
 
     def __repr__(self) -> str:
         return f"Route({self.method!r}, eras={sorted(self.eras)})"
+
+
+def declares(request: Request, extension: str) -> bool:
+    """Whether ``request``'s client capabilities declare ``extension``."""
+    extensions = request.capabilities.get("extensions")
+    return type(extensions) is dict and extension in extensions
+
+
+def extension_missing(extension: str, why: str) -> ProtocolError:
+    """``-32021`` for a request that needed ``extension`` undeclared (``why`` says what needed
+    it), with the ``requiredCapabilities`` a client reads to declare it."""
+    return ProtocolError(
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        f"Missing required client capability: {why}",
+        {"requiredCapabilities": {"extensions": {extension: {}}}},
+    )
 
 
 class Dispatch:

@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.connection import Request
-from ..protocol.errors import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, ProtocolError
+from ..protocol.errors import INVALID_PARAMS, ProtocolError
 from ..protocol.versions import META_SUBSCRIPTION_ID, TASKS_EXTENSION
+from .dispatch import declares, extension_missing
 
 if TYPE_CHECKING:
     from .session import ServerSession
@@ -61,13 +62,8 @@ def _watch_tasks(
     caller may see: what the acknowledgement lists); the error to answer with, if any."""
     if type(task_ids) is not list or not all(type(task_id) is str for task_id in task_ids):
         return ProtocolError(INVALID_PARAMS, 'Invalid params: "taskIds" must list task ids')
-    extensions = request.capabilities.get("extensions")
-    if type(extensions) is not dict or TASKS_EXTENSION not in extensions:
-        return ProtocolError(
-            MISSING_REQUIRED_CLIENT_CAPABILITY,
-            f"Missing required client capability: task notifications need the {TASKS_EXTENSION} extension",
-            {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
-        )
+    if not declares(request, TASKS_EXTENSION):
+        return extension_missing(TASKS_EXTENSION, f"task notifications need the {TASKS_EXTENSION} extension")
     meta = {META_SUBSCRIPTION_ID: request.id}
 
     def tell(task: dict[str, Any]) -> None:

@@ -13,9 +13,10 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.connection import Request
-from ..protocol.errors import INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, ProtocolError
+from ..protocol.errors import INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError
 from ..protocol.outgoing import Answer
 from ..protocol.versions import META_RELATED_TASK, TASKS_EXTENSION
+from .dispatch import declares, extension_missing
 
 if TYPE_CHECKING:
     from ..tasks.manager import TaskManager
@@ -38,15 +39,11 @@ def _tasks_for(session: ServerSession, request: Request) -> TaskManager:
         raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method} does not exist in {codec.version}")
     if "tasks" not in session.server.identity.capabilities:
         raise ProtocolError(METHOD_NOT_FOUND, "Method not found: this server runs no tool as a task")
-    if codec.modern:
-        extensions = request.capabilities.get("extensions")
-        if type(extensions) is not dict or TASKS_EXTENSION not in extensions:
-            raise ProtocolError(
-                MISSING_REQUIRED_CLIENT_CAPABILITY,
-                f"Missing required client capability: {method} needs the {TASKS_EXTENSION} extension "
-                "declared in the request's client capabilities",
-                {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
-            )
+    if codec.modern and not declares(request, TASKS_EXTENSION):
+        raise extension_missing(
+            TASKS_EXTENSION,
+            f"{method} needs the {TASKS_EXTENSION} extension declared in the request's client capabilities",
+        )
     return session.server.tasks
 
 
