@@ -156,6 +156,17 @@ def refusal(message: str, kind: str = "refused") -> Result:
     return refused
 
 
+async def run_guarded(guarded: Next, call: Call) -> Result:
+    """``guarded(call)``, where an exception other than a ``ProtocolError`` becomes the
+    ``-32603`` of :func:`failed` (the server goes on serving)."""
+    try:
+        return await guarded(call)
+    except ProtocolError:
+        raise
+    except Exception as exc:
+        raise failed(call, exc) from None
+
+
 def failed(call: Call, error: Exception) -> ProtocolError:
     """The answer to ``call`` when a guard (or what it wraps) raised ``error``, which is not a
     ``ProtocolError``: logged with its traceback, told as ``-32603`` by its kind only (its text

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
-from ..guards.seam import Call, failed
+from ..guards.seam import Call, run_guarded
 from ..logs import get_logger
 from ..protocol.connection import Request
 from ..protocol.errors import (
@@ -159,12 +159,7 @@ async def _call_through(
             call = Call(
                 session, request, name, arguments, lambda: tool_result(session, request, name, tool, arguments), tool
             )
-            try:
-                result = await guarded(call)
-            except ProtocolError:
-                raise
-            except Exception as exc:
-                raise failed(call, exc) from None
+            result = await run_guarded(guarded, call)
     except ProtocolError as exc:
         return await _call_failed(session, request, exc)
     if tool is None:

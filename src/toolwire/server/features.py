@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..completion import complete
-from ..guards.seam import Call, describe, failed
+from ..guards.seam import Call, describe, run_guarded
 from ..logs import get_logger
 from ..protocol.connection import Request
 from ..protocol.errors import (
@@ -91,13 +91,7 @@ def _answer(session: ServerSession, request: Request, work: Callable[[], Awaitab
                 result = await work()
             else:
                 name, arguments = describe(request)
-                call = Call(session, request, name, arguments, work)
-                try:
-                    result = await guarded(call)
-                except ProtocolError:
-                    raise
-                except Exception as exc:
-                    raise failed(call, exc) from None
+                result = await run_guarded(guarded, Call(session, request, name, arguments, work))
         except ProtocolError as exc:
             return session.connection.respond_error(request, exc)
         return session.connection.respond(request, result)
