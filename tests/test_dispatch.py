@@ -31,14 +31,20 @@ def test_the_standard_table_holds_every_method_with_the_connections_era_rules() 
         "prompts/get",
         "completion/complete",
         "subscriptions/listen",
-        "tasks/get",
-        "tasks/result",
-        "tasks/list",
-        "tasks/cancel",
-        "tasks/update",
     } == set(STANDARD.routes)
     assert STANDARD.legacy_only == LEGACY_ONLY_METHODS
     assert STANDARD.modern_only == MODERN_ONLY_METHODS
+
+
+def test_the_tasks_methods_are_the_tasks_extensions_added_with_the_first_task_tool() -> None:
+    server = Server("jobs")
+    server.add_tool(lambda: None, name="quick")
+    assert "tasks/get" not in server.dispatch and not server.extensions
+    server.add_tool(lambda: None, name="slow", task=True)
+    assert list(server.extensions) == ["io.modelcontextprotocol/tasks"]
+    tasks = {method for method in server.dispatch.routes if method.startswith("tasks/")}
+    assert tasks == {"tasks/get", "tasks/result", "tasks/list", "tasks/cancel", "tasks/update"}
+    assert server.dispatch.legacy_only == LEGACY_ONLY_METHODS  # the routes refuse other versions themselves
 
 
 def test_a_server_copies_the_table_so_registering_changes_it_alone() -> None:

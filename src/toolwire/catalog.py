@@ -194,6 +194,10 @@ class Catalog(Generic[T]):
             raise KeyError(f"no {self.noun} {key!r}")
         return item
 
+    def refresh(self) -> None:
+        """The items' definitions changed: render them again, and tell the listeners."""
+        self._changed()
+
     def _changed(self) -> None:
         self._pages.clear()
         for listener in list(self._listeners.values()):

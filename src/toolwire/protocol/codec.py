@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from .errors import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, RESOURCE_NOT_FOUND, ProtocolError
-from .versions import LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS, TASKS_EXTENSION
+from .versions import LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS
 
 
 class TaskView(Protocol):
@@ -222,17 +222,12 @@ class Codec:
 
     def capabilities(self, capabilities: dict[str, Any]) -> dict[str, Any]:
         """The server's capabilities as this version names them (2024-11-05 has no
-        ``completions`` capability: completion was offered without one). A neutral
-        ``tasks`` entry becomes the 2025-11-25 ``tasks`` capability or the 2026-07-28
-        extension, and nothing in older versions."""
+        ``completions`` capability: completion was offered without one). Extensions add
+        theirs per version (see :meth:`ServerIdentity.capabilities_in
+        <toolwire.protocol.connection.ServerIdentity.capabilities_in>`)."""
         if not self.audio and "completions" in capabilities:
             capabilities = {key: value for key, value in capabilities.items() if key != "completions"}
-        if "tasks" not in capabilities or self.tasks:
-            return capabilities
-        rendered = {key: value for key, value in capabilities.items() if key != "tasks"}
-        if self.modern:
-            rendered["extensions"] = {**rendered.get("extensions", {}), TASKS_EXTENSION: {}}
-        return rendered
+        return capabilities
 
     def resource(self, resource: dict[str, Any]) -> dict[str, Any]:
         """Render a neutral ``Resource`` (also the body of a ``resource_link``)."""

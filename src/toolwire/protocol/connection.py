@@ -31,6 +31,7 @@ served statelessly in that version; any other request is served in the version t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -89,7 +90,8 @@ class Request:
     handshake when legacy); ``log_level`` is the minimum level to send log messages at, or
     ``None`` for none at all; ``auth``: the :class:`~toolwire.auth.Identity` of its caller,
     when the transport verified one; ``task``: the task it was answered with, once it
-    became one (its work then goes on after the answer); ``target``: what the request
+    became one (its work then goes on after the answer); ``claim``: the part of the
+    extension that took the call over, if one did; ``target``: what the request
     names (the tool of a ``tools/call``...), once the server looked it up (``None``
     before, or when it names nothing known), so that checks and dispatch that follow
     read it instead of looking it up again.
@@ -103,6 +105,7 @@ class Request:
         "batch",
         "cancelled",
         "capabilities",
+        "claim",
         "client_info",
         "codec",
         "id",
@@ -139,6 +142,8 @@ class Request:
         self.auth: Any = None
         #: The task this call became (a :class:`~toolwire.tasks.manager.LiveTask`), if any.
         self.task: Any = None
+        #: The extension's part in this call, when one took it over (a task's, say).
+        self.claim: Any = None
         #: What the request names (a tool, prompt, resource), once looked up.
         self.target: Any = None
 
@@ -183,9 +188,14 @@ class _Batch:
 
 
 class ServerIdentity:
-    """What a server says about itself: in the handshake, ``server/discover`` and results."""
+    """What a server says about itself: in the handshake, ``server/discover`` and results.
 
-    __slots__ = ("cache_scope", "capabilities", "info", "instructions", "ttl_ms")
+    ``capabilities`` are neutral (a codec names them per version); ``contributions`` are
+    functions ``(version) -> capabilities`` whose results are added per version (an
+    extension's ``capabilities.extensions`` entry, say), their ``extensions`` merged. Call
+    :meth:`changed` after changing either: what each version sees is kept until then."""
+
+    __slots__ = ("_rendered", "cache_scope", "capabilities", "contributions", "info", "instructions", "ttl_ms")
 
     def __init__(
         self,
@@ -194,12 +204,32 @@ class ServerIdentity:
         instructions: str | None,
         ttl_ms: int = 60_000,
         cache_scope: str = "public",
+        contributions: list[Callable[[str], dict[str, Any]]] | None = None,
     ) -> None:
         self.info = info
         self.capabilities = capabilities
         self.instructions = instructions
         self.ttl_ms = ttl_ms
         self.cache_scope = cache_scope
+        self.contributions = contributions if contributions is not None else []
+        self._rendered: dict[str, dict[str, Any]] = {}
+
+    def capabilities_in(self, codec: Codec) -> dict[str, Any]:
+        """The capabilities as ``codec``'s version sends them (do not change the dict)."""
+        rendered = self._rendered.get(codec.version)
+        if rendered is None:
+            rendered = dict(codec.capabilities(self.capabilities))
+            for contribute in self.contributions:
+                for name, value in contribute(codec.version).items():
+                    if name == "extensions":
+                        value = {**rendered.get("extensions", {}), **value}
+                    rendered[name] = value
+            self._rendered[codec.version] = rendered
+        return rendered
+
+    def changed(self) -> None:
+        """Forget what each version was sent: capabilities or contributions changed."""
+        self._rendered.clear()
 
 
 class ServerConnection:
@@ -442,7 +472,7 @@ class ServerConnection:
         identity = self.identity
         result: dict[str, Any] = {
             "protocolVersion": codec.version,
-            "capabilities": codec.capabilities(identity.capabilities),
+            "capabilities": identity.capabilities_in(codec),
             "serverInfo": identity.info,
         }
         if identity.instructions:
@@ -461,7 +491,7 @@ class ServerConnection:
         identity = self.identity
         result: dict[str, Any] = {
             "supportedVersions": list(SUPPORTED_VERSIONS),
-            "capabilities": codec.capabilities(identity.capabilities),
+            "capabilities": identity.capabilities_in(codec),
         }
         if identity.instructions:
             result["instructions"] = identity.instructions

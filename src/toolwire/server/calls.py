@@ -13,10 +13,12 @@ call as a task of the session's (:meth:`~toolwire.server.session.ServerSession.s
   guards, whose ``next`` is :func:`tool_result`: the same :func:`run_tool`, returning the
   result for the guards to see instead of the answer.
 
-So checking the task plan, validating the arguments, running the tool and turning what it
-raises into the result the specification calls for are written once. The call's answer is
-its result rendered for the request's version (:func:`call_answer`), or, once the call
-became a task, the task's stored result.
+So asking the extensions whether one takes the call over (:meth:`Extension.claim_call
+<toolwire.server.extensions.Extension.claim_call>`: the tasks extension makes it a task),
+validating the arguments, running the tool and turning what it raises into the result the
+specification calls for are written once. The call's answer is its result rendered for
+the request's version (:func:`call_answer`), unless the extension that took it over deals
+with the result (a task stores it).
 
 Errors: unknown tools and bad arguments are what the codec of the request's version says
 (``-32602``, or an ``isError`` result from 2025-11-25 on); a tool that raises is an
@@ -32,22 +34,15 @@ from typing import TYPE_CHECKING, Any
 from ..guards.seam import Call, run_guarded
 from ..logs import get_logger
 from ..protocol.connection import Request
-from ..protocol.errors import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    METHOD_NOT_FOUND,
-    ProtocolError,
-    exception_text,
-)
+from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, exception_text
 from ..protocol.outgoing import Answer
-from ..protocol.versions import TASKS_EXTENSION
 from ..tools.results import ToolError, error_result
 from ..tools.tool import OutputInvalid, Tool
 from ..tools.validation import ArgumentsInvalid
 from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
-from .dispatch import declares, extension_missing
 
 if TYPE_CHECKING:
+    from .extensions import CallClaim
     from .session import ServerSession
 
 log = get_logger("toolwire")
@@ -91,22 +86,25 @@ def tool_result(
 ) -> Coroutine[Any, Any, Any]:
     """The result of calling tool ``name`` (``tool``, when registered) with ``arguments``,
     as guards see it; with ``answer``, the call's answer instead (see :func:`run_tool`).
-    No coroutine of its own: what it checks at once (the tool unknown, the task plan
-    refused) raises ``ProtocolError`` when called."""
+    No coroutine of its own: what it checks at once (the tool unknown, an extension
+    refusing the call) raises ``ProtocolError`` when called."""
     if tool is None:
         if session.server.raw_call_handler is not None:
             return _raw_tool_result(session, request, name, arguments)
         raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
-    if tool.task is None and "task" not in request.params:
-        as_task, ttl_ms = False, None  # most calls: task_plan's first case, without the call
-    else:
-        as_task, ttl_ms = task_plan(request, tool)
+    claim = None
+    claimers = session.server.call_claimers
+    if claimers:  # most servers have no extension that takes calls over
+        for extension in claimers:
+            claim = extension.claim_call(request, tool)
+            if claim is not None:
+                break
     try:
         arguments = tool.validate_arguments(arguments)
     except ArgumentsInvalid as exc:
         invalid = request.codec.invalid_arguments(str(exc))
         return _ready(call_answer(session, request, tool, invalid) if answer else invalid)
-    return run_tool(session, request, tool, arguments, as_task, ttl_ms, answer)
+    return run_tool(session, request, tool, arguments, claim, answer)
 
 
 async def run_tool(
@@ -114,14 +112,14 @@ async def run_tool(
     request: Request,
     tool: Tool,
     arguments: dict[str, Any],
-    as_task: bool = False,
-    ttl_ms: int | None = None,
+    claim: CallClaim | None = None,
     answer: bool = False,
 ) -> Any:
-    """Run the tool: its result, with whatever it raises turned into the result it calls
-    for (a :class:`ProtocolError` it raises is raised). With ``answer``: the call's answer
-    instead (``None`` when it became a task, whose result is then stored), a
-    ``ProtocolError`` being its error answer."""
+    """Run the tool (within ``claim``, the extension's that took the call over, if any):
+    its result, with whatever it raises turned into the result it calls for (a
+    :class:`ProtocolError` it raises is raised). With ``answer``: the call's answer instead
+    (``None`` when the claim dealt with the result: a task stored it), a ``ProtocolError``
+    being its error answer."""
     try:
         context = (
             Context(session, request, session.answers(request, tool.name, arguments), tool.owner)
@@ -129,8 +127,9 @@ async def run_tool(
             else None
         )
         try:
-            if as_task:
-                await _become_task(session, request, tool, context, ttl_ms)
+            if claim is not None:
+                request.claim = claim
+                await claim.begin(session, request, tool, context)
             result = tool.result(await tool.invoke(arguments, context, session.loop))  # Tool.call, one coroutine less
         except (Exception, InputRequired) as exc:
             result = _tool_failed(session, request, tool, arguments, context, exc)
@@ -140,8 +139,7 @@ async def run_tool(
         return await _call_failed(session, request, exc)
     if not answer:
         return result
-    if request.task is not None:
-        await _task_finished(session, request, tool, result)
+    if claim is not None and await claim.finish(session, request, tool, result):
         return None
     return call_answer(session, request, tool, result)
 
@@ -164,8 +162,8 @@ async def _call_through(
         return await _call_failed(session, request, exc)
     if tool is None:
         tool = session.server.known_raw_tool(name)
-    if request.task is not None:
-        await _task_finished(session, request, tool, result)
+    claim = request.claim
+    if claim is not None and await claim.finish(session, request, tool, result):
         return None
     return call_answer(session, request, tool, result)
 
@@ -189,75 +187,13 @@ def call_answer(session: ServerSession, request: Request, tool: Tool | None, res
     return session.connection.respond(request, result)
 
 
-async def _task_finished(session: ServerSession, request: Request, tool: Tool | None, result: dict[str, Any]) -> None:
-    """Store ``result`` as the result of the task the call became."""
-    codec = request.codec
-    rendered = codec.call_result(result, tool is not None and tool.wrap_structured)
-    await session.server.tasks.finish(request.task, codec.finish(rendered, None))
-
-
 async def _call_failed(session: ServerSession, request: Request, error: ProtocolError) -> Answer | None:
-    """The call ends with ``error``: its answer, or its task's failure."""
-    if request.task is not None:
-        await session.server.tasks.fail(request.task, error)
+    """The call ends with ``error``: its answer, unless the extension that took it over
+    deals with it (a task stores it as its failure)."""
+    claim = request.claim
+    if claim is not None and await claim.fail(session, request, error):
         return None
     return session.connection.respond_error(request, error)
-
-
-def task_plan(request: Request, tool: Tool) -> tuple[bool, int | None]:
-    """Whether this call runs as a task, and the lifetime (ms) its client asked for.
-
-    2026-07-28: a task whenever the tool can be one and the request declares the tasks
-    extension; ``-32021`` for a ``task="required"`` tool without it. 2025-11-25: a task
-    when the client sent ``task``; ``-32601`` for ``task`` on a tool that takes none or
-    its absence on one that requires it. Older versions have no tasks: the call runs
-    in the request."""
-    support = tool.task
-    if support is None and "task" not in request.params:
-        return False, None  # most calls: neither the tool nor the request mentions tasks
-    codec = request.codec
-    if codec.modern:
-        if support is None:
-            return False, None
-        if declares(request, TASKS_EXTENSION):
-            return True, None
-        if support == "required":
-            raise extension_missing(
-                TASKS_EXTENSION,
-                f"tool {tool.name!r} runs only as a task; "
-                f"declare the {TASKS_EXTENSION} extension in the request's client capabilities",
-            )
-        return False, None
-    if not codec.tasks:
-        return False, None
-    asked = request.params.get("task")
-    if asked is None:
-        if support == "required":
-            raise ProtocolError(
-                METHOD_NOT_FOUND,
-                f'Method not found: tool {tool.name!r} runs only as a task: send "task" with the call',
-            )
-        return False, None
-    if support is None:
-        raise ProtocolError(
-            METHOD_NOT_FOUND, f'Method not found: tool {tool.name!r} does not run as a task: call it without "task"'
-        )
-    ttl = asked.get("ttl") if type(asked) is dict else None
-    if type(asked) is not dict or not (ttl is None or (type(ttl) in (int, float) and ttl > 0)):
-        raise ProtocolError(
-            INVALID_PARAMS, 'Invalid params: "task" must be an object with an optional "ttl" above 0 (ms)'
-        )
-    return True, None if ttl is None else int(ttl)
-
-
-async def _become_task(
-    session: ServerSession, request: Request, tool: Tool, context: Context | None, ttl_ms: int | None
-) -> None:
-    """Make the call a task: at once, or when the tool says so (``defer_task``)."""
-    if tool.defer_task and context is not None:
-        context.defer_task(tool.name, ttl_ms)
-    else:
-        await session.detach(request, tool.name, ttl_ms)
 
 
 def _tool_failed(
@@ -294,4 +230,4 @@ async def _ready(value: Any) -> Any:
     return value
 
 
-__all__ = ["call_answer", "call_tool", "run_tool", "task_plan", "tool_result"]
+__all__ = ["call_answer", "call_tool", "run_tool", "tool_result"]

@@ -11,17 +11,22 @@ One :class:`Dispatch` per server holds a :class:`Route` per method. A route says
                    ``logging/setLevel``, ``server/discover``)
 ``eras``           the eras the method exists in (``"legacy"``: 2025-11-25 and earlier,
                    ``"modern"``: 2026-07-28); the other era gets ``-32601``. The connection
-                   enforces it, before any handler runs (see :attr:`Dispatch.legacy_only`)
+                   enforces it, before any handler runs (see :attr:`Dispatch.legacy_only`),
+                   except for a route of named ``versions``, which refuses the others itself
 ``offered_by``     the server capability the method belongs to (``"resources"``...): a server
                    that does not declare it answers ``-32601``
+``versions``       the protocol versions the method exists in, where that is narrower than its
+                   eras (``None``: all of them); another version gets ``-32601``
 ``requires``       an extension a 2026-07-28 request must declare in its client capabilities
                    (``capabilities.extensions``), else ``-32021`` with ``requiredCapabilities``
+``missing``        what ``-32601`` adds when the method does not exist in a request's version
+                   (``"tasks/get carries the result"``)
 =================  ===========================================================================
 
 The session looks a request's method up once and applies the rules in that order (unknown,
-not offered, not declared) before calling the handler. The standard methods are registered
+not offered, not in this version, not declared) before calling the handler. The standard methods are registered
 by :mod:`toolwire.server.methods`; an extension registers its own the same way, with
-:meth:`Dispatch.register`.
+:meth:`Dispatch.register` (see :mod:`toolwire.server.extensions`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.errors import METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, ProtocolError
+from ..protocol.versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
 
 if TYPE_CHECKING:
     from ..protocol.connection import Request
@@ -45,21 +51,27 @@ BOTH = frozenset({LEGACY, MODERN})
 class Route:
     """How one method is answered; see the table in the module's documentation."""
 
-    __slots__ = ("eras", "handler", "method", "offered_by", "requires")
+    __slots__ = ("checked", "eras", "handler", "method", "missing", "offered_by", "requires", "versions")
 
     def __init__(
         self,
         method: str,
         handler: Handler | None,
         eras: frozenset[str],
-        offered_by: str | None,
-        requires: str | None,
+        offered_by: str | None = None,
+        requires: str | None = None,
+        versions: frozenset[str] | None = None,
+        missing: str | None = None,
     ) -> None:
         self.method = method
         self.handler = handler
         self.eras = eras
         self.offered_by = offered_by
         self.requires = requires
+        self.versions = versions
+        self.missing = missing
+        #: Whether :meth:`refusal` can refuse anything (most routes: no, and it is not called).
+        self.checked = handler is None or offered_by is not None or requires is not None or versions is not None
 
     def refusal(self, request: Request, capabilities: dict[str, Any]) -> ProtocolError | None:
         """Why ``request`` may not be answered here (``capabilities``: the server's), else
@@ -68,6 +80,10 @@ class Route:
             return ProtocolError(METHOD_NOT_FOUND, f"Method not found: {self.method}")
         if self.offered_by is not None and self.offered_by not in capabilities:
             return ProtocolError(METHOD_NOT_FOUND, f"Method not found: this server offers no {self.offered_by}")
+        if self.versions is not None and request.codec.version not in self.versions:
+            version = request.codec.version
+            why = f" ({self.missing})" if self.missing else ""
+            return ProtocolError(METHOD_NOT_FOUND, f"Method not found: {self.method} does not exist in {version}{why}")
         required = self.requires
         if required is not None and request.codec.modern and not declares(request, required):
             return extension_missing(
@@ -115,21 +131,37 @@ class Dispatch:
         eras: Iterable[str] = BOTH,
         offered_by: str | None = None,
         requires: str | None = None,
+        versions: Iterable[str] | None = None,
+        missing: str | None = None,
     ) -> Route:
         """Answer ``method`` with ``handler(session, request)``, in ``eras`` (``"legacy"``,
-        ``"modern"``), when the server declares capability ``offered_by`` and (2026-07-28)
-        the request declares extension ``requires``. Replaces a route of the same method.
-        ``ValueError`` for an era that does not exist."""
+        ``"modern"``) or only the protocol ``versions`` named (the eras then follow from
+        them; ``missing`` is what the refusal of another version adds), when the server
+        declares capability ``offered_by`` and (2026-07-28) the request declares extension
+        ``requires``. Replaces a route of the same method. ``ValueError`` for an era or a
+        version that does not exist."""
+        allowed: frozenset[str] | None = None
+        if versions is not None:
+            allowed = frozenset(versions)
+            unknown = allowed - set(SUPPORTED_VERSIONS)
+            if not allowed or unknown:
+                raise ValueError(f"versions must be some of {list(SUPPORTED_VERSIONS)}, not {sorted(allowed)}")
+            eras = {MODERN if version in MODERN_VERSIONS else LEGACY for version in allowed}
         eras = frozenset(eras)
         if not eras or not eras <= BOTH:
             raise ValueError(f"eras must be some of {sorted(BOTH)}, not {sorted(eras)}")
-        route = Route(method, handler, eras, offered_by, requires)
+        route = Route(method, handler, eras, offered_by, requires, allowed, missing)
         self._add(route)
         return route
 
     def get(self, method: str) -> Route | None:
         """The route of ``method``, or ``None``."""
         return self.routes.get(method)
+
+    def remove(self, method: str) -> None:
+        """Stop answering ``method`` (``-32601`` from now on); nothing if it had no route."""
+        if self.routes.pop(method, None) is not None:
+            self._eras_changed()
 
     def copy(self) -> Dispatch:
         """A table of the same routes, to add to without changing this one."""
@@ -143,5 +175,9 @@ class Dispatch:
 
     def _add(self, route: Route) -> None:
         self.routes[route.method] = route
-        self.legacy_only = frozenset(m for m, r in self.routes.items() if r.eras == {LEGACY})
-        self.modern_only = frozenset(m for m, r in self.routes.items() if r.eras == {MODERN})
+        self._eras_changed()
+
+    def _eras_changed(self) -> None:
+        # A route of named versions refuses the others itself, saying why (its ``missing``).
+        self.legacy_only = frozenset(m for m, r in self.routes.items() if r.eras == {LEGACY} and r.versions is None)
+        self.modern_only = frozenset(m for m, r in self.routes.items() if r.eras == {MODERN} and r.versions is None)

@@ -18,14 +18,10 @@ method                            eras    offered by       handler
 ``prompts/get``                   both    ``prompts``      :mod:`.features`
 ``completion/complete``           both    ``completions``  :mod:`.features`
 ``subscriptions/listen``          modern                   :mod:`.subscriptions`
-``tasks/get``, ``tasks/cancel``   both                     :mod:`.task_methods` (rules per version)
-``tasks/result``, ``tasks/list``  both                     :mod:`.task_methods` (legacy only, inside)
-``tasks/update``                  both                     :mod:`.task_methods` (modern only, inside)
 ================================  ======  ===============  ==========================================
 
-The ``tasks/*`` methods check their own rules (which versions have them, whether the
-server runs tasks, the tasks extension declared), in that order and with their own
-messages, until tasks move onto the extension API.
+Extensions add theirs when a server offers them (:mod:`.extensions`): the ``tasks/*``
+methods are the tasks extension's (:mod:`toolwire.tasks.extension`).
 """
 
 from __future__ import annotations
@@ -35,7 +31,6 @@ from .dispatch import LEGACY, MODERN, Dispatch
 from .features import complete_argument, get_prompt, read_resource, subscribe
 from .lists import list_prompts, list_resources, list_templates, list_tools
 from .subscriptions import listen
-from .task_methods import task_method
 
 #: Answered by the protocol core itself (:class:`~toolwire.protocol.connection.ServerConnection`):
 #: listed for their era rules, with no handler.
@@ -60,8 +55,6 @@ def standard() -> Dispatch:
     table.register("prompts/get", get_prompt, offered_by="prompts")
     table.register("completion/complete", complete_argument, offered_by="completions")
     table.register("subscriptions/listen", listen, eras={MODERN})
-    for method in ("tasks/get", "tasks/result", "tasks/list", "tasks/cancel", "tasks/update"):
-        table.register(method, task_method)
     return table
 
 

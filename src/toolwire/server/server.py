@@ -18,7 +18,9 @@ from ..guards.seam import Guard, Next, chain
 from ..protocol.codec import Codec
 from ..protocol.connection import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, ServerConnection, ServerIdentity
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
+from ..protocol.versions import TASKS_EXTENSION
 from ..tools.tool import Tool, ToolOptions, annotations_from
+from .extensions import Extension, check_identifier, merge_definition, overrides
 from .lifespan import Lifespan, LifespanFailed, LifespanRunner
 
 if TYPE_CHECKING:
@@ -129,6 +131,13 @@ class Server:
         self.guarded: Next | None = None
         self._compose()
         self._dispatch: Dispatch | None = None
+        #: The extensions this server offers, by identifier (see :meth:`add_extension`).
+        self.extensions: dict[str, Extension] = {}
+        #: Those with hooks the handlers call: on ``tools/call``, on ``subscriptions/listen``,
+        #: on tool definitions.
+        self.call_claimers: tuple[Extension, ...] = ()
+        self.listeners: tuple[Extension, ...] = ()
+        self._definers: tuple[Extension, ...] = ()
         self.raw_list_handler: _ListHandler | None = None
         self.raw_call_handler: _CallHandler | None = None
         self._raw_tools: dict[str, Tool] = {}
@@ -368,9 +377,13 @@ class Server:
             tool = Tool.from_function(tool, **options)
         if tool.owner is None:
             tool.owner = self
+        if tool.task is not None and TASKS_EXTENSION not in self.extensions:
+            from ..tasks.extension import TasksExtension
+
+            self.add_extension(TasksExtension())
+        for extension in self._definers:
+            _extend_definition(tool, extension)
         self.registry.add(tool.name, tool)
-        if tool.task is not None:
-            self._declare("tasks", {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
         if tool.timeout is not None or tool.max_concurrency is not None:
             self._compose(tool_limits=True)
         return tool
@@ -628,7 +641,36 @@ class Server:
         self.prompts.remove(name)
 
     def _declare(self, capability: str, value: dict[str, Any]) -> None:
-        self.identity.capabilities.setdefault(capability, value)
+        if capability not in self.identity.capabilities:
+            self.identity.capabilities[capability] = value
+            self.identity.changed()
+
+    # -- extensions ------------------------------------------------------------------------
+
+    def add_extension(self, extension: Extension) -> Extension:
+        """Offer ``extension`` (see :mod:`toolwire.server.extensions` and docs/extensions.md):
+        advertise it in the capabilities of every version, answer its methods, add its
+        fields to tool definitions. ``ValueError`` for a malformed identifier or one this
+        server offers already."""
+        identifier = check_identifier(extension.id)
+        if identifier in self.extensions:
+            raise ValueError(f"this server offers the extension {identifier!r} already")
+        self.extensions[identifier] = extension
+        self.identity.contributions.append(extension.capabilities)
+        self.identity.changed()
+        if overrides(extension, "claim_call"):
+            self.call_claimers = (*self.call_claimers, extension)
+        if overrides(extension, "listen"):
+            self.listeners = (*self.listeners, extension)
+        extension.install(self)
+        if overrides(extension, "tool_definition"):
+            self._definers = (*self._definers, extension)
+            tools = self.registry.all()
+            for tool in tools:
+                _extend_definition(tool, extension)
+            if tools:
+                self.registry.refresh()
+        return extension
 
     # -- low-level handlers ----------------------------------------------------------------
 
@@ -764,6 +806,13 @@ class Server:
         from ..transports.http.serve import run_http
 
         run_http(self, host, port, **options)
+
+
+def _extend_definition(tool: Tool, extension: Extension) -> None:
+    """Add to ``tool``'s definition what ``extension`` adds to it."""
+    fields = extension.tool_definition(tool)
+    if fields:
+        tool.definition = merge_definition(tool.definition, fields)
 
 
 def _state_keys(given: bytes | str | Sequence[bytes | str] | None) -> list[bytes]:

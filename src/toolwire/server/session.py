@@ -5,7 +5,8 @@ transport feeds it bytes; the session passes them through the connection's proto
 machine and hands each request to the handler the server's dispatch table names for its
 method (:mod:`.dispatch`; the standard ones in :mod:`.methods`: lists in :mod:`.lists`,
 ``tools/call`` in :mod:`.calls`, resources, prompts and completion in :mod:`.features`,
-``tasks/*`` in :mod:`.task_methods`, ``subscriptions/listen`` in :mod:`.subscriptions`).
+``subscriptions/listen`` in :mod:`.subscriptions`, an extension's where it says: ``tasks/*``
+in :mod:`toolwire.tasks.methods`).
 The session keeps what they share: sending, the tasks requests run in, cancellation,
 questions to the client, change notifications, shutdown.
 
@@ -118,8 +119,9 @@ class ServerSession:
         self._waiting: dict[RequestId, asyncio.Future[Response]] = {}
         self._closed = False
         self._stop_listening: list[Callable[[], object]] = []
-        #: Task watches of 2026-07-28 subscriptions, by subscription (request id).
-        self.task_watches: dict[RequestId, list[Callable[[], None]]] = {}
+        #: What 2026-07-28 subscriptions watch (an extension's: tasks...), by subscription
+        #: (request id): how to stop each.
+        self._watches: dict[RequestId, list[Callable[[], None]]] = {}
         if listen:
             self.start_listening()
 
@@ -175,7 +177,7 @@ class ServerSession:
                     self.fail(event, ProtocolError(METHOD_NOT_FOUND, f"Method not found: {event.method}"))
                     continue
                 handler = route.handler
-                if handler is None or route.offered_by is not None or route.requires is not None:
+                if route.checked:
                     refusal = route.refusal(event, self.server.identity.capabilities)
                     if refusal is not None:
                         self.fail(event, refusal)
@@ -464,9 +466,17 @@ class ServerSession:
             self.send(event.flush, event.request.id)
         id = event.request.id
         self.subscriptions.pop(id, None)
-        for stop in self.task_watches.pop(id, ()):
-            stop()
+        self.unwatch(id)
         self._call_off(id)
+
+    def watch(self, subscription: RequestId, stop: Callable[[], None]) -> None:
+        """Call ``stop`` when ``subscription`` (a ``subscriptions/listen``) ends or the session closes."""
+        self._watches.setdefault(subscription, []).append(stop)
+
+    def unwatch(self, subscription: RequestId) -> None:
+        """Stop what ``subscription`` watches (see :meth:`watch`)."""
+        for stop in self._watches.pop(subscription, ()):
+            stop()
 
     def cancel(self, id: RequestId, reason: str | None = None) -> None:
         """Cancel request ``id`` as the client's ``notifications/cancelled`` would (its
@@ -495,10 +505,8 @@ class ServerSession:
         response; waits on the client fail."""
         for stop in self._stop_listening:
             stop()
-        for stops in self.task_watches.values():
-            for stop in stops:
-                stop()
-        self.task_watches.clear()
+        for id in list(self._watches):
+            self.unwatch(id)
         for future in self._waiting.values():
             if not future.done():
                 future.set_exception(ClientRequestFailed("the connection closed"))

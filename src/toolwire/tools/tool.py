@@ -278,8 +278,6 @@ class Tool:
             definition["icons"] = self.icons
         if self.meta:
             definition["_meta"] = self.meta
-        if self.task is not None:
-            definition["execution"] = {"taskSupport": self.task}
         return definition
 
     def validate_arguments(self, arguments: Any, message: str = "Invalid arguments for tool '{}'") -> dict[str, Any]:

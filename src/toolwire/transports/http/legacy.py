@@ -326,7 +326,9 @@ def _without_notifications(identity: ServerIdentity) -> ServerIdentity:
         else offer
         for name, offer in identity.capabilities.items()
     }
-    return ServerIdentity(identity.info, capabilities, identity.instructions, identity.ttl_ms, identity.cache_scope)
+    copy = ServerIdentity(identity.info, capabilities, identity.instructions, identity.ttl_ms, identity.cache_scope)
+    copy.contributions = identity.contributions
+    return copy
 
 
 def _legacy_status(answer: Answer) -> int:

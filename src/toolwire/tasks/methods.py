@@ -1,10 +1,9 @@
-"""The ``tasks/*`` methods: handlers of the dispatch table, answering about the tasks that
-calls became (see :mod:`toolwire.tasks`).
+"""The ``tasks/*`` methods: handlers the tasks extension registers (see :mod:`.extension`),
+answering about the tasks that calls became.
 
-Which versions have which method, whether this server runs tasks at all and (2026-07-28)
-whether the request declares the tasks extension are checked here, in that order, each
-with its own message (``-32601``, ``-32601``, ``-32021``), until tasks move onto the
-extension API. A task the caller may not see is not found (``-32602``).
+The routes say which versions have which method and that a 2026-07-28 request must
+declare the extension; a handler here finds the task (one the caller may not see is not
+found: ``-32602``) and answers about it.
 """
 
 from __future__ import annotations
@@ -13,38 +12,14 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.connection import Request
-from ..protocol.errors import INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError
+from ..protocol.errors import INVALID_PARAMS, ProtocolError
 from ..protocol.outgoing import Answer
-from ..protocol.versions import META_RELATED_TASK, TASKS_EXTENSION
-from .dispatch import declares, extension_missing
+from ..protocol.versions import META_RELATED_TASK
 
 if TYPE_CHECKING:
-    from ..tasks.manager import TaskManager
-    from ..tasks.model import TaskRecord
-    from .session import ServerSession
-
-
-def _tasks_for(session: ServerSession, request: Request) -> TaskManager:
-    """The task manager, if ``request`` may use it: ``-32601`` where the era has no such
-    method or the server no task tools, ``-32021`` for a 2026-07-28 request that does not
-    declare the tasks extension."""
-    codec = request.codec
-    method = request.method
-    if codec.modern and method in ("tasks/result", "tasks/list"):
-        raise ProtocolError(
-            METHOD_NOT_FOUND,
-            f"Method not found: {method} does not exist in {codec.version} (tasks/get carries the result)",
-        )
-    if not codec.modern and (not codec.tasks or method == "tasks/update"):
-        raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method} does not exist in {codec.version}")
-    if "tasks" not in session.server.identity.capabilities:
-        raise ProtocolError(METHOD_NOT_FOUND, "Method not found: this server runs no tool as a task")
-    if codec.modern and not declares(request, TASKS_EXTENSION):
-        raise extension_missing(
-            TASKS_EXTENSION,
-            f"{method} needs the {TASKS_EXTENSION} extension declared in the request's client capabilities",
-        )
-    return session.server.tasks
+    from ..server.session import ServerSession
+    from .manager import TaskManager
+    from .model import TaskRecord
 
 
 def task_method(session: ServerSession, request: Request) -> None:
@@ -53,7 +28,7 @@ def task_method(session: ServerSession, request: Request) -> None:
 
 async def _answer_task_method(session: ServerSession, request: Request) -> Answer | None:
     try:
-        tasks = _tasks_for(session, request)
+        tasks = session.server.tasks
         if request.method == "tasks/list":
             records, cursor = await tasks.page(session, request)
             listed: dict[str, Any] = {"tasks": [request.codec.task(record) for record in records]}
