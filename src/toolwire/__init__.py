@@ -41,6 +41,9 @@ _EXPORTS = {
     "ClientRequestFailed": "server.context",
     "Context": "server.context",
     "Elicitation": "server.context",
+    "Extension": "server.extensions",
+    "MethodCall": "server.extensions",
+    "method": "server.extensions",
     "Server": "server.server",
     "Content": "tools.content",
     "annotations": "tools.content",
@@ -64,7 +67,9 @@ __all__ = [
     "Content",
     "Context",
     "Elicitation",
+    "Extension",
     "LATEST",
+    "MethodCall",
     "Param",
     "Prompt",
     "PromptResult",
@@ -84,6 +89,7 @@ __all__ = [
     "audio",
     "embedded_resource",
     "image",
+    "method",
     "resource_contents",
     "resource_link",
     "text",
@@ -100,6 +106,7 @@ if TYPE_CHECKING:
     from .resources.resource import Resource, ResourceNotFound, ResourceTemplate, resource_contents
     from .resources.uri_template import UriTemplate
     from .server.context import CapabilityMissing, ClientRequestFailed, Context, Elicitation
+    from .server.extensions import Extension, MethodCall, method
     from .server.server import Server
     from .tools.content import Content, annotations, audio, embedded_resource, image, resource_link, text
     from .tools.results import ToolError, ToolResult

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ..logs import get_logger
 from ..protocol.connection import DEFAULT_MAX_MESSAGE_BYTES
 from ..protocol.errors import METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, MODERN_ERRORS
 from ..protocol.versions import (
@@ -68,6 +69,8 @@ from .types import (
 if TYPE_CHECKING:
     from ..completion import Completion
     from .telemetry import ClientTelemetry
+
+log = get_logger("toolwire.client")
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 ProgressCallback = Callable[[float, float | None, str | None], Any]
@@ -113,7 +116,10 @@ class Client:
     saying so; over HTTP a longer answer, or event of a stream, decompressed, fails its
     request with a :class:`ServerError` saying so (the client stays usable);
     ``telemetry``: OpenTelemetry spans and durations of every request, the trace context sent
-    along (``True`` for the global providers, or a :class:`~.telemetry.ClientTelemetry`).
+    along (``True`` for the global providers, or a :class:`~.telemetry.ClientTelemetry`);
+    ``extensions``: the protocol extensions this client takes part in, by identifier, with
+    their settings (declared in its capabilities, see docs/extensions.md; what the server
+    offers is :attr:`server_extensions`, its notifications reach :meth:`on_notification`).
     """
 
     def __init__(
@@ -142,6 +148,7 @@ class Client:
         pins: dict[str, dict[str, str]] | None = None,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         telemetry: bool | ClientTelemetry = False,
+        extensions: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         if protocol is not None and protocol not in (*LEGACY_VERSIONS, *MODERN_VERSIONS):
             raise ClientError(f"unknown protocol version {protocol!r}")
@@ -160,6 +167,8 @@ class Client:
         self.on_prompts_changed = on_prompts_changed
         self.on_resource_updated = on_resource_updated
         self.pins = pins
+        self.extensions = dict(extensions or {})
+        self._on_notification: dict[str, Callable[[dict[str, Any]], Any]] = {}
         self.version: str | None = None
         self.server_info: dict[str, Any] = {}
         self.capabilities: dict[str, Any] = {}
@@ -294,7 +303,28 @@ class Client:
             capabilities["sampling"] = {}
         if self.roots is not None:
             capabilities["roots"] = {"listChanged": True}
+        if self.extensions:
+            capabilities["extensions"] = self.extensions
         return capabilities
+
+    @property
+    def server_extensions(self) -> dict[str, dict[str, Any]]:
+        """The extensions the server offers, by identifier, with their settings (empty
+        before :meth:`connect`, and for a server that offers none)."""
+        extensions = self.capabilities.get("extensions")
+        return extensions if isinstance(extensions, dict) else {}
+
+    def on_notification(self, method: str, callback: Callable[[dict[str, Any]], Any]) -> Callable[[], None]:
+        """Call ``callback(params)`` for each notification ``method`` the server sends (an
+        extension's, say), in place of what the client would do with it; returns a function
+        that stops it. What the callback raises is logged, not raised."""
+        self._on_notification[method] = callback
+
+        def stop() -> None:
+            if self._on_notification.get(method) is callback:
+                del self._on_notification[method]
+
+        return stop
 
     def _meta(self, version: str | None = None) -> dict[str, Any]:
         """The per-request ``_meta`` of the modern era (built once per connection)."""
@@ -562,7 +592,9 @@ class Client:
 
     def _task_meta(self) -> dict[str, Any]:
         """2026-07-28 ``_meta`` declaring the tasks extension besides the usual capabilities."""
-        return {META_CLIENT_CAPABILITIES: {**self._capabilities(), "extensions": {TASKS_EXTENSION: {}}}}
+        capabilities = self._capabilities()
+        extensions = {**capabilities.get("extensions", {}), TASKS_EXTENSION: {}}
+        return {META_CLIENT_CAPABILITIES: {**capabilities, "extensions": extensions}}
 
     def watch_task(self, task_id: str, callback: Callable[[TaskInfo], Any]) -> None:
         """Call ``callback(info)`` on each 2025-11-25 status notification of ``task_id``."""
@@ -832,6 +864,14 @@ class Client:
             raise RequestTimeout("the server did not acknowledge the subscription") from None
 
     def _notified(self, method: str, params: dict[str, Any]) -> None:
+        if self._on_notification:
+            heard = self._on_notification.get(method)
+            if heard is not None:
+                try:
+                    heard(params)
+                except Exception:
+                    log.exception("the callback for %s failed", method)
+                return
         if method == "notifications/progress":
             callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if callback is not None:
