@@ -10,25 +10,25 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
 from ..catalog import Catalog
 from ..guards.seam import Guard, Next, chain
 from ..protocol.codec import Codec
 from ..protocol.connection import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, ServerConnection, ServerIdentity
-from ..protocol.errors import INVALID_PARAMS, ProtocolError
 from ..protocol.versions import TASKS_EXTENSION
 from ..tools.tool import Tool, ToolOptions, annotations_from
 from .extensions import Extension, check_identifier, merge_definition, overrides
 from .lifespan import Lifespan, LifespanFailed, LifespanRunner
+from .raw_handlers import RawHandlers
+from .resources_prompts import ResourcesAndPrompts
 
 if TYPE_CHECKING:
     from ..prompts.prompt import Prompt
     from ..resources.resource import Resource, ResourceTemplate
     from ..tasks.manager import TaskManager
     from ..tasks.store import TaskStore
-    from ..tools.content import Content
     from ..transports.http.app import StreamableHTTP
     from .dispatch import Dispatch
     from .mount import Mount
@@ -40,7 +40,7 @@ _ListHandler = Callable[..., Any]
 _CallHandler = Callable[..., Any]
 
 
-class Server:
+class Server(ResourcesAndPrompts, RawHandlers):
     """An MCP server offering tools (and resources, prompts and completion), for every
     protocol version from 2024-11-05 to 2026-07-28.
 
@@ -417,101 +417,7 @@ class Server:
         """Hide a tool from ``tools/list`` and refuse calls to it; ``KeyError`` if unknown."""
         self.registry.set_enabled(name, False)
 
-    # -- resources -------------------------------------------------------------------------
-
-    def resource(
-        self,
-        uri: str,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        size: int | None = None,
-        annotations: dict[str, Any] | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        complete: dict[str, Any] | None = None,
-        scopes: Iterable[str] | None = None,
-    ) -> Callable[[F], F]:
-        """Register a function as a resource: ``@server.resource("config://app")`` for one
-        fixed URI, or ``@server.resource("users://{id}/profile")`` for a URI template whose
-        variables are the function's parameters (see :mod:`toolwire.resources.resource` for
-        what it may return). ``scopes``: the OAuth scopes a caller needs to see and read it.
-        ``ValueError`` for a taken URI or parameters that do not fit."""
-
-        def register(function: F) -> F:
-            options = {
-                "name": name,
-                "title": title,
-                "description": description,
-                "mime_type": mime_type,
-                "annotations": annotations,
-                "icons": icons,
-                "meta": meta,
-                "scopes": scopes,
-            }
-            if "{" in uri:
-                if size is not None:
-                    raise ValueError("size= is for fixed resources, not templates")
-                self.add_resource_template(uri, function, complete=complete, **options)
-            else:
-                if complete:
-                    raise ValueError("complete= is for template variables: this URI has none")
-                self.add_resource(uri, function, size=size, **options)
-            return function
-
-        return register
-
-    def add_resource(self, uri: str, value: Any, **options: Any) -> Resource:
-        """Register a fixed resource: ``value`` is a function read on each request, or the
-        contents themselves (text, bytes, JSON data). Keywords as for :meth:`resource`."""
-        from ..resources.resource import Resource
-
-        function = value if callable(value) else (lambda: value)
-        return self.add_resource_object(Resource(uri, function, **options))
-
-    def add_resource_object(self, resource: Resource) -> Resource:
-        """Register a :class:`~toolwire.resources.resource.Resource` made elsewhere (a mount)."""
-        self.resources.add(resource.uri, resource)
-        self._declare("resources", {"subscribe": True, "listChanged": True})
-        return resource
-
-    def add_resource_template(
-        self, uri_template: str, function: Callable[..., Any], **options: Any
-    ) -> ResourceTemplate:
-        """Register a resource template (RFC 6570); keywords as for :meth:`resource`."""
-        from ..resources.resource import ResourceTemplate
-
-        return self.add_resource_template_object(ResourceTemplate(uri_template, function, **options))
-
-    def add_resource_template_object(self, template: ResourceTemplate) -> ResourceTemplate:
-        """Register a :class:`~toolwire.resources.resource.ResourceTemplate` made elsewhere."""
-        self.resource_templates.add(template.uri_template, template)
-        self._declare("resources", {"subscribe": True, "listChanged": True})
-        if template.completers:
-            self._declare("completions", {})
-        return template
-
-    def remove_resource(self, uri: str) -> None:
-        """Unregister a fixed resource or a template (by its template string); clients are
-        told the list changed. ``KeyError`` if there is neither."""
-        if uri in self.resources:
-            self.resources.remove(uri)
-        else:
-            self.resource_templates.remove(uri)
-
-    def find_resource(self, uri: str) -> tuple[Resource | ResourceTemplate, dict[str, Any]] | None:
-        """The fixed resource at ``uri`` (with no variables), else the first template that
-        matches it (with its variables), else ``None``."""
-        resource = self.resources.get(uri)
-        if resource is not None:
-            return resource, {}
-        for template in self.resource_templates.enabled():
-            variables = template.match(uri)
-            if variables is not None:
-                return template, variables
-        return None
+    # -- what requests name ----------------------------------------------------------------
 
     def target_of(self, method: Any, params: Any) -> Any:
         """What a request names, enabled: the tool of a ``tools/call``, the prompt of a
@@ -555,96 +461,6 @@ class Server:
             return item.scopes, f"the prompt {params['name']!r}"
         return item.scopes, f"the resource {params['uri']!r}"
 
-    def resource_updated(self, uri: str) -> None:
-        """Tell subscribed clients that the resource at ``uri`` changed (legacy clients that
-        sent ``resources/subscribe``, 2026-07-28 ones listening with ``resourceSubscriptions``).
-        Safe to call from any thread."""
-        for listener in list(self._resource_listeners.values()):
-            listener(uri)
-
-    def on_resource_updated(self, listener: Callable[[str], None]) -> Callable[[], object]:
-        """Call ``listener(uri)`` on each :meth:`resource_updated`; returns its remover."""
-        key = id(listener)
-        self._resource_listeners[key] = listener
-        return lambda: self._resource_listeners.pop(key, None)
-
-    def link_resource(self, uri: str) -> Content:
-        """A ``resource_link`` block for the registered fixed resource ``uri``, for a tool
-        result; ``KeyError`` if there is none."""
-        from ..tools.content import Content
-
-        resource = self.resources.get(uri)
-        if resource is None:
-            raise KeyError(f"no resource {uri!r} is registered")
-        return Content(type="resource_link", **resource.definition)
-
-    async def embed_resource(self, uri: str) -> list[Content]:
-        """The contents of the registered resource ``uri`` as embedded ``resource`` blocks, for
-        a tool result. ``KeyError`` if no resource or template serves it;
-        :class:`~toolwire.ResourceNotFound` if its function finds nothing."""
-        from ..resources.resource import Resource
-        from ..tools.content import Content
-
-        found = self.find_resource(uri)
-        if found is None:
-            raise KeyError(f"no resource or template serves {uri!r}")
-        resource, variables = found
-        contents = await (resource.read() if isinstance(resource, Resource) else resource.read(uri, variables))
-        return [Content(type="resource", resource=entry) for entry in contents]
-
-    # -- prompts ---------------------------------------------------------------------------
-
-    @overload
-    def prompt(self, fn: F, /) -> F: ...
-
-    @overload
-    def prompt(
-        self,
-        fn: None = None,
-        /,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        complete: dict[str, Any] | None = None,
-        scopes: Iterable[str] | None = None,
-    ) -> Callable[[F], F]: ...
-
-    def prompt(self, fn: Any = None, /, **options: Any) -> Any:
-        """Register a function as a prompt: ``@server.prompt`` or ``@server.prompt(name=...)``
-        (see :mod:`toolwire.prompts.prompt`). ``complete`` maps arguments to completers;
-        ``scopes``: the OAuth scopes a caller needs to see and get it.
-        ``ValueError`` for an invalid or taken name."""
-
-        def register(function: F) -> F:
-            self.add_prompt(function, **options)
-            return function
-
-        return register(fn) if fn is not None else register
-
-    def add_prompt(self, prompt: Prompt | Callable[..., Any], **options: Any) -> Prompt:
-        """Register a :class:`~toolwire.Prompt`, or a function with the keywords of :meth:`prompt`."""
-        from ..prompts.prompt import Prompt
-
-        if not isinstance(prompt, Prompt):
-            prompt = Prompt(prompt, **options)
-        self.prompts.add(prompt.name, prompt)
-        self._declare("prompts", {"listChanged": True})
-        if prompt.completers:
-            self._declare("completions", {})
-        return prompt
-
-    def remove_prompt(self, name: str) -> None:
-        """Unregister a prompt (clients are told the list changed); ``KeyError`` if unknown."""
-        self.prompts.remove(name)
-
-    def _declare(self, capability: str, value: dict[str, Any]) -> None:
-        if capability not in self.identity.capabilities:
-            self.identity.capabilities[capability] = value
-            self.identity.changed()
-
     # -- extensions ------------------------------------------------------------------------
 
     def add_extension(self, extension: Extension) -> Extension:
@@ -671,79 +487,6 @@ class Server:
             if tools:
                 self.registry.refresh()
         return extension
-
-    # -- low-level handlers ----------------------------------------------------------------
-
-    def list_tools_handler(self, fn: F) -> F:
-        """Take over ``tools/list``: ``fn()`` or ``fn(cursor)`` returns tool definitions (dicts
-        or :class:`Tool`), or ``{"tools": [...], "nextCursor": ...}``. Calls are still
-        validated against the schemas it lists."""
-        self.raw_list_handler = fn
-        return fn
-
-    def call_tool_handler(self, fn: F) -> F:
-        """Take over ``tools/call`` for tools not registered otherwise: ``fn(name, arguments)``
-        (or ``fn(name, arguments, context)``) returns a value, content blocks or a result dict."""
-        self.raw_call_handler = fn
-        return fn
-
-    async def list_raw_tools(self, cursor: str | None) -> tuple[list[Tool], str | None]:
-        """The low-level list handler's tools (as :class:`Tool`, for rendering and validation)."""
-        assert self.raw_list_handler is not None
-        handler = self.raw_list_handler
-        code = getattr(getattr(handler, "__func__", handler), "__code__", None)
-        takes_cursor = code is not None and code.co_argcount - hasattr(handler, "__func__") >= 1
-        listed = handler(cursor) if takes_cursor else handler()
-        if hasattr(listed, "__await__"):
-            listed = await listed
-        next_cursor = None
-        if isinstance(listed, dict):
-            next_cursor = listed.get("nextCursor")
-            listed = listed.get("tools", [])
-        tools = [item if isinstance(item, Tool) else self._raw_definition(item) for item in listed]
-        self._raw_tools.update((tool.name, tool) for tool in tools)
-        return tools, next_cursor
-
-    def known_raw_tool(self, name: str) -> Tool | None:
-        """The low-level tool ``name`` if its definition was already listed, else ``None``."""
-        return self._raw_tools.get(name)
-
-    async def find_raw_tool(self, name: str) -> Tool | None:
-        """The tool ``name`` as the low-level handlers define it, or ``None``."""
-        tool = self._raw_tools.get(name)
-        if tool is None and self.raw_list_handler is not None:
-            cursor: str | None = None
-            for _ in range(1000):  # every page, with a cap against endless cursors
-                _, cursor = await self.list_raw_tools(cursor)
-                if cursor is None or name in self._raw_tools:
-                    break
-            tool = self._raw_tools.get(name)
-        return tool
-
-    def _raw_definition(self, definition: dict[str, Any]) -> Tool:
-        call = self.raw_call_handler
-        if call is None:
-            raise ProtocolError(INVALID_PARAMS, "tools are listed by a handler but no call_tool_handler is set")
-        name = definition.get("name", "")
-        wants_context = getattr(getattr(call, "__code__", None), "co_argcount", 2) >= 3
-
-        async def handler(arguments: dict[str, Any], context: Any = None) -> Any:
-            value = call(name, arguments, context) if wants_context else call(name, arguments)
-            if hasattr(value, "__await__"):
-                value = await value
-            return value
-
-        return Tool.from_schema(
-            name,
-            definition.get("inputSchema", {"type": "object"}),
-            handler,
-            output_schema=definition.get("outputSchema"),
-            description=definition.get("description"),
-            title=definition.get("title"),
-            annotations=definition.get("annotations"),
-            icons=definition.get("icons"),
-            meta=definition.get("_meta"),
-        )
 
     # -- serving ---------------------------------------------------------------------------
 
