@@ -29,7 +29,7 @@ there). A request cancelled or timed out closes its answer's connection in both 
 
 The HTTP is httpx's ``AsyncClient`` on :class:`~toolwire.client.http11.Http11Transport`
 (httpx's own transport when a proxy is configured in the environment). The POSTs of
-messages take the :class:`~toolwire.client.http11.DirectRoute` to the same connections while
+messages take the :class:`~toolwire.client.direct_route.DirectRoute` to the same connections while
 httpx's client layer would add nothing to them (no ``auth``, no cookies, no redirect): that
 layer costs several times what the rest of a request does.
 """
@@ -52,8 +52,11 @@ from ..protocol import http_headers
 from ..protocol.connection import DEFAULT_MAX_MESSAGE_BYTES
 from ..protocol.errors import METHOD_NOT_FOUND, MODERN_ERRORS
 from ..protocol.versions import META_PROTOCOL_VERSION
+from .direct_route import DirectRoute
 from .errors import AUTHORIZATION_FAILED, ClientError
-from .http11 import DirectRoute, Http11Transport, Refused, Reply, TooLarge
+from .http11 import Http11Transport
+from .http11_connection import Refused, TooLarge
+from .http_reply import Reply
 
 log = get_logger("toolwire.client")
 
