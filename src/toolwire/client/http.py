@@ -46,7 +46,7 @@ from urllib.parse import urljoin
 import httpx
 import orjson
 
-from ..auth.client.oauth import AuthorizationError
+from ..auth.client.errors import AuthorizationError
 from ..logs import get_logger
 from ..protocol import http_headers
 from ..protocol.connection import DEFAULT_MAX_MESSAGE_BYTES
