@@ -18,7 +18,9 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from toolwire.auth.client.oauth import IdJagExchange, OAuth, follow_redirect
+from toolwire.auth.client.authorize import follow_redirect
+from toolwire.auth.client.id_jag import IdJagExchange
+from toolwire.auth.client.oauth import OAuth
 from toolwire.client import Client
 
 

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from toolwire.auth import FileTokenStore, OAuth
 from toolwire.auth.client.challenge import read_challenge
+from toolwire.auth.client.discovery import covers
 from toolwire.auth.client.dpop import DPoPKey
-from toolwire.auth.client.oauth import _covers
 from toolwire.client import Client, ClientError
 
 
@@ -71,12 +71,12 @@ def test_options_that_do_not_fit_are_refused() -> None:
 
 
 def test_resource_metadata_must_be_for_the_server_or_a_parent() -> None:
-    assert _covers("https://mcp.example.com/mcp", "https://mcp.example.com/mcp")
-    assert _covers("https://MCP.example.com", "https://mcp.example.com/mcp")
-    assert _covers("https://mcp.example.com/api", "https://mcp.example.com/api/mcp")
-    assert not _covers("https://mcp.example.com/api", "https://mcp.example.com/apikeys/mcp")
-    assert not _covers("https://evil.example.com/mcp", "https://mcp.example.com/mcp")
-    assert not _covers("http://mcp.example.com/mcp", "https://mcp.example.com/mcp")
+    assert covers("https://mcp.example.com/mcp", "https://mcp.example.com/mcp")
+    assert covers("https://MCP.example.com", "https://mcp.example.com/mcp")
+    assert covers("https://mcp.example.com/api", "https://mcp.example.com/api/mcp")
+    assert not covers("https://mcp.example.com/api", "https://mcp.example.com/apikeys/mcp")
+    assert not covers("https://evil.example.com/mcp", "https://mcp.example.com/mcp")
+    assert not covers("http://mcp.example.com/mcp", "https://mcp.example.com/mcp")
 
 
 def test_dpop_proofs_are_fresh_bound_and_keep_no_private_key_in_the_header() -> None:
@@ -123,7 +123,8 @@ def test_the_keyring_store_keeps_records_and_their_names(tmp_path: Path) -> None
 async def test_a_redirect_port_in_use_is_one_clear_error_not_a_hang() -> None:
     import socket
 
-    from toolwire.auth.client.oauth import AuthorizationError, browser_authorize
+    from toolwire.auth.client.authorize import browser_authorize
+    from toolwire.auth.client.errors import AuthorizationError
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -1,5 +1,5 @@
 """The direct route sends what httpx would: the same requests go through
-:class:`~toolwire.client.http11.DirectRoute` and through ``httpx.AsyncClient`` (on the same
+:class:`~toolwire.client.direct_route.DirectRoute` and through ``httpx.AsyncClient`` (on the same
 transport) to a raw socket server on 127.0.0.1 that records every byte of them, and the two
 recordings are compared: request line, headers (names without case), body.
 
@@ -22,7 +22,8 @@ import pytest
 
 from test_http11 import Scripted, read_request
 from toolwire.client import Client, ClientError
-from toolwire.client.http11 import DirectRoute, Http11Transport
+from toolwire.client.direct_route import DirectRoute
+from toolwire.client.http11 import Http11Transport
 
 Request = tuple[bytes, list[tuple[bytes, bytes]], bytes]
 

@@ -1,4 +1,4 @@
-"""toolwire's HTTP/1.1 client (``toolwire.client.http11``) over real sockets on 127.0.0.1.
+"""toolwire's HTTP/1.1 client (``toolwire.client.http11`` and its neighbours) over real sockets on 127.0.0.1.
 
 Each test serves a small scripted HTTP server (``asyncio.start_server``) that answers as the
 test needs: lengths, chunks, streams, connections closed between and during requests, no
@@ -26,7 +26,10 @@ import pytest
 from httpserve import InProcess
 from toolwire import Server
 from toolwire.client import Client
-from toolwire.client.http11 import DECODE_STEP, ConnectionPool, DirectRoute, Http11Transport, Refused, TooLarge
+from toolwire.client.direct_route import DirectRoute
+from toolwire.client.http11 import ConnectionPool, Http11Transport
+from toolwire.client.http11_connection import Refused, TooLarge
+from toolwire.client.http_reply import DECODE_STEP
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 

@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING, Any
 from .identity import Identity
 
 if TYPE_CHECKING:
-    from .client.oauth import AuthorizationError, OAuth
+    from .client.errors import AuthorizationError
+    from .client.oauth import OAuth
     from .client.tokenstore import FileTokenStore, KeyringTokenStore, MemoryTokenStore
     from .server.resource import AuthError, ProtectedResource
     from .server.verifiers import IntrospectionVerifier, InvalidToken, JWTVerifier, TokenVerifier
 
 _LAZY = {
-    "AuthorizationError": ".client.oauth",
+    "AuthorizationError": ".client.errors",
     "FileTokenStore": ".client.tokenstore",
     "KeyringTokenStore": ".client.tokenstore",
     "MemoryTokenStore": ".client.tokenstore",

@@ -2,7 +2,7 @@
 memory), discover its tools and call them, read its resources and get its prompts, in
 either protocol era."""
 
-from .client import Client, fingerprint
+from .client import Client
 from .errors import (
     ClientError,
     ConnectionClosed,
@@ -14,6 +14,7 @@ from .errors import (
     ToolChanged,
     VersionMismatch,
 )
+from .pinning import fingerprint
 from .tasks import TaskCancelled, TaskHandle, TaskInfo
 from .types import (
     AudioContent,

@@ -29,9 +29,10 @@ there). A request cancelled or timed out closes its answer's connection in both 
 
 The HTTP is httpx's ``AsyncClient`` on :class:`~toolwire.client.http11.Http11Transport`
 (httpx's own transport when a proxy is configured in the environment). The POSTs of
-messages take the :class:`~toolwire.client.http11.DirectRoute` to the same connections while
+messages take the :class:`~toolwire.client.direct_route.DirectRoute` to the same connections while
 httpx's client layer would add nothing to them (no ``auth``, no cookies, no redirect): that
-layer costs several times what the rest of a request does.
+layer costs several times what the rest of a request does. Streams are read with
+:mod:`.sse`; the tools' header annotations are kept by :mod:`.tool_headers`.
 """
 
 from __future__ import annotations
@@ -39,76 +40,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import urllib.request
-from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urljoin
 
 import httpx
 import orjson
 
-from ..auth.client.oauth import AuthorizationError
+from ..auth.client.errors import AuthorizationError
 from ..logs import get_logger
 from ..protocol import http_headers
 from ..protocol.connection import DEFAULT_MAX_MESSAGE_BYTES
 from ..protocol.errors import METHOD_NOT_FOUND, MODERN_ERRORS
 from ..protocol.versions import META_PROTOCOL_VERSION
+from .direct_route import DirectRoute
 from .errors import AUTHORIZATION_FAILED, ClientError
-from .http11 import DirectRoute, Http11Transport, Refused, Reply, TooLarge
+from .http11 import Http11Transport
+from .http11_connection import Refused, TooLarge
+from .http_reply import Reply
+from .sse import StreamPosition, read_events
+from .tool_headers import screen_tools
 
 log = get_logger("toolwire.client")
 
 ACCEPT = "application/json, text/event-stream"
 MAX_RESUMES = 5
-
-
-class SseEvent:
-    __slots__ = ("data", "event", "id", "retry")
-
-    def __init__(self) -> None:
-        self.data: list[str] = []
-        self.event = "message"
-        self.id: str | None = None
-        self.retry: int | None = None
-
-
-async def read_events(lines: AsyncIterator[str], limit: int | None = None) -> AsyncIterator[SseEvent]:
-    """The events of an SSE stream (comments skipped, multi-line data joined);
-    :class:`TooLarge` for an event whose data is longer than ``limit`` characters."""
-    current = SseEvent()
-    size = 0
-    async for line in lines:
-        if not line:
-            if current.data or current.id is not None or current.retry is not None:
-                yield current
-            current, size = SseEvent(), 0
-            continue
-        if line.startswith(":"):
-            continue
-        name, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if name == "data":
-            size += len(value) + 1
-            if limit is not None and size > limit:
-                raise TooLarge(limit)
-            current.data.append(value)
-        elif name == "event":
-            current.event = value
-        elif name == "id" and "\0" not in value:
-            current.id = value
-        elif name == "retry" and value.isascii() and value.isdigit():
-            current.retry = int(value)
-    if current.data:
-        yield current
-
-
-class _Stream:
-    """Where a response stream is in its resumption: its last event id and retry delay."""
-
-    __slots__ = ("last_id", "retry_ms")
-
-    def __init__(self) -> None:
-        self.last_id: str | None = None
-        self.retry_ms = 1000
 
 
 class StreamableHttpTransport:
@@ -337,7 +292,7 @@ class StreamableHttpTransport:
         if reply.status_code == 202:
             return
         if kind == "text/event-stream":
-            stream = _Stream()
+            stream = StreamPosition()
             answered = await self._read_stream(reply, stream, message.get("id"))
             if not answered and "id" in message and "method" in message:
                 await self._resume(stream, message)
@@ -348,7 +303,7 @@ class StreamableHttpTransport:
             return
         self._deliver(body)
 
-    async def _read_stream(self, reply: Reply, stream: _Stream, id: Any) -> bool:
+    async def _read_stream(self, reply: Reply, stream: StreamPosition, id: Any) -> bool:
         """Deliver a stream's messages; whether the answer to ``id`` was among them.
         Raises :class:`Refused` (an event too large)."""
         answered = False
@@ -371,7 +326,7 @@ class StreamableHttpTransport:
             pass  # the connection dropped: resumed below when the server made it resumable
         return answered
 
-    async def _resume(self, stream: _Stream, message: dict[str, Any]) -> None:
+    async def _resume(self, stream: StreamPosition, message: dict[str, Any]) -> None:
         """Get the rest of a stream that ended before its answer: ``GET`` with
         ``Last-Event-ID`` after the announced delay, a few times at most. A server that can
         no longer be reached closes the transport; one that cannot resume fails the request."""
@@ -407,7 +362,7 @@ class StreamableHttpTransport:
         """The legacy ``GET`` stream: what the server sends outside any request. ``open`` is
         set once it is open, or refused."""
         assert self._http is not None
-        stream = _Stream()
+        stream = StreamPosition()
         try:
             while not self._closed:  # reconnected for as long as the session lasts
                 headers = {**self._session_headers(), "Accept": "text/event-stream"}
@@ -547,39 +502,13 @@ class StreamableHttpTransport:
         """Hand one message to the client, after noting what the transport needs of it: the
         version an ``initialize`` answer names, the tools a ``tools/list`` answer lists."""
         if self._listing and (b"tools" in data):
-            data = self._screen_tools(data)
+            data = screen_tools(data, self._listing, self._tool_headers)
         if self._initialize is not None and self.protocol_version is None:
             with contextlib.suppress(orjson.JSONDecodeError, AttributeError):
                 result = orjson.loads(data).get("result") or {}
                 if isinstance(result.get("protocolVersion"), str):
                     self.protocol_version = result["protocolVersion"]
         self.on_message(data)
-
-    def _screen_tools(self, data: bytes) -> bytes:
-        """A ``tools/list`` answer without the tools whose ``x-mcp-header`` annotations are
-        invalid; records the valid ones' for the headers of later calls."""
-        try:
-            message = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            return data
-        if not isinstance(message, dict) or message.get("id") not in self._listing:
-            return data
-        self._listing.discard(message.get("id"))
-        result = message.get("result")
-        if not isinstance(result, dict) or not isinstance(result.get("tools"), list) or b"x-mcp-header" not in data:
-            return data
-        tools = result["tools"]
-        kept = []
-        for tool in tools:
-            name = tool.get("name") if isinstance(tool, dict) else None
-            try:
-                self._tool_headers[str(name)] = http_headers.header_parameters(tool.get("inputSchema"))
-            except http_headers.InvalidHeaderAnnotation as exc:
-                log.warning("left out tool %r: %s", name, exc)
-                continue
-            kept.append(tool)
-        result["tools"] = kept
-        return orjson.dumps(message)
 
     def _answer_error(
         self, message: dict[str, Any], status: int | None, body: bytes, reason: str = "", code: int = -32000

@@ -41,7 +41,7 @@ from typing import Any
 import orjson
 
 from ..client import Client, ClientError, ServerError
-from ..client.client import _transport
+from ..client.targets import transport_for
 from ..client.transports import StdioProcess
 from ..logs import get_logger
 from ..protocol.connection import DEFAULT_MAX_MESSAGE_BYTES
@@ -147,7 +147,7 @@ class Inspector:
             self._watcher = asyncio.get_running_loop().create_task(self._watch())
 
     async def _connect(self, protocol: str | None) -> Client:
-        inner = _transport(self.target, None, None, None, DEFAULT_MAX_MESSAGE_BYTES)
+        inner = transport_for(self.target, None, None, None, DEFAULT_MAX_MESSAGE_BYTES)
         if isinstance(inner, StdioProcess):
             decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
             inner.on_stderr = lambda chunk: self._said(decoder.decode(chunk))

@@ -42,7 +42,7 @@ from typing import Any, Literal
 import orjson
 
 from ..client import ToolInfo, fingerprint
-from ..client.client import PINNED_FIELDS
+from ..client.pinning import PINNED_FIELDS
 from ..lookalikes import skeleton
 
 Action = Literal["allow", "ask", "deny"]

@@ -18,7 +18,8 @@ import datetime
 import sys
 import time
 
-from ..auth.client.oauth import TOKENS_PREFIX, AuthorizationError, OAuth, tokens_key
+from ..auth.client.errors import AuthorizationError
+from ..auth.client.oauth import TOKENS_PREFIX, OAuth, tokens_key
 from ..auth.client.tokenstore import user_store
 from ..cli import Parser, UsageError, command_parser
 

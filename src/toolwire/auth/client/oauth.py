@@ -18,7 +18,7 @@ server refuses one, does what the MCP authorization specification orders:
    (RFC 8707), the response's ``iss`` checked (RFC 9207); or client credentials
    (``grant="client_credentials"``); or a JWT assertion (``grant="jwt_bearer"``, RFC 7523:
    a workload identity token, or an enterprise identity provider's ID-JAG obtained with
-   :class:`IdJagExchange`). Token endpoint authentication: ``none``,
+   :class:`~.id_jag.IdJagExchange`). Token endpoint authentication: ``none``,
    ``client_secret_basic``, ``client_secret_post`` or ``private_key_jwt``.
 4. Scopes: the challenge's ``scope``, else the resource's ``scopes_supported``, else none
    (``offline_access`` added when the authorization server offers it); on ``403
@@ -31,7 +31,8 @@ server refuses one, does what the MCP authorization specification orders:
 How the user authorizes: ``authorize(url)`` is awaited with the authorization URL and must
 return the URL the authorization server redirected to (with ``code`` and ``state``). The
 default opens the system browser and waits for the redirect on a loopback port. Programs and
-tests pass their own. :class:`AuthorizationError` when it cannot be done; its message says why.
+tests pass their own (see :mod:`.authorize`). :class:`~.errors.AuthorizationError` when it
+cannot be done; its message says why.
 Tokens never appear in messages or logs.
 """
 
@@ -39,58 +40,35 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import hashlib
 import secrets
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import httpx
 
 from ...logs import get_logger
-from ..metadata import metadata_urls
+from .authorize import Authorize, browser_authorize
 from .challenge import read_challenge
+from .discovery import Discovered, MetadataDiscovery
 from .dpop import DPoPKey
+from .errors import AuthorizationError, oauth_error
+from .registration import ClientRegistration, Registration
 from .tokenstore import MemoryTokenStore, TokenStore
 
 log = get_logger("toolwire.auth")
 
-Authorize = Callable[[str], Awaitable[str]]
 #: Makes the assertion of a JWT-bearer grant: ``(issuer, resource, scopes) -> JWT``.
 AssertionSource = Callable[[str, str, "list[str] | None"], Awaitable[str]]
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
-TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 #: Seconds before a token's expiry at which it is refreshed.
 REFRESH_MARGIN = 30.0
 DEFAULT_REDIRECT = "http://127.0.0.1:53682/callback"
 
 
-class AuthorizationError(Exception):
-    """Authorization could not be obtained; the message says why and what to do."""
-
-
-@dataclass
-class Discovered:
-    """What discovery found for one MCP server."""
-
-    resource: str  # the ``resource`` parameter: the protected resource's identifier
-    issuer: str
-    metadata: dict[str, Any]  # the authorization server's
-    scopes_supported: list[str] | None  # the protected resource's
-    takes_dpop: bool = False  # whether the protected resource accepts DPoP-bound tokens
-
-
-@dataclass
-class Registration:
-    client_id: str
-    client_secret: str | None
-    method: str  # token endpoint authentication
-
-
-class OAuth(httpx.Auth):
+class OAuth(MetadataDiscovery, ClientRegistration, httpx.Auth):
     """OAuth for the toolwire ``Client`` (and any ``httpx`` client); see the module's
     description. ``client_id``/``client_secret``/``token_endpoint_auth_method``: a
     pre-registered client. ``client_metadata_url``: this client's Client ID Metadata
@@ -99,7 +77,7 @@ class OAuth(httpx.Auth):
     key, or PEM text) with ``key_id``: authenticate with ``private_key_jwt``.
     ``grant``: ``"authorization_code"`` (people), ``"client_credentials"`` (a program acting
     for itself) or ``"jwt_bearer"`` with ``assertion``: a JWT, or an async
-    ``(issuer, resource, scopes) -> JWT`` such as :class:`IdJagExchange`. ``store``: where
+    ``(issuer, resource, scopes) -> JWT`` such as :class:`~.id_jag.IdJagExchange`. ``store``: where
     registrations and tokens are kept (in memory by default). ``dpop``: bind tokens to a key
     of this client's (RFC 9449; by default when both servers take such tokens), then
     sent as ``Authorization: DPoP`` with a fresh proof on every request, the servers' nonces
@@ -324,93 +302,6 @@ class OAuth(httpx.Auth):
             lock = self._locks[target] = asyncio.Lock()
         return lock
 
-    # -- discovery ---------------------------------------------------------------------------
-
-    async def _discover(self, target: str, challenge: dict[str, str], takes_dpop: bool) -> Discovered:
-        """What the server and its authorization server publish; ``takes_dpop``: it
-        challenged with the ``DPoP`` scheme."""
-        resource_metadata = await self._resource_metadata(target, challenge.get("resource_metadata"))
-        if resource_metadata is None:  # 2025-03-26: the server's origin is its authorization server
-            parts = urlsplit(target)
-            issuer = f"{parts.scheme}://{parts.netloc}"
-            metadata = await self._server_metadata(issuer, legacy=True)
-            return Discovered(target, issuer, metadata, None)
-        resource = resource_metadata.get("resource")
-        if not isinstance(resource, str) or not _covers(resource, target):
-            raise AuthorizationError(
-                f"{target} published resource metadata for {resource!r}, not for itself: refusing to authorize"
-            )
-        servers = resource_metadata.get("authorization_servers")
-        if not isinstance(servers, list) or not servers or not isinstance(servers[0], str):
-            raise AuthorizationError(f"{target}'s resource metadata names no authorization server")
-        issuer = servers[0]
-        metadata = await self._server_metadata(issuer, legacy=False)
-        supported = resource_metadata.get("scopes_supported")
-        scopes = [s for s in supported if isinstance(s, str)] if isinstance(supported, list) else None
-        takes_dpop = (
-            takes_dpop
-            or resource_metadata.get("dpop_bound_access_tokens_required") is True
-            or isinstance(resource_metadata.get("dpop_signing_alg_values_supported"), list)
-        )
-        return Discovered(resource, issuer, metadata, scopes, takes_dpop)
-
-    async def _resource_metadata(self, target: str, announced: str | None) -> dict[str, Any] | None:
-        """The Protected Resource Metadata: from the URL the challenge announced, else the
-        well-known URIs (with the endpoint's path, then at the root); ``None`` if none."""
-        parts = urlsplit(target)
-        origin = f"{parts.scheme}://{parts.netloc}"
-        path = parts.path.rstrip("/")
-        candidates = [announced] if announced else []
-        if path:
-            candidates.append(f"{origin}/.well-known/oauth-protected-resource{path}")
-        candidates.append(f"{origin}/.well-known/oauth-protected-resource")
-        for url in candidates:
-            document = await self._get_json(url)
-            if document is not None:
-                return document
-        return None
-
-    async def _server_metadata(self, issuer: str, legacy: bool) -> dict[str, Any]:
-        """The authorization server's metadata, its ``issuer`` checked; for a 2025-03-26
-        server without any, the default endpoints at its origin."""
-        known = self._metadata.get(issuer)
-        if known is not None:
-            return known
-        mismatched = None
-        for url in metadata_urls(issuer):
-            document = await self._get_json(url)
-            if document is None:
-                continue
-            if document.get("issuer") != issuer:
-                mismatched = document.get("issuer")
-                continue  # a document for another issuer must not be used
-            self._metadata[issuer] = document
-            return document
-        if mismatched is not None:
-            raise AuthorizationError(
-                f"the authorization server metadata for {issuer} names another issuer ({mismatched!r}): not used"
-            )
-        if not legacy:
-            raise AuthorizationError(f"the authorization server {issuer} publishes no metadata")
-        fallback = {
-            "issuer": issuer,
-            "authorization_endpoint": f"{issuer}/authorize",
-            "token_endpoint": f"{issuer}/token",
-            "registration_endpoint": f"{issuer}/register",
-            "_fallback": True,
-        }
-        self._metadata[issuer] = fallback
-        return fallback
-
-    async def _get_json(self, url: str) -> dict[str, Any] | None:
-        try:
-            async with self._http() as http:
-                response = await http.get(url, headers={"Accept": "application/json"})
-            document = response.json() if response.status_code == 200 else None
-        except (httpx.HTTPError, ValueError):
-            return None
-        return document if isinstance(document, dict) else None
-
     def _http(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(timeout=self.timeout, follow_redirects=False)
 
@@ -437,76 +328,6 @@ class OAuth(httpx.Auth):
             scopes = [*scopes, "offline_access"]
         self._asked[target] = scopes
         return scopes or None
-
-    # -- registration ------------------------------------------------------------------------
-
-    async def _registration(self, issuer: str, metadata: dict[str, Any]) -> Registration:
-        """This client at ``issuer``: pre-registered, its metadata document, or registered
-        dynamically (and kept in the store)."""
-        if self.client_id is not None:
-            method = self.token_endpoint_auth_method or self._default_method(metadata, self.client_secret is not None)
-            return Registration(self.client_id, self.client_secret, method)
-        if self.client_metadata_url is not None and metadata.get("client_id_metadata_document_supported") is True:
-            return Registration(self.client_metadata_url, None, "private_key_jwt" if self.private_key else "none")
-        stored = self.store.load(_client_key(issuer))
-        if stored is not None and isinstance(stored.get("client_id"), str):
-            return Registration(stored["client_id"], stored.get("client_secret"), stored.get("method", "none"))
-        endpoint = metadata.get("registration_endpoint")
-        if not isinstance(endpoint, str):
-            raise AuthorizationError(
-                f"the authorization server {issuer} offers no way to register this client: "
-                "give client_id= (and client_secret=) of a client registered there"
-            )
-        method = self.token_endpoint_auth_method or self._default_method(metadata, confidential=False)
-        grant_types = ["authorization_code", "refresh_token"] if self.grant == "authorization_code" else [self.grant]
-        asked = {
-            "client_name": self.client_name,
-            "application_type": "native" if _loopback(self.redirect_uri) else "web",
-            "redirect_uris": [self.redirect_uri],
-            "grant_types": grant_types,
-            "response_types": ["code"] if self.grant == "authorization_code" else [],
-            "token_endpoint_auth_method": method,
-        }
-        try:
-            async with self._http() as http:
-                response = await http.post(endpoint, json=asked, headers={"Accept": "application/json"})
-            answer = response.json()
-        except (httpx.HTTPError, ValueError) as exc:
-            raise AuthorizationError(f"registering with {issuer} failed: {type(exc).__name__}: {exc}") from None
-        if response.status_code not in (200, 201) or not isinstance(answer, dict) or "client_id" not in answer:
-            raise AuthorizationError(f"{issuer} refused to register this client: {_oauth_error(response, answer)}")
-        registration = Registration(
-            str(answer["client_id"]),
-            answer.get("client_secret") if isinstance(answer.get("client_secret"), str) else None,
-            str(answer.get("token_endpoint_auth_method") or method),
-        )
-        self.store.save(
-            _client_key(issuer),
-            {
-                "client_id": registration.client_id,
-                "client_secret": registration.client_secret,
-                "method": registration.method,
-            },
-        )
-        return registration
-
-    def _default_method(self, metadata: dict[str, Any], confidential: bool) -> str:
-        """The token endpoint authentication to use: a key's ``private_key_jwt``; for a
-        secret, Basic unless the server supports only the POST form; else ``none`` (a public
-        client), or what the server supports when it does not support that."""
-        supported = metadata.get("token_endpoint_auth_methods_supported")
-        supported = supported if isinstance(supported, list) else ["client_secret_basic"]
-        if self.private_key is not None:
-            return "private_key_jwt"
-        if confidential:
-            return (
-                "client_secret_post"
-                if "client_secret_basic" not in supported and "client_secret_post" in supported
-                else "client_secret_basic"
-            )
-        if "none" in supported or not supported:
-            return "none"
-        return "client_secret_basic" if "client_secret_basic" in supported else str(supported[0])
 
     # -- grants ------------------------------------------------------------------------------
 
@@ -615,7 +436,7 @@ class OAuth(httpx.Auth):
             or not isinstance(answer, dict)
             or not isinstance(answer.get("access_token"), str)
         ):
-            raise AuthorizationError(f"the token endpoint refused: {_oauth_error(response, answer)}")
+            raise AuthorizationError(f"the token endpoint refused: {oauth_error(response, answer)}")
         kind = str(answer.get("token_type", "Bearer")).lower()
         if kind not in ("bearer", "dpop") or (kind == "dpop" and key is None):
             raise AuthorizationError(
@@ -664,137 +485,5 @@ def tokens_key(target: str) -> str:
     return TOKENS_PREFIX + target
 
 
-def _client_key(issuer: str) -> str:
-    return f"client {issuer}"
-
-
 def _s256(verifier: str) -> str:
     return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-
-
-def _covers(resource: str, target: str) -> bool:
-    """Whether the protected resource ``resource`` is ``target`` or a parent of it (same
-    origin, its path a whole-segment prefix of the target's)."""
-    have, want = urlsplit(resource), urlsplit(target)
-    if (have.scheme.lower(), have.netloc.lower()) != (want.scheme.lower(), want.netloc.lower()):
-        return False
-    prefix = have.path.rstrip("/")
-    return want.path.rstrip("/") == prefix or want.path.startswith(prefix + "/")
-
-
-def _loopback(uri: str) -> bool:
-    """Whether ``uri`` redirects to this machine (a native application's redirect)."""
-    return urlsplit(uri).hostname in ("127.0.0.1", "localhost", "::1")
-
-
-def _oauth_error(response: httpx.Response, answer: Any) -> str:
-    """An OAuth error answer in words: ``error`` (``error_description``), else the status."""
-    if isinstance(answer, dict) and isinstance(answer.get("error"), str):
-        description = answer.get("error_description")
-        return str(answer["error"]) + (f" ({description})" if isinstance(description, str) else "")
-    return f"HTTP {response.status_code}"
-
-
-class IdJagExchange:
-    """Enterprise-managed authorization: the assertion of a ``jwt_bearer`` grant obtained
-    from the enterprise's identity provider, which trades the user's ID token for an
-    Identity Assertion JWT Authorization Grant (ID-JAG) for the authorization server and the
-    MCP server (RFC 8693 token exchange). ``client_id``/``client_secret``: this client at
-    the identity provider. :class:`AuthorizationError` if it refuses."""
-
-    def __init__(self, token_endpoint: str, id_token: str, client_id: str, client_secret: str | None = None) -> None:
-        self.token_endpoint = token_endpoint
-        self.id_token = id_token
-        self.client_id = client_id
-        self.client_secret = client_secret
-
-    async def __call__(self, issuer: str, resource: str, scopes: list[str] | None) -> str:
-        form = {
-            "grant_type": TOKEN_EXCHANGE,
-            "subject_token": self.id_token,
-            "subject_token_type": "urn:ietf:params:oauth:token-type:id_token",
-            "requested_token_type": "urn:ietf:params:oauth:token-type:id-jag",
-            "audience": issuer,
-            "resource": resource,
-            "client_id": self.client_id,
-        }
-        if self.client_secret is not None:
-            form["client_secret"] = self.client_secret
-        if scopes:
-            form["scope"] = " ".join(scopes)
-        try:
-            async with httpx.AsyncClient(timeout=30.0) as http:
-                response = await http.post(self.token_endpoint, data=form, headers={"Accept": "application/json"})
-            answer = response.json()
-        except (httpx.HTTPError, ValueError) as exc:
-            raise AuthorizationError(f"the identity provider did not answer: {type(exc).__name__}") from None
-        if (
-            response.status_code != 200
-            or not isinstance(answer, dict)
-            or not isinstance(answer.get("access_token"), str)
-        ):
-            raise AuthorizationError(f"the identity provider refused the exchange: {_oauth_error(response, answer)}")
-        return str(answer["access_token"])
-
-
-def browser_authorize(redirect_uri: str, timeout: float = 300.0) -> Authorize:
-    """Authorization for people: open ``url`` in the system browser (and print it, for when
-    none opens) and wait, on the loopback address of ``redirect_uri``, for the redirect.
-    :class:`AuthorizationError` when that address cannot be listened on, or nothing arrives
-    within ``timeout`` seconds."""
-
-    async def authorize(url: str) -> str:
-        import sys
-        import webbrowser
-
-        parts = urlsplit(redirect_uri)
-        if parts.hostname not in ("127.0.0.1", "localhost", "::1") or parts.port is None:
-            raise AuthorizationError(
-                f"cannot wait for {redirect_uri}: give authorize= for a redirect that is not local"
-            )
-        arrived: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-
-        async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            with contextlib.suppress(Exception):
-                line = (await reader.readline()).decode("latin-1").split()
-                path = line[1] if len(line) > 1 else "/"
-                done = urlsplit(path).path == (parts.path or "/") and not arrived.done()
-                page = b"<p>Authorized. You can close this window.</p>" if done else b"<p>Not found.</p>"
-                status = b"200 OK" if done else b"404 Not Found"
-                head = b"HTTP/1.1 %s\r\ncontent-type: text/html\r\ncontent-length: %d\r\n\r\n" % (status, len(page))
-                writer.write(head + page)
-                await writer.drain()
-                if done:
-                    arrived.set_result(f"{parts.scheme}://{parts.netloc}{path}")
-            writer.close()
-
-        try:
-            server = await asyncio.start_server(answer, parts.hostname, parts.port)
-        except OSError as exc:
-            raise AuthorizationError(
-                f"cannot wait for the browser's redirect on {parts.hostname}:{parts.port} "
-                f"({exc.strerror or exc}): end what uses that port, or give OAuth another redirect_uri"
-            ) from None
-        try:
-            sys.stderr.write(f"toolwire: authorize in your browser; if none opens, visit:\n  {url}\n")
-            # In a thread, not waited for: a browser command may only return once it is done.
-            opening = asyncio.get_running_loop().run_in_executor(None, webbrowser.open, url)
-            opening.add_done_callback(lambda done: done.exception())
-            return await asyncio.wait_for(arrived, timeout)
-        except TimeoutError:
-            raise AuthorizationError(f"no authorization arrived within {timeout:g} s") from None
-        finally:
-            server.close()
-
-    return authorize
-
-
-async def follow_redirect(url: str) -> str:
-    """An ``authorize`` for authorization servers that redirect at once, without a person
-    (test servers, pre-approved clients): where the authorization URL redirects to."""
-    async with httpx.AsyncClient(follow_redirects=False, timeout=30.0) as http:
-        response = await http.get(url)
-    location = response.headers.get("location")
-    if response.status_code not in (301, 302, 303, 307, 308) or location is None:
-        raise AuthorizationError(f"the authorization endpoint answered HTTP {response.status_code}, not a redirect")
-    return str(httpx.URL(url).join(location))
