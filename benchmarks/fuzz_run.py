@@ -30,7 +30,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from fuzzing import check_answers, fuzz_message, fuzz_stream  # noqa: E402
 from httpserve import BASE, MODERN, free_port, meta, wait_for_port  # noqa: E402
-from toolwire.protocol.connection import ServerConnection, ServerIdentity  # noqa: E402
+from toolwire.protocol.connection import ServerConnection  # noqa: E402
+from toolwire.protocol.identity import ServerIdentity  # noqa: E402
 from toolwire.protocol.outgoing import Answer  # noqa: E402
 
 TARGET = str(ROOT / "tests" / "servers" / "fuzz_target.py")

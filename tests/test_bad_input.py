@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from helpers import MODERN, meta, open_peer
 from toolwire import Server
-from toolwire.protocol.connection import Request, ServerConnection, ServerIdentity
+from toolwire.protocol.connection import ServerConnection
+from toolwire.protocol.identity import ServerIdentity
+from toolwire.protocol.incoming import Request
 from toolwire.protocol.outgoing import Answer
 from toolwire.transports.memory import MemoryConnection
 

@@ -8,8 +8,10 @@ import orjson
 import pytest
 
 from toolwire.protocol.codec import codec_for, object_output_schema
-from toolwire.protocol.connection import Cancelled, Request, Response, ServerConnection, ServerIdentity
+from toolwire.protocol.connection import ServerConnection
 from toolwire.protocol.errors import ProtocolError
+from toolwire.protocol.identity import ServerIdentity
+from toolwire.protocol.incoming import Cancelled, Request, Response
 from toolwire.protocol.outgoing import Answer, Notification, Outgoing, ServerRequest
 
 IDENTITY = ServerIdentity({"name": "unit", "version": "0"}, {"tools": {"listChanged": True}}, "hi")

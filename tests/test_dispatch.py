@@ -8,7 +8,8 @@ import pytest
 
 from helpers import LEGACY, MODERN, open_peer
 from toolwire import Server
-from toolwire.protocol.connection import LEGACY_ONLY_METHODS, MODERN_ONLY_METHODS, Request
+from toolwire.protocol.connection import LEGACY_ONLY_METHODS, MODERN_ONLY_METHODS
+from toolwire.protocol.incoming import Request
 from toolwire.server.dispatch import Dispatch
 from toolwire.server.methods import STANDARD
 from toolwire.server.session import ServerSession

@@ -16,7 +16,8 @@ import orjson
 from fuzzing import check_answers, fuzz_message, fuzz_stream
 from httpserve import BASE, MODERN, meta, open_session, toolwire_http
 from rawclient import RawClient, toolwire_command
-from toolwire.protocol.connection import ServerConnection, ServerIdentity
+from toolwire.protocol.connection import ServerConnection
+from toolwire.protocol.identity import ServerIdentity
 from toolwire.protocol.outgoing import Answer
 
 TARGET = str(Path(__file__).resolve().parent / "servers" / "fuzz_target.py")

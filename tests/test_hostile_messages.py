@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from helpers import meta
 from toolwire import Server
-from toolwire.protocol.connection import ServerConnection, ServerIdentity
+from toolwire.protocol.connection import ServerConnection
+from toolwire.protocol.identity import ServerIdentity
 from toolwire.protocol.outgoing import Answer
 from toolwire.server.session import ServerSession
 

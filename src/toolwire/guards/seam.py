@@ -40,7 +40,7 @@ from ..tools.results import error_result
 
 if TYPE_CHECKING:
     from ..auth.identity import Identity
-    from ..protocol.connection import Request
+    from ..protocol.incoming import Request
     from ..server.session import ServerSession
     from ..tools.tool import Tool
 

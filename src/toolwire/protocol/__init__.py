@@ -2,8 +2,10 @@
 and the per-connection state machine. Imports nothing else of toolwire; does no I/O."""
 
 from .codec import Codec, codec_for
-from .connection import Cancelled, Request, Response, ServerConnection, ServerIdentity
+from .connection import ServerConnection
 from .errors import ProtocolError
+from .identity import ServerIdentity
+from .incoming import Cancelled, Request, Response
 from .outgoing import Answer, Notification, Outgoing, ServerRequest
 from .versions import LATEST, LEGACY_VERSIONS, MODERN_VERSIONS, SUPPORTED_VERSIONS
 

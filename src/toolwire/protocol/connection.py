@@ -4,7 +4,8 @@ Theory of operation
 -------------------
 A transport feeds the bytes it reads to :meth:`ServerConnection.receive_data` (a stream of
 newline-delimited messages, as on stdio) or :meth:`ServerConnection.receive_message` (one
-whole message, as in an HTTP body). Each call returns a list of *events*:
+whole message, as in an HTTP body). Each call returns a list of *events*
+(:mod:`toolwire.protocol.incoming`):
 
 * :class:`~toolwire.protocol.outgoing.Answer` — an answer to write to the peer now (an
   error, the ``initialize`` answer, ``ping``'s, ...);
@@ -26,12 +27,13 @@ looks at a clock; one process may hold many connections (one per stdio pipe or H
 
 Both eras live on one connection: a request whose ``_meta`` names a protocol version is
 served statelessly in that version; any other request is served in the version the
-``initialize`` handshake chose, and refused before the handshake.
+``initialize`` handshake chose, and refused before the handshake. What the server says
+about itself in the handshake and in ``server/discover`` is its
+:class:`~toolwire.protocol.identity.ServerIdentity`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -46,6 +48,8 @@ from .errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
     ProtocolError,
 )
+from .identity import ServerIdentity
+from .incoming import Batch, Cancelled, Event, Request, RequestId, Response
 from .outgoing import Answer, Notification, ServerRequest
 from .versions import (
     LEGACY_VERSIONS,
@@ -57,8 +61,6 @@ from .versions import (
     SUPPORTED_VERSIONS,
     negotiate_legacy,
 )
-
-RequestId = str | int
 
 #: Methods that exist in one era only; the other era gets ``-32601``. These are the
 #: standard methods' rules; a server passes those of its dispatch table (which may hold
@@ -80,156 +82,6 @@ _HANDSHAKE_METHODS = frozenset({"initialize", "ping"})
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 _NOT_DECODED: Any = object()
 DEFAULT_MAX_DEPTH = 64
-
-
-class Request:
-    """A request for the application to answer.
-
-    ``codec`` renders results for the version this request speaks; ``capabilities`` are the
-    client capabilities that apply to it (from its own ``_meta`` when modern, from the
-    handshake when legacy); ``log_level`` is the minimum level to send log messages at, or
-    ``None`` for none at all; ``auth``: the :class:`~toolwire.auth.Identity` of its caller,
-    when the transport verified one; ``task``: the task it was answered with, once it
-    became one (its work then goes on after the answer); ``claim``: the part of the
-    extension that took the call over, if one did; ``target``: what the request
-    names (the tool of a ``tools/call``...), once the server looked it up (``None``
-    before, or when it names nothing known), so that checks and dispatch that follow
-    read it instead of looking it up again.
-
-    The request is parsed once: method, id, params, the version (``codec.version``) and
-    the client's capabilities are read here, and everything after reads them from it.
-    """
-
-    __slots__ = (
-        "auth",
-        "batch",
-        "cancelled",
-        "capabilities",
-        "claim",
-        "client_info",
-        "codec",
-        "id",
-        "log_level",
-        "method",
-        "params",
-        "progress_token",
-        "target",
-        "task",
-    )
-
-    def __init__(
-        self,
-        id: RequestId,
-        method: str,
-        params: dict[str, Any],
-        meta: Any,
-        codec: Codec,
-        capabilities: dict[str, Any],
-        client_info: Any,
-        log_level: str | None,
-    ) -> None:
-        self.id = id
-        self.method = method
-        self.params = params
-        self.codec = codec
-        self.capabilities = capabilities
-        self.client_info = client_info
-        self.log_level = log_level
-        self.progress_token = meta.get("progressToken") if type(meta) is dict else None
-        self.cancelled = False
-        self.batch: _Batch | None = None
-        #: The caller's verified identity, set by a transport that authenticates (HTTP).
-        self.auth: Any = None
-        #: The task this call became (a :class:`~toolwire.tasks.manager.LiveTask`), if any.
-        self.task: Any = None
-        #: The extension's part in this call, when one took it over (a task's, say).
-        self.claim: Any = None
-        #: What the request names (a tool, prompt, resource), once looked up.
-        self.target: Any = None
-
-    def __repr__(self) -> str:
-        return f"Request({self.id!r}, {self.method!r}, {self.codec.version})"
-
-
-class Cancelled:
-    """The peer cancelled ``request``; its work should stop. ``flush``, when set, is to be
-    written: the rest of a batch that was only waiting for the cancelled request."""
-
-    __slots__ = ("flush", "reason", "request")
-
-    def __init__(self, request: Request, reason: str | None) -> None:
-        self.request = request
-        self.reason = reason
-        self.flush: Answer | None = None
-
-
-class Response:
-    """The peer's answer to a request we sent: exactly one of ``result`` and ``error``."""
-
-    __slots__ = ("error", "id", "result")
-
-    def __init__(self, id: RequestId, result: Any, error: dict[str, Any] | None) -> None:
-        self.id = id
-        self.result = result
-        self.error = error
-
-
-Event = Answer | Request | Cancelled | Response
-
-
-class _Batch:
-    """Answers to a 2025-03-26 batch, held until every request in it has one."""
-
-    __slots__ = ("answers", "pending")
-
-    def __init__(self) -> None:
-        self.pending = 0
-        self.answers: list[dict[str, Any]] = []
-
-
-class ServerIdentity:
-    """What a server says about itself: in the handshake, ``server/discover`` and results.
-
-    ``capabilities`` are neutral (a codec names them per version); ``contributions`` are
-    functions ``(version) -> capabilities`` whose results are added per version (an
-    extension's ``capabilities.extensions`` entry, say), their ``extensions`` merged. Call
-    :meth:`changed` after changing either: what each version sees is kept until then."""
-
-    __slots__ = ("_rendered", "cache_scope", "capabilities", "contributions", "info", "instructions", "ttl_ms")
-
-    def __init__(
-        self,
-        info: dict[str, Any],
-        capabilities: dict[str, Any],
-        instructions: str | None,
-        ttl_ms: int = 60_000,
-        cache_scope: str = "public",
-        contributions: list[Callable[[str], dict[str, Any]]] | None = None,
-    ) -> None:
-        self.info = info
-        self.capabilities = capabilities
-        self.instructions = instructions
-        self.ttl_ms = ttl_ms
-        self.cache_scope = cache_scope
-        self.contributions = contributions if contributions is not None else []
-        self._rendered: dict[str, dict[str, Any]] = {}
-
-    def capabilities_in(self, codec: Codec) -> dict[str, Any]:
-        """The capabilities as ``codec``'s version sends them (do not change the dict)."""
-        rendered = self._rendered.get(codec.version)
-        if rendered is None:
-            rendered = dict(codec.capabilities(self.capabilities))
-            for contribute in self.contributions:
-                for name, value in contribute(codec.version).items():
-                    if name == "extensions":
-                        value = {**rendered.get("extensions", {}), **value}
-                    rendered[name] = value
-            self._rendered[codec.version] = rendered
-        return rendered
-
-    def changed(self) -> None:
-        """Forget what each version was sent: capabilities or contributions changed."""
-        self._rendered.clear()
 
 
 class ServerConnection:
@@ -352,7 +204,7 @@ class ServerConnection:
             ]
         if not messages:
             return [self._error(None, INVALID_REQUEST, "Invalid Request: empty batch")]
-        batch = _Batch()
+        batch = Batch()
         events: list[Event] = []
         for message in messages:
             try:
@@ -372,7 +224,7 @@ class ServerConnection:
             events.append(self._batch_answer(batch.answers))
         return events
 
-    def _receive(self, message: Any, batch: _Batch | None) -> Event | None:
+    def _receive(self, message: Any, batch: Batch | None) -> Event | None:
         """The event one message makes (a request is then in flight); ``ProtocolError`` for
         a message the specification refuses."""
         if type(message) is not dict:

@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..guards.seam import Call, run_guarded
 from ..logs import get_logger
-from ..protocol.connection import Request
 from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, exception_text
+from ..protocol.incoming import Request
 from ..protocol.outgoing import Answer
 from ..tools.results import ToolError, error_result
 from ..tools.tool import OutputInvalid, Tool

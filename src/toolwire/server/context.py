@@ -31,7 +31,7 @@ from ..tools.validation import ArgumentsInvalid, Validator
 
 if TYPE_CHECKING:
     from ..auth.identity import Identity
-    from ..protocol.connection import Request
+    from ..protocol.incoming import Request
     from .server import Server
     from .session import ServerSession
 

@@ -38,7 +38,7 @@ from ..protocol.errors import METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILI
 from ..protocol.versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
 
 if TYPE_CHECKING:
-    from ..protocol.connection import Request
+    from ..protocol.incoming import Request
     from .session import ServerSession
 
 Handler = Callable[["ServerSession", "Request"], Any]

@@ -43,8 +43,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..logs import get_logger
-from ..protocol.connection import Request
 from ..protocol.errors import INTERNAL_ERROR, ProtocolError
+from ..protocol.incoming import Request
 from ..protocol.outgoing import Answer
 from .dispatch import BOTH
 

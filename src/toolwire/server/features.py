@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from ..completion import complete
 from ..guards.seam import Call, describe, run_guarded
 from ..logs import get_logger
-from ..protocol.connection import Request
 from ..protocol.errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -26,6 +25,7 @@ from ..protocol.errors import (
     ProtocolError,
     exception_text,
 )
+from ..protocol.incoming import Request
 from ..protocol.outgoing import Answer
 from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
 

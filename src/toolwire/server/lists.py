@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import Catalog, InvalidCursor
-from ..protocol.connection import Request
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
+from ..protocol.incoming import Request
 from ..protocol.outgoing import Answer
 
 if TYPE_CHECKING:

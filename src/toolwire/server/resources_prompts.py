@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..prompts.prompt import Prompt
-    from ..protocol.connection import ServerIdentity
+    from ..protocol.identity import ServerIdentity
     from ..resources.resource import Resource, ResourceTemplate
     from ..tools.content import Content
 

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 from ..catalog import Catalog
 from ..guards.seam import Guard, Next, chain
 from ..protocol.codec import Codec
-from ..protocol.connection import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, ServerConnection, ServerIdentity
+from ..protocol.connection import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, ServerConnection
+from ..protocol.identity import ServerIdentity
 from ..protocol.versions import TASKS_EXTENSION
 from ..tools.tool import Tool, ToolOptions, annotations_from
 from .extensions import Extension, check_identifier, merge_definition, overrides

@@ -33,12 +33,13 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from ..logs import get_logger
-from ..protocol.connection import Cancelled, Request, RequestId, Response, ServerConnection
+from ..protocol.connection import ServerConnection
 from ..protocol.errors import (
     INTERNAL_ERROR,
     METHOD_NOT_FOUND,
     ProtocolError,
 )
+from ..protocol.incoming import Cancelled, Request, RequestId, Response
 from ..protocol.outgoing import Answer, Outgoing
 from ..protocol.versions import META_SUBSCRIPTION_ID
 from ..tools.tool import Tool

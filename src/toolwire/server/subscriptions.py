@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..protocol.connection import Request
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
+from ..protocol.incoming import Request
 from ..protocol.versions import META_SUBSCRIPTION_ID
 
 if TYPE_CHECKING:

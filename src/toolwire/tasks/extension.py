@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..protocol.connection import Request
 from ..protocol.errors import INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError
+from ..protocol.incoming import Request
 from ..protocol.versions import META_SUBSCRIPTION_ID, MODERN_VERSIONS, TASKS_EXTENSION
 from ..server.dispatch import declares, extension_missing
 from ..server.extensions import CallClaim, Extension

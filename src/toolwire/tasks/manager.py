@@ -52,7 +52,7 @@ from .model import (
 from .store import MemoryTaskStore, TaskStore, TaskStoreBusy
 
 if TYPE_CHECKING:
-    from ..protocol.connection import Request, RequestId
+    from ..protocol.incoming import Request, RequestId
     from ..server.session import ServerSession
 
 log = get_logger("toolwire.tasks")

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..protocol.connection import Request
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
+from ..protocol.incoming import Request
 from ..protocol.outgoing import Answer
 from ..protocol.versions import META_RELATED_TASK
 

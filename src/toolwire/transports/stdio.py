@@ -23,7 +23,8 @@ from ..protocol.outgoing import Answer
 from ..server.lifespan import LifespanFailed
 
 if TYPE_CHECKING:
-    from ..protocol.connection import Event, ServerConnection
+    from ..protocol.connection import ServerConnection
+    from ..protocol.incoming import Event
     from ..server.server import Server
 
 from ..pipes import READ_SIZE

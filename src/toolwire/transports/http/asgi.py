@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ...protocol.connection import RequestId
 from ...protocol.errors import INVALID_REQUEST, ProtocolError
+from ...protocol.incoming import RequestId
 from ...protocol.versions import META_PROTOCOL_VERSION
 from ...server.session import EAGER_TASKS
 from ...server.stepping import at_once

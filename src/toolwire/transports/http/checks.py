@@ -14,8 +14,8 @@ import orjson
 
 from ...auth.identity import Identity
 from ...logs import get_logger
-from ...protocol.connection import RequestId
 from ...protocol.errors import INVALID_REQUEST
+from ...protocol.incoming import RequestId
 from .asgi import HttpError, Scope, Send, headers, request_id
 from .channel import respond
 

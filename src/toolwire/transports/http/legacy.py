@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...auth.identity import Identity
 from ...protocol import http_headers
-from ...protocol.connection import Cancelled, Request, RequestId, ServerIdentity
 from ...protocol.errors import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 from ...protocol.http_headers import shown
+from ...protocol.identity import ServerIdentity
+from ...protocol.incoming import Cancelled, Request, RequestId
 from ...protocol.outgoing import Answer
 from ...protocol.versions import HTTP_DEFAULT_VERSION, LEGACY_VERSIONS
 from . import sse

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from ...auth.identity import Identity
 from ...protocol import http_headers
-from ...protocol.connection import Request, RequestId
 from ...protocol.errors import (
     HEADER_MISMATCH,
     INVALID_REQUEST,
@@ -22,6 +21,7 @@ from ...protocol.errors import (
     ProtocolError,
 )
 from ...protocol.http_headers import shown
+from ...protocol.incoming import Request, RequestId
 from ...protocol.outgoing import Answer, Outgoing
 from ...server.session import ServerSession
 from .asgi import HttpError, Receive, Send, first_steps, meta_version, request_id, stream_beside

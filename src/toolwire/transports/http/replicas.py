@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ...logs import get_logger
-from ...protocol.connection import RequestId
 from ...protocol.errors import INTERNAL_ERROR, INVALID_REQUEST
+from ...protocol.incoming import RequestId
 from ...protocol.outgoing import Notification, Outgoing
 from . import sse
 from .asgi import HttpError, Send

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ...logs import get_logger
-from ...protocol.connection import RequestId, ServerConnection
+from ...protocol.connection import ServerConnection
+from ...protocol.incoming import RequestId
 from ...protocol.outgoing import Outgoing
 from ...server.session import ServerSession
 from .channel import Channel

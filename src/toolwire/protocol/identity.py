@@ -1,0 +1,54 @@
+"""What a server says about itself, per protocol version: :class:`ServerIdentity`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .codec import Codec
+
+
+class ServerIdentity:
+    """What a server says about itself: in the handshake, ``server/discover`` and results.
+
+    ``capabilities`` are neutral (a codec names them per version); ``contributions`` are
+    functions ``(version) -> capabilities`` whose results are added per version (an
+    extension's ``capabilities.extensions`` entry, say), their ``extensions`` merged. Call
+    :meth:`changed` after changing either: what each version sees is kept until then."""
+
+    __slots__ = ("_rendered", "cache_scope", "capabilities", "contributions", "info", "instructions", "ttl_ms")
+
+    def __init__(
+        self,
+        info: dict[str, Any],
+        capabilities: dict[str, Any],
+        instructions: str | None,
+        ttl_ms: int = 60_000,
+        cache_scope: str = "public",
+        contributions: list[Callable[[str], dict[str, Any]]] | None = None,
+    ) -> None:
+        self.info = info
+        self.capabilities = capabilities
+        self.instructions = instructions
+        self.ttl_ms = ttl_ms
+        self.cache_scope = cache_scope
+        self.contributions = contributions if contributions is not None else []
+        self._rendered: dict[str, dict[str, Any]] = {}
+
+    def capabilities_in(self, codec: Codec) -> dict[str, Any]:
+        """The capabilities as ``codec``'s version sends them (do not change the dict)."""
+        rendered = self._rendered.get(codec.version)
+        if rendered is None:
+            rendered = dict(codec.capabilities(self.capabilities))
+            for contribute in self.contributions:
+                for name, value in contribute(codec.version).items():
+                    if name == "extensions":
+                        value = {**rendered.get("extensions", {}), **value}
+                    rendered[name] = value
+            self._rendered[codec.version] = rendered
+        return rendered
+
+    def changed(self) -> None:
+        """Forget what each version was sent: capabilities or contributions changed."""
+        self._rendered.clear()
