@@ -31,8 +31,9 @@ unanswered. With no guards, none of this costs anything: the session skips the s
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..logs import get_logger
 from ..protocol.errors import INTERNAL_ERROR, ProtocolError
@@ -40,13 +41,27 @@ from ..tools.results import error_result
 
 if TYPE_CHECKING:
     from ..auth.identity import Identity
-    from ..protocol.incoming import Request
-    from ..server.session import ServerSession
+    from ..protocol.incoming import Request, RequestId
     from ..tools.tool import Tool
 
 Result = dict[str, Any]
 Next = Callable[["Call"], Awaitable[Result]]
 Guard = Callable[["Call", Next], Awaitable[Result]]
+
+
+class Session(Protocol):
+    """What guards see of the session a request came on (a server's
+    :class:`~toolwire.server.session.ServerSession`)."""
+
+    #: The connection or HTTP session's id; the client's address, when it has one.
+    id: str
+    peer: str | None
+
+    def caller(self, request: Request) -> Identity | None:
+        """Who sent ``request``, when the transport verified it."""
+
+    def task_of(self, id: RequestId) -> asyncio.Task[None] | None:
+        """The asyncio task running request ``id``, once its work waited."""
 
 
 class Call:
@@ -59,7 +74,7 @@ class Call:
 
     def __init__(
         self,
-        session: ServerSession,
+        session: Session,
         request: Request,
         name: str | None,
         arguments: dict[str, Any] | None,
