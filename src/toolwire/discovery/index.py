@@ -1,8 +1,9 @@
 """A ranking of tools for a request: BM25 (bm25s) over the words of each tool's definition.
 
 A tool's document is its name (counted twice: a name says most about a tool in fewest
-words), its title, its description, and the name, title and description of each of its
-parameters (those of nested objects too). Both the documents and the request go through
+words), its title, its description, the name, title and description of each of its
+parameters (those of nested objects too), and its server's name (``mail``, ``calendar``:
+often the very word a request uses). Both the documents and the request go through
 :func:`.tokens.words`. Scores are BM25's: positive, higher is better, comparable within one
 index only; a tool that shares no word with the request is not returned.
 
@@ -60,7 +61,7 @@ class ToolIndex:
             import bm25s
         self.entries = list(entries)
         self._ranker = bm25s.BM25()
-        corpus = [words(document(tool)) for _, tool in self.entries]
+        corpus = [words(document(tool, server)) for server, tool in self.entries]
         if self.entries:
             self._ranker.index(corpus, show_progress=False)
 
@@ -83,10 +84,11 @@ def search_tools(tools: Sequence[ToolInfo], query: str, limit: int = 10, server:
     return ToolIndex([(server, tool) for tool in tools]).search(query, limit)
 
 
-def document(tool: ToolInfo) -> str:
-    """The text a tool is found by (see the module's description)."""
+def document(tool: ToolInfo, server: str = "") -> str:
+    """The text a tool of ``server`` is found by (see the module's description)."""
     parts = [tool.name, tool.name, tool.title or "", tool.annotations.get("title") or "", tool.description or ""]
     parts += _schema_text(tool.input_schema, NESTING)
+    parts.append(server)
     return "\n".join(part for part in parts if isinstance(part, str) and part)
 
 
