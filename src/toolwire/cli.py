@@ -10,6 +10,7 @@
     toolwire prompt TARGET NAME [KEY=VALUE ...]  get one
     toolwire chat TARGET... | --config FILE      talk with a model that uses their tools
     toolwire ask TARGET... "question"            ask a model one question, for scripts
+    toolwire search TARGET... "query"            which of their tools fit a request
 
 ``run`` is what desktop MCP clients launch, so it imports only what serving over stdio
 needs. Without ``:object`` it serves the module's ``server``, ``mcp`` or ``app``, or its only
@@ -45,6 +46,7 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--
        toolwire task TARGET ID [--wait | --cancel] [--json] [options]
        toolwire chat [TARGET ...] [--config FILE] [--model M] [--provider openai|anthropic] [--base-url URL] [options]
        toolwire ask [TARGET ...] QUESTION [--yes] [--allow PATTERN] [--json] [options]
+       toolwire search [TARGET ...] QUERY [--limit N] [--json] [--config FILE]
        toolwire auth login URL | logout URL | status [URL]
        toolwire install claude-desktop|claude-code|cursor|vscode|windsurf FILE [--name N] [--env K=V ...] [--print]
        toolwire proxy [--name N] [--http [HOST:]PORT [--allow-host HOST ...]] [-v] {TARGET | -- COMMAND ...}
@@ -83,6 +85,8 @@ commands:
   chat [TARGET ...]    talk with a language model that uses the servers' tools, asking you
                        before calls that are not read-only tools of trusted servers.
   ask [TARGET ...] Q   ask a model one question with the servers' tools; for scripts.
+  search [TARGET ...] Q  rank the tools of the servers for a request, best first (the
+                       'search' extra); --json prints name, server and score of each.
   auth login URL       authorize with an OAuth-protected server now (the browser opens);
                        `auth status` shows what is stored, `auth logout URL` forgets it.
                        The commands above authorize the same way when a server asks.
@@ -288,6 +292,12 @@ def _auth(command: str, argv: list[str]) -> int:
     from .terminal.auth import main as auth_main
 
     return auth_main(argv)
+
+
+def _search(command: str, argv: list[str]) -> int:
+    from .terminal.search import main as search_main
+
+    return search_main(argv)
 
 
 def _install(command: str, argv: list[str]) -> int:
@@ -649,6 +659,7 @@ COMMANDS: dict[str, Callable[[str, list[str]], int]] = {
     **dict.fromkeys(_TERMINAL_COMMANDS, _terminal),
     **dict.fromkeys(("chat", "ask"), _host),
     "auth": _auth,
+    "search": _search,
     "install": _install,
     "proxy": _proxy,
     "dev": _dev,

@@ -21,7 +21,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "keyring": ("keyring",),
     "openai": ("openai",),
     "anthropic": ("anthropic",),
-    "chat": ("openai", "anthropic", "prompt_toolkit"),
+    "chat": ("openai", "anthropic", "prompt_toolkit", "bm25s", "numpy", "Stemmer"),
+    "search": ("bm25s", "numpy", "Stemmer"),
     "kb": ("rjieba", "numpy", "pypdf"),  # examples/knowledge_base.py
 }
 

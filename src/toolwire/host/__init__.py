@@ -15,11 +15,13 @@
 namespace (:mod:`.naming`); :class:`Conversation` runs the loop (:mod:`.conversation`) and
 reports it as events (:mod:`.events`); :class:`ApprovalPolicy` decides which calls run,
 which are asked about and which are refused (:mod:`.approval`); providers speak to model
-APIs (:mod:`.providers`).
+APIs (:mod:`.providers`). With many tools, :class:`ToolDeferral` shows the model a few and
+lets it find the others (:mod:`.deferral`).
 """
 
 from .approval import ApprovalPolicy, Approvals, Change, Verdict
 from .conversation import Conversation
+from .deferral import ToolDeferral
 from .events import (
     ApprovalNeeded,
     Done,
@@ -34,6 +36,7 @@ from .events import (
     ToolProgress,
     ToolResult,
     ToolsChanged,
+    ToolsLoaded,
 )
 from .host import Host, HostServer
 from .model import ModelError, ModelRequest, ModelTurn, Provider, ToolCallRequest, ToolSpec, Usage
@@ -63,10 +66,12 @@ __all__ = [
     "ToolCallDecided",
     "ToolCallProposed",
     "ToolCallRequest",
+    "ToolDeferral",
     "ToolProgress",
     "ToolResult",
     "ToolSpec",
     "ToolsChanged",
+    "ToolsLoaded",
     "Usage",
     "Verdict",
     "load_config",

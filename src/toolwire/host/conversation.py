@@ -10,6 +10,10 @@ failure of the model's API ends the turn with :class:`~.events.Failed`. Cancelli
 task iterating, or :meth:`Conversation.cancel`) stops the model request and the calls in
 flight (their servers are told), and each unanswered call is recorded as cancelled, so the
 conversation can go on.
+
+When the host defers tool definitions (:mod:`.deferral`), each model request carries the
+tools :attr:`Conversation.shown_tools` names, and a call of the host's ``find_tools`` loads
+more into :attr:`Conversation.loaded` for the rest of the conversation.
 """
 
 from __future__ import annotations
@@ -25,11 +29,13 @@ import orjson
 from ..client import ClientError, ConnectionClosed, OutputSchemaMismatch, RequestTimeout
 from ..logs import get_logger
 from .approval import Approvals
+from .deferral import Pair, found_text
 from .events import (
     ApprovalNeeded,
     Done,
     ElicitationNeeded,
     Event,
+    ExposedTool,
     Failed,
     SamplingNeeded,
     TextDelta,
@@ -38,10 +44,22 @@ from .events import (
     ToolProgress,
     ToolResult,
     ToolsChanged,
+    ToolsLoaded,
     _Question,
 )
 from .host import READ_RESOURCE_TOOL
-from .model import Message, ModelError, ModelRequest, ModelTurn, Part, ToolCallRequest, Usage, parts_text, text_part
+from .model import (
+    Message,
+    ModelError,
+    ModelRequest,
+    ModelTurn,
+    Part,
+    ToolCallRequest,
+    ToolSpec,
+    Usage,
+    parts_text,
+    text_part,
+)
 from .results import model_parts, summary
 
 if TYPE_CHECKING:
@@ -59,7 +77,8 @@ class Conversation:
 
     ``system``: the system prompt; ``max_steps``: model requests per turn; ``max_tokens``:
     per model answer. :attr:`messages` (neutral, :mod:`.model`), :attr:`usage` (tokens of
-    every turn) and :attr:`approvals` are kept, and saved by :meth:`save`.
+    every turn) and :attr:`approvals` are kept, and saved by :meth:`save`; :attr:`loaded`:
+    the ``(server, tool name)`` pairs the model loaded with ``find_tools``, in order.
     """
 
     def __init__(
@@ -80,6 +99,7 @@ class Conversation:
         self.messages: list[Message] = messages if messages is not None else []
         self.approvals = approvals or Approvals()
         self.usage = usage or Usage()
+        self.loaded: list[Pair] = []
         self._shown_tools = False
         self._turn: asyncio.Task[None] | None = None
 
@@ -90,6 +110,40 @@ class Conversation:
             if message["role"] == "assistant":
                 return parts_text(message.get("content", []))
         return ""
+
+    @property
+    def shown_tools(self) -> list[ExposedTool]:
+        """The servers' tools the model's next request shows: every tool, or when the host
+        defers them, the pinned and recently used ones and those loaded (loaded tools
+        whose server no longer lists them are dropped)."""
+        host = self.host
+        if not host.deferring:
+            return list(host.tools)
+        pairs = self._shown_pairs()
+        return [tool for tool in (host.exposed(*pair) for pair in pairs) if tool is not None]
+
+    def tool_specs(self) -> list[ToolSpec]:
+        """The definitions the model's next request carries (see :attr:`shown_tools`)."""
+        host = self.host
+        return host.specs_for(self._shown_pairs()) if host.deferring else host.specs
+
+    def _shown_pairs(self) -> list[Pair]:
+        assert self.host.deferral is not None
+        offered = self.host.offered
+        known = set(offered)
+        self.loaded = [pair for pair in self.loaded if pair in known]
+        shown = self.host.deferral.shown_first(offered, self._recent())
+        return shown + [pair for pair in self.loaded if pair not in shown]
+
+    def _recent(self) -> list[Pair]:
+        """The tools the messages called, most recent first, each once."""
+        recent: list[Pair] = []
+        for message in reversed(self.messages):
+            for call in reversed(message.get("tool_calls") or []):
+                resolved = self.host.resolve(str(call.get("name", "")))
+                if resolved is not None and (pair := (resolved[0], resolved[1].name)) not in recent:
+                    recent.append(pair)
+        return recent
 
     async def send(self, content: str | list[Part]) -> AsyncIterator[Event]:
         """Add the person's message and run a turn; yields its events, the last one
@@ -230,13 +284,16 @@ class Turn:
         changes = await self.host.refresh()
         if changes or not self.conversation._shown_tools:
             self.conversation._shown_tools = True
-            self.emit(ToolsChanged(list(self.host.tools), "; ".join(changes) or "start"))
+            shown = self.conversation.shown_tools
+            self.emit(ToolsChanged(shown, "; ".join(changes) or "start", len(self.host.tools) - len(shown)))
 
     async def _ask_model(self) -> ModelTurn | None:
         conversation = self.conversation
         provider = self.host.provider
         assert provider is not None
-        request = ModelRequest(conversation.messages, conversation.system, self.host.specs, conversation.max_tokens)
+        request = ModelRequest(
+            conversation.messages, conversation.system, conversation.tool_specs(), conversation.max_tokens
+        )
         streamed = []
 
         def on_text(text: str) -> None:
@@ -263,6 +320,9 @@ class Turn:
         self.results = {}
         allowed = []
         for call in calls:
+            if self.host.deferring and call.name == self.host.find_tools_name:
+                await self._find(call)
+                continue
             plan = await self._decide(call)
             if plan is not None:
                 allowed.append(plan)
@@ -289,6 +349,10 @@ class Turn:
                 self._refuse(call, "host", f"The call was not made: {exc}")
                 return None
             tool = READ_RESOURCE_TOOL
+        elif resolved is None and host.deferring:
+            told = f"There is no tool named {call.name!r}. {host.find_tools_name} finds the tools of the servers."
+            self._refuse(call, "host", told)
+            return None
         elif resolved is None:
             names = ", ".join(spec.name for spec in host.specs) or "none"
             self._refuse(call, "host", f"There is no tool named {call.name!r}. The tools are: {names}.")
@@ -333,6 +397,29 @@ class Turn:
             said = why or ("always allowed" if answer == "always" else "allowed once")
             self.emit(ToolCallDecided(call.id, "allow", by, said))
         return call, server, None if reader else tool.name, call.arguments
+
+    async def _find(self, call: ToolCallRequest) -> None:
+        """A call of the host's ``find_tools``: rank the servers' tools for its query, load
+        the best into the conversation and tell the model which (never asks: it only reads
+        the host's own list)."""
+        host = self.host
+        assert host.deferral is not None
+        self.emit(ToolCallProposed(call.id, call.name, None, None, call.arguments))
+        query = (call.arguments or {}).get("query")
+        if call.arguments is None or not isinstance(query, str) or not query.strip():
+            problem = call.error or "it needs a query: what you need to do, in a few words"
+            self._refuse(call, "host", f"The call was not made: {problem}")
+            return
+        self.emit(ToolCallDecided(call.id, "allow", "host", "the host's own search of the tools"))
+        started = time.monotonic()
+        matches = await host.search_tools(query, host.deferral.found)
+        found = [tool for tool in (host.exposed(match.server, match.name) for match in matches) if tool is not None]
+        loaded = self.conversation.loaded
+        loaded += [(tool.server, tool.tool) for tool in found if (tool.server, tool.tool) not in loaded]
+        if found:
+            self.emit(ToolsLoaded(call.id, query, found))
+        text = found_text(query, [(tool.name, tool.server, tool.description) for tool in found])
+        self._record(call, [text_part(text)], False, time.monotonic() - started)
 
     def _refuse(self, call: ToolCallRequest, by: str, told: str, reason: str | None = None) -> None:
         self.emit(ToolCallDecided(call.id, "refuse", by, reason or told))

@@ -58,11 +58,25 @@ class ExposedTool:
 @dataclass(slots=True)
 class ToolsChanged(Event):
     """The tools the model is shown changed (and at the start of the first turn): all of
-    them, and why (``"start"``, a server's ``list_changed``, a server that stopped)."""
+    them, and why (``"start"``, a server's ``list_changed``, a server that stopped);
+    ``deferred``: how many more the model can find and load with the host's ``find_tools``
+    (0 unless the host defers definitions: :mod:`.deferral`)."""
 
     kind: ClassVar[str] = "tools_changed"
     tools: list[ExposedTool]
     reason: str
+    deferred: int = 0
+
+
+@dataclass(slots=True)
+class ToolsLoaded(Event):
+    """The model's search (the call ``call_id`` of ``find_tools``) for ``query`` loaded
+    ``tools``: their definitions are in its next requests, for the rest of the conversation."""
+
+    kind: ClassVar[str] = "tools_loaded"
+    call_id: str
+    query: str
+    tools: list[ExposedTool]
 
 
 @dataclass(slots=True)

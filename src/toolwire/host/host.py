@@ -10,6 +10,11 @@ The host connects to every server at start (one that fails is reported in
 (:mod:`.naming`), follows their ``list_changed`` notifications (the list is fetched again
 before the model's next request) and withdraws the tools of a server that stops.
 
+With more tools than :attr:`ToolDeferral.threshold` (40 unless ``defer_tools`` says
+otherwise), a conversation shows the model only some of them and a tool of the host's own,
+``find_tools``, to find and load the others (:mod:`.deferral`); :meth:`Host.search_tools`
+ranks the tools for a request.
+
 Servers' own requests are served by the host, for the turn in progress (see
 :mod:`.events`): ``sampling/createMessage`` goes to the host's model once the person allows
 it, ``elicitation/create`` is asked of the person, ``roots/list`` is answered with
@@ -27,9 +32,11 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..client import CallToolResult, Client, ClientError, ResourceLink, ServerError, ToolInfo
+from ..extras import ExtraMissing, require
 from ..logs import get_logger
 from ..lookalikes import marks
 from .approval import ApprovalPolicy
+from .deferral import DEFER_TOOLS, FIND_TOOLS, Pair, ToolDeferral, discovery_spec
 from .events import ElicitationNeeded, ExposedTool, SamplingNeeded
 from .model import ModelError, ModelRequest, Provider, ToolSpec, text_part
 from .naming import expose
@@ -38,6 +45,7 @@ from .schemas import for_model
 from .servers import ServerSpec, check_name, load_config, spec_for, unique_names
 
 if TYPE_CHECKING:
+    from ..discovery import ToolIndex, ToolMatch
     from .conversation import Conversation, Turn
 
 log = get_logger("toolwire.host")
@@ -76,7 +84,10 @@ class Host:
     (:class:`ApprovalPolicy`; servers marked trusted are added to its ``trusted``);
     ``call_timeout``: seconds a call may go without an answer or progress;
     ``max_result_chars``: the cap on a result's text the model reads; ``roots``: offered to
-    servers (default: the working directory); ``client_options``: more ``Client`` options.
+    servers (default: the working directory); ``client_options``: more ``Client`` options;
+    ``defer_tools``: when the model is shown only some tools and finds the others
+    (:class:`ToolDeferral`; ``None``: it is shown every tool always). ``ValueError`` for a
+    rule of ``policy`` or a pinned rule of ``defer_tools`` that cannot be used.
     """
 
     def __init__(
@@ -89,6 +100,7 @@ class Host:
         max_result_chars: int = MAX_RESULT_CHARS,
         roots: list[dict[str, Any]] | None = None,
         client_options: dict[str, Any] | None = None,
+        defer_tools: ToolDeferral | None = DEFER_TOOLS,
     ) -> None:
         specs = load_config(servers) if isinstance(servers, dict) else [spec_for(target) for target in servers]
         for spec in specs:
@@ -106,9 +118,18 @@ class Host:
         cwd = Path.cwd()
         self.roots = roots if roots is not None else [{"uri": cwd.as_uri(), "name": cwd.name or str(cwd)}]
         self.client_options = client_options or {}
+        self.deferral = defer_tools
+        if defer_tools is not None:
+            defer_tools.rules()
+        #: Every tool the servers offer, as the model would call it.
         self.tools: list[ExposedTool] = []
+        #: Every definition, as sent to the model when nothing is deferred.
         self.specs: list[ToolSpec] = []
         self._names: dict[str, tuple[str, str]] = {}
+        self._exposed: dict[Pair, str] = {}
+        self._specs: dict[Pair, ToolSpec] = {}
+        self._index: ToolIndex | None = None
+        self._searchable: bool | None = None
         self._marks: dict[tuple[str, str], str] = {}
         self._links: dict[str, str] = {}
         self._changes: list[str] = []
@@ -179,6 +200,13 @@ class Host:
     async def refresh(self) -> list[str]:
         """Fetch again the tools of servers that announced a change; returns what changed
         since the last call (empty: nothing), and rebuilds the namespace if anything did."""
+        await self._relist()
+        changes, self._changes = self._changes, []
+        return changes
+
+    async def _relist(self) -> None:
+        """Fetch again the tools of servers that announced a change (what changed is kept
+        for :meth:`refresh` to return)."""
         stale = [server for server in self.servers.values() if server.stale and server.alive]
         for server in stale:
             server.stale = False
@@ -190,8 +218,6 @@ class Host:
                 log.warning("listing the tools of %s again failed: %s", server.spec.name, exc)
         if stale:
             self._expose()
-        changes, self._changes = self._changes, []
-        return changes
 
     def _expose(self) -> None:
         """Rebuild the namespace and what the model is shown, from the live servers' tools."""
@@ -204,12 +230,15 @@ class Host:
                 self._changes.append(said)
                 log.warning("%s", said)
         by_pair = {(name, tool.name): tool for name, server in self.servers.items() for tool in server.tools}
-        self.tools, self.specs = [], []
+        self.tools, self.specs, self._index = [], [], None
+        self._exposed = {pair: exposed for exposed, pair in self._names.items()}
+        self._specs = {}
         for exposed, pair in self._names.items():
             tool = by_pair[pair]
             parameters, note = for_model(tool.input_schema)
             description = tool.description or tool.display_name
-            self.specs.append(ToolSpec(exposed, f"{description}\n\n{note}" if note else description, parameters))
+            self._specs[pair] = ToolSpec(exposed, f"{description}\n\n{note}" if note else description, parameters)
+            self.specs.append(self._specs[pair])
             self.tools.append(
                 ExposedTool(
                     exposed,
@@ -223,6 +252,21 @@ class Host:
             )
         if any(server.reads_resources for server in self.servers.values()):
             self.specs.append(self._read_resource_spec())
+        self._check_search()
+
+    def _check_search(self) -> None:
+        """Warn once when deferral applies but the ``search`` extra that ranks tools is missing."""
+        if self._searchable is not None or self.deferral is None or not self.deferral.applies(len(self.tools)):
+            return
+        try:
+            require("search", "deferred loading of tools")
+            self._searchable = True
+        except ExtraMissing as exc:
+            self._searchable = False
+            said = f"{len(self.tools)} tools: every definition is sent to the model, since {exc}"
+            self.warnings.append(said)
+            self._changes.append(said)
+            log.warning("%s", said)
 
     def _read_resource_spec(self) -> ToolSpec:
         readers = [name for name, server in self.servers.items() if server.reads_resources]
@@ -237,6 +281,48 @@ class Host:
         return ToolSpec(
             self.read_resource_name, "Read a resource of an MCP server (a link a tool returned).", parameters
         )
+
+    # -- deferred loading and search -------------------------------------------------------
+
+    @property
+    def deferring(self) -> bool:
+        """Whether the model is shown only some tools now (see :mod:`.deferral`)."""
+        return self.deferral is not None and self.deferral.applies(len(self.tools)) and self._searchable is True
+
+    @property
+    def find_tools_name(self) -> str:
+        """The model's name of the host's discovery tool (prefixed if a server took it)."""
+        return FIND_TOOLS if FIND_TOOLS not in self._names else f"host__{FIND_TOOLS}"
+
+    def exposed(self, server: str, name: str) -> ExposedTool | None:
+        """The tool ``name`` of ``server`` as the model is offered it, or ``None``."""
+        exposed = self._exposed.get((server, name))
+        return next((tool for tool in self.tools if tool.name == exposed), None) if exposed else None
+
+    def specs_for(self, shown: Iterable[Pair]) -> list[ToolSpec]:
+        """The definitions of a request that shows the tools ``shown`` (in the order the
+        host offers them), then the host's own tools: the resource reader if any server
+        has resources, and the discovery tool."""
+        wanted = set(shown)
+        specs = [spec for pair, spec in self._specs.items() if pair in wanted]
+        if any(server.reads_resources for server in self.servers.values()):
+            specs.append(self._read_resource_spec())
+        assert self.deferral is not None
+        counts = {name: len(server.tools) for name, server in self.servers.items() if server.alive}
+        specs.append(discovery_spec(self.find_tools_name, counts, self.deferral.found))
+        return specs
+
+    async def search_tools(self, query: str, limit: int = 10) -> list[ToolMatch]:
+        """The ``limit`` tools of the connected servers that best fit ``query``, best first
+        (a server that announced a change is listed again first). Needs the ``search``
+        extra: :class:`~toolwire.extras.ExtraMissing` naming it otherwise."""
+        await self._relist()
+        if self._index is None:
+            from ..discovery import ToolIndex
+
+            by_pair = {(name, tool.name): tool for name, server in self.servers.items() for tool in server.tools}
+            self._index = ToolIndex([(pair[0], by_pair[pair]) for pair in self._names.values()])
+        return self._index.search(query, limit)
 
     @property
     def read_resource_name(self) -> str:

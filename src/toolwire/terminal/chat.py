@@ -98,7 +98,7 @@ async def _chat(invocation: HostInvocation) -> int:
         else:
             conversation = host.conversation(system=invocation.system, max_steps=invocation.max_steps)
         conversation._shown_tools = True
-        screen.tools(host.tools, "start")
+        _list_tools(host, conversation, screen)
         if invocation.load is not None:
             count = len(conversation.messages)
             screen.say(f"loaded {count} message{'' if count == 1 else 's'} from {invocation.load}", "bold")
@@ -207,7 +207,7 @@ async def _fill_in(event: ElicitationNeeded, screen: Screen, reader: LineReader)
 def _command(text: str, host: Host, conversation: Conversation, screen: Screen) -> None:
     word, _, rest = text.partition(" ")
     if word == "/tools":
-        screen.tools(host.tools, "start")
+        _list_tools(host, conversation, screen)
     elif word == "/servers":
         for name, server in host.servers.items():
             trusted = " (trusted)" if name in host.policy.trusted else ""
@@ -233,6 +233,12 @@ def _command(text: str, host: Host, conversation: Conversation, screen: Screen) 
         screen.say(f"  {usage.input_tokens} tokens in, {usage.output_tokens} out")
     else:
         screen.say(HELP, lines=True)
+
+
+def _list_tools(host: Host, conversation: Conversation, screen: Screen) -> None:
+    """The tools the model is shown (and how many more it can find, when the host defers)."""
+    shown = conversation.shown_tools
+    screen.tools(shown, "start", len(host.tools) - len(shown))
 
 
 class LineReader:

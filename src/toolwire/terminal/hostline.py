@@ -99,24 +99,10 @@ def parse(command: str, argv: list[str], environ: dict[str, str] | None = None) 
     question = ""
     if command == "ask":
         alone = len(words) == 1 and server_command is None and options.config is None
-        if not words or (alone and _is_target(words[0])):
+        if not words or (alone and is_target(words[0])):
             raise UsageError('the question is needed, after the servers: toolwire ask TARGET... "question"')
         question, words = words[-1], words[:-1]
-    specs = [spec_for(_target(word)) for word in words]
-    if server_command is not None:
-        specs.append(spec_for(server_command))
-    if options.config is not None:
-        try:
-            specs += load_config(options.config)
-        except ConfigError as exc:
-            raise UsageError(str(exc)) from None
-    if not specs:
-        raise UsageError("name at least one server: a TARGET, --config FILE, or a command after --")
-    for spec in unique_names(specs):
-        if isinstance(spec.target, str) and spec.target.startswith(("http://", "https://")) and not spec.headers:
-            from .auth import terminal_oauth
-
-            spec.options.setdefault("auth", terminal_oauth())  # asks only when the server does
+    specs = server_specs(words, server_command, options.config)
     policy = ApprovalPolicy(allow=options.allow, ask=options.ask, deny=options.deny, trusted=set(options.trust))
     try:
         policy.check([spec.name for spec in specs])
@@ -137,19 +123,41 @@ def parse(command: str, argv: list[str], environ: dict[str, str] | None = None) 
     )
 
 
+def server_specs(words: list[str], server_command: list[str] | None, config: str | None) -> list[ServerSpec]:
+    """The servers of TARGET words, a command line after ``--`` and a ``--config`` file, named
+    apart; :class:`UsageError` for none, a word that is not a TARGET or a config that
+    cannot be used. A server at a URL authorizes in the terminal when it asks."""
+    specs = [spec_for(checked_target(word)) for word in words]
+    if server_command is not None:
+        specs.append(spec_for(server_command))
+    if config is not None:
+        try:
+            specs += load_config(config)
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+    if not specs:
+        raise UsageError("name at least one server: a TARGET, --config FILE, or a command after --")
+    for spec in unique_names(specs):
+        if isinstance(spec.target, str) and spec.target.startswith(("http://", "https://")) and not spec.headers:
+            from .auth import terminal_oauth
+
+            spec.options.setdefault("auth", terminal_oauth())  # asks only when the server does
+    return specs
+
+
 def build_host(invocation: HostInvocation) -> Host:
     return Host(
         invocation.servers, provider=invocation.provider, policy=invocation.policy, call_timeout=invocation.timeout
     )
 
 
-def _is_target(word: str) -> bool:
+def is_target(word: str) -> bool:
     """Whether ``word`` reads as a TARGET (a ``.py`` file or an http(s) URL, maybe named)."""
     target = word.partition("=")[2] or word
     return target.startswith(("http://", "https://")) or target.partition(":")[0].endswith(".py")
 
 
-def _target(word: str) -> Any:
+def checked_target(word: str) -> Any:
     name, equals, rest = word.partition("=")
     target = rest if equals and name and "/" not in name else word
     if target.startswith(("http://", "https://")):

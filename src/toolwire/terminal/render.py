@@ -29,6 +29,7 @@ from ..host import (
     ToolProgress,
     ToolResult,
     ToolsChanged,
+    ToolsLoaded,
 )
 from .output import printable
 from .wrapping import clipped
@@ -125,12 +126,15 @@ class Screen:
             self.out.write("\n")
             self._line_open = False
 
-    def tools(self, tools: list[ExposedTool], reason: str) -> None:
+    def tools(self, tools: list[ExposedTool], reason: str, deferred: int = 0) -> None:
         """The tools, one a row: the names padded to the longest, the server and marks, then
         the description's first paragraph wrapped at words to the terminal's width, two
-        lines at most (cut with "…"); under the name when the row leaves it too little room."""
+        lines at most (cut with "…"); under the name when the row leaves it too little room.
+        ``deferred``: how many more the model finds with ``find_tools`` (said after them)."""
         header = "Tools the model can use" if reason == "start" else f"The tools changed ({reason})"
-        self.say(f"{header}: {len(tools)}", "bold")
+        if deferred:
+            header = f"{header}: {len(tools) + deferred}, {len(tools)} of them shown up front"
+        self.say(f"{header}" if deferred else f"{header}: {len(tools)}", "bold")
         names = [printable(tool.name, lines=False) for tool in tools]
         marks = [printable(", ".join(_marks(tool)), lines=False) for tool in tools]
         name_width = max((cell_len(name) for name in names), default=0)
@@ -150,6 +154,8 @@ class Screen:
             self.say("\n".join(line.rstrip() for line in shown), "" if tool.read_only else "dim", lines=True)
             if tool.warning:
                 self.say(f"    ⚠ {tool.server}/{tool.tool}: {tool.warning}", "yellow")
+        if deferred:
+            self.say(f"  the model finds the other {deferred} with find_tools when it needs them", "dim")
 
     def draw(self, event: Event) -> None:
         """Show one event (questions are shown by whoever answers them)."""
@@ -160,7 +166,10 @@ class Screen:
             self._line_open = not event.text.endswith("\n")
         elif isinstance(event, ToolsChanged):
             if event.reason != "start":
-                self.tools(event.tools, event.reason)
+                self.tools(event.tools, event.reason, event.deferred)
+        elif isinstance(event, ToolsLoaded):
+            names = ", ".join(f"{tool.name} [{tool.server}]" for tool in event.tools)
+            self.say(f"  ↳ loaded {len(event.tools)} tool{'' if len(event.tools) == 1 else 's'}: {names}", "dim")
         elif isinstance(event, ToolCallProposed):
             self._names[event.call_id] = event.tool
             where = f" [{event.server}/{event.name}]" if event.server and event.name != event.tool else ""

@@ -1,0 +1,108 @@
+"""A ranking of tools for a request: BM25 (bm25s) over the words of each tool's definition.
+
+A tool's document is its name (counted twice: a name says most about a tool in fewest
+words), its title, its description, the name, title and description of each of its
+parameters (those of nested objects too), and its server's name (``mail``, ``calendar``:
+often the very word a request uses). Both the documents and the request go through
+:func:`.tokens.words`. Scores are BM25's: positive, higher is better, comparable within one
+index only; a tool that shares no word with the request is not returned.
+
+:class:`ToolIndex` is built once for a set of tools and searched many times; build a new one
+when the tools change. :func:`search_tools` ranks a list of tools once (a client's
+:meth:`~toolwire.client.Client.list_tools`). Both need the ``search`` extra and raise
+:class:`~toolwire.extras.ExtraMissing` naming it when it is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..extras import needs
+from .tokens import words
+
+if TYPE_CHECKING:
+    from ..client import ToolInfo
+
+#: How deep :func:`document` follows parameters that are objects.
+NESTING = 3
+
+
+@dataclass(frozen=True, slots=True)
+class ToolMatch:
+    """A tool found for a request: the ``server`` it belongs to (empty when the tools
+    searched had no server named), the tool, and its BM25 ``score``."""
+
+    server: str
+    tool: ToolInfo
+    score: float
+
+    @property
+    def name(self) -> str:
+        return self.tool.name
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``name``, ``server``, ``score`` (4 decimals), ``title``, ``description``."""
+        return {
+            "name": self.tool.name,
+            "server": self.server,
+            "score": round(self.score, 4),
+            "title": self.tool.display_name,
+            "description": self.tool.description or "",
+        }
+
+
+class ToolIndex:
+    """The tools of ``entries`` (``(server, tool)`` pairs), ready to be searched."""
+
+    def __init__(self, entries: Sequence[tuple[str, ToolInfo]]) -> None:
+        with needs("search", "searching tools"):
+            import bm25s
+        self.entries = list(entries)
+        self._ranker = bm25s.BM25()
+        corpus = [words(document(tool, server)) for server, tool in self.entries]
+        if self.entries:
+            self._ranker.index(corpus, show_progress=False)
+
+    def search(self, query: str, limit: int = 10) -> list[ToolMatch]:
+        """The ``limit`` best tools for ``query``, best first (fewer when fewer share a word
+        with it; ties keep the order of ``entries``)."""
+        asked = words(query)
+        if not self.entries or not asked or limit < 1:
+            return []
+        scores = self._ranker.get_scores(asked)
+        ranked = sorted(range(len(self.entries)), key=lambda i: -float(scores[i]))
+        return [
+            ToolMatch(self.entries[i][0], self.entries[i][1], float(scores[i])) for i in ranked[:limit] if scores[i] > 0
+        ]
+
+
+def search_tools(tools: Sequence[ToolInfo], query: str, limit: int = 10, server: str = "") -> list[ToolMatch]:
+    """The ``limit`` best of ``tools`` for ``query``, best first, each marked as ``server``'s
+    (see :class:`ToolIndex`)."""
+    return ToolIndex([(server, tool) for tool in tools]).search(query, limit)
+
+
+def document(tool: ToolInfo, server: str = "") -> str:
+    """The text a tool of ``server`` is found by (see the module's description)."""
+    parts = [tool.name, tool.name, tool.title or "", tool.annotations.get("title") or "", tool.description or ""]
+    parts += _schema_text(tool.input_schema, NESTING)
+    parts.append(server)
+    return "\n".join(part for part in parts if isinstance(part, str) and part)
+
+
+def _schema_text(schema: Any, depth: int) -> Iterator[str]:
+    """The names, titles and descriptions of the properties of ``schema`` (an object's), down
+    to ``depth`` levels of nested objects and arrays of them."""
+    if depth < 1 or not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
+        return
+    for name, spec in schema["properties"].items():
+        yield str(name)
+        if not isinstance(spec, dict):
+            continue
+        for key in ("title", "description"):
+            if isinstance(spec.get(key), str):
+                yield spec[key]
+        yield from _schema_text(spec, depth - 1)
+        yield from _schema_text(spec.get("items"), depth - 1)
