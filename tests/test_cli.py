@@ -377,9 +377,9 @@ def test_a_server_file_that_fails_to_import_says_why_in_one_line_and_its_own_fra
         failed(syntax, 1)
         == f"toolwire: could not import {tmp_path / 'syntax.py'}: SyntaxError: invalid syntax (line 3)"
     )
-    assert "def f(:" in syntax.stderr and "toolwire/cli.py" not in syntax.stderr
+    assert "def f(:" in syntax.stderr and "toolwire/cli/" not in syntax.stderr
     assert failed(raises, 1) == f"toolwire: could not import {tmp_path / 'raises.py'}: RuntimeError: no database"
-    assert "in boom" in raises.stderr and "importlib" not in raises.stderr and "toolwire/cli.py" not in raises.stderr
+    assert "in boom" in raises.stderr and "importlib" not in raises.stderr and "toolwire/cli/" not in raises.stderr
     assert "could not import" in listed.stderr and "Traceback" not in listed.stderr and listed.returncode == 1
 
 

@@ -12,7 +12,7 @@ import pytest
 from model_server import ModelServer, Reply, ToolCall
 from servers.catalog import TARGETS
 from toolwire import Server
-from toolwire.cli import load_server
+from toolwire.cli.common import load_server
 from toolwire.host import (
     ApprovalNeeded,
     ApprovalPolicy,

@@ -107,6 +107,16 @@ def test_the_auth_client_side_imports_nothing_of_the_server_side() -> None:
         assert not client, f"auth/server/{path} imports {sorted(client)}"
 
 
+def test_the_terminal_commands_import_only_what_the_command_line_shares() -> None:
+    """``toolwire.cli`` imports the terminal's commands (when one is the command): they
+    import back only ``cli.common``, which imports neither them nor the other commands."""
+    for path, names in imports_under("terminal").items():
+        cli = {name for name in names if name == "toolwire.cli" or name.startswith("toolwire.cli.")}
+        assert cli <= {"toolwire.cli.common"}, f"{path} imports {sorted(cli)}"
+    shared = imported(SRC / "cli" / "common.py")
+    assert not {name for name in shared if name.startswith(("toolwire.cli", "toolwire.terminal"))}, shared
+
+
 def test_the_public_auth_names_resolve() -> None:
     import toolwire.auth
 

@@ -14,7 +14,7 @@ import pytest
 
 from servers.catalog import TARGETS
 from toolwire import Server
-from toolwire.cli import load_server
+from toolwire.cli.common import load_server
 from toolwire.client import Client, ToolInfo
 from toolwire.discovery import ToolIndex, ToolMatch, search_tools, words
 

@@ -22,6 +22,7 @@ import pytest
 from toolwire import Server
 from toolwire.transports.http import wire
 from toolwire.transports.http.app import StreamableHTTP
+from toolwire.transports.http.wire.settings import BODY_BUFFER, MAX_HEAD_BYTES
 
 App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 
@@ -190,7 +191,7 @@ async def test_a_large_body_is_read_whole_while_the_app_is_slow() -> None:
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": str(size).encode()})
 
-    body = bytes(3 * wire.BODY_BUFFER + 17)
+    body = bytes(3 * BODY_BUFFER + 17)
     async with serving(slow_reader) as port:
         peer = await Peer.open(port)
         peer.send(post("/big", body))
@@ -265,7 +266,7 @@ async def test_head_gets_the_head_only() -> None:
         (b"POST / HTTP/1.1\r\nx: a\r\n folded\r\ncontent-length: 1\r\n\r\nz", 400),
         (b"POST / HTTP/1.1\r\ncontent-length : 1\r\n\r\nz", 400),
         (b"POST / HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\nfffffffffffffffffff\r\n", 400),
-        (b"GET / HTTP/1.1\r\nx-big: " + b"a" * (wire.MAX_HEAD_BYTES + 10) + b"\r\n\r\n", 431),
+        (b"GET / HTTP/1.1\r\nx-big: " + b"a" * (MAX_HEAD_BYTES + 10) + b"\r\n\r\n", 431),
         (b"POST / HTTP/1.1\r\ntransfer-encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501),
         (b"GET /\r\n\r\n", 505),
     ],

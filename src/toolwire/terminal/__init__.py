@@ -25,7 +25,7 @@ import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ..cli import UsageError
+from ..cli.common import UsageError
 from ..client import Client, ClientError
 from ..tracebacks import own_lines
 from .commandline import Invocation, parse

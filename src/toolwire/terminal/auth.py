@@ -21,7 +21,7 @@ import time
 from ..auth.client.errors import AuthorizationError
 from ..auth.client.oauth import TOKENS_PREFIX, OAuth, tokens_key
 from ..auth.client.tokenstore import user_store
-from ..cli import Parser, UsageError, command_parser
+from ..cli.common import Parser, UsageError, command_parser
 
 
 def terminal_oauth() -> OAuth:

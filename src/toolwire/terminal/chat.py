@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from ..cli import UsageError
+from ..cli.common import UsageError
 from ..host import (
     ApprovalNeeded,
     Conversation,

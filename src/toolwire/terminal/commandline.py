@@ -15,7 +15,7 @@ or an ``http(s)://`` URL. Any other server is given as its command line after th
 ``--`` instead of TARGET (``toolwire call TOOL [KEY=VALUE ...] -- COMMAND [ARG ...]``):
 everything after it belongs to the server's command, everything before it (the tool, URI or
 prompt, its arguments, the options) to toolwire. Options may come before, between or after
-the positional words. Every mistake raises :class:`~toolwire.cli.UsageError` with one line
+the positional words. Every mistake raises :class:`~toolwire.cli.common.UsageError` with one line
 that says what is wrong.
 """
 
@@ -29,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from ..cli import Parser, UsageError, command_parser, split_command
+from ..cli.common import Parser, UsageError, command_parser, split_command
 from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from .schemas import json_type
 

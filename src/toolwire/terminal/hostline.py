@@ -8,7 +8,7 @@ the server (the name ``--trust`` and the rules use: one that names no server is 
 server's command line may follow ``--``; ``--config`` reads an ``mcpServers`` file. The model
 comes from the first of ``DEEPSEEK_API_KEY``, ``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY`` that is
 set (or from ``--provider``, ``--api-key``, ``--base-url``, ``--model``): see
-:func:`choose_provider`. Every mistake is a :class:`~toolwire.cli.UsageError`.
+:func:`choose_provider`. Every mistake is a :class:`~toolwire.cli.common.UsageError`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
-from ..cli import Parser, UsageError
+from ..cli.common import Parser, UsageError
 from ..extras import ExtraMissing, require
 from ..host import ApprovalPolicy, ConfigError, Host, ServerSpec, load_config
 from ..host.model import Provider

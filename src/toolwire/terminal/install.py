@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from ..cli import ImportFailed, Parser, UsageError, command_parser, load_server
+from ..cli.common import ImportFailed, Parser, UsageError, command_parser, load_server
 from .commandline import env_pair
 
 CLIENTS = "claude-desktop, claude-code, cursor, vscode, windsurf"

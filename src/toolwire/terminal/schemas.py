@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from ..cli import UsageError
+from ..cli.common import UsageError
 
 #: How deep references and unions are followed (a schema may refer to itself).
 MAX_DEPTH = 8

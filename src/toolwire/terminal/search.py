@@ -19,7 +19,7 @@ import argparse
 import asyncio
 import sys
 
-from ..cli import Parser, UsageError, command_parser, split_command
+from ..cli.common import Parser, UsageError, command_parser, split_command
 from ..discovery import ToolMatch
 from ..extras import ExtraMissing, require
 from ..host import Host

@@ -1,0 +1,215 @@
+"""The ``toolwire`` command.
+
+    toolwire run path/to/server.py[:object]      serve a file's Server over stdio
+    toolwire run FILE --http [HOST:]PORT         ... or over Streamable HTTP
+    toolwire tools TARGET                        list a server's tools
+    toolwire call TARGET TOOL [KEY=VALUE ...]    call one of them
+    toolwire resources TARGET                    list its resources and resource templates
+    toolwire read TARGET URI                     read one
+    toolwire prompts TARGET                      list its prompts
+    toolwire prompt TARGET NAME [KEY=VALUE ...]  get one
+    toolwire chat TARGET... | --config FILE      talk with a model that uses their tools
+    toolwire ask TARGET... "question"            ask a model one question, for scripts
+    toolwire search TARGET... "query"            which of their tools fit a request
+
+``run`` is what desktop MCP clients launch, so it imports only what serving over stdio
+needs. Without ``:object`` it serves the module's ``server``, ``mcp`` or ``app``, or its only
+:class:`~toolwire.Server` instance; an object that is a function is called to make one.
+
+Every command has an :mod:`argparse` parser (``toolwire COMMAND -h``) whose mistakes are one
+line, ``toolwire: ...``, and exit status 2. Everything after the first ``--`` is a command
+line that is not toolwire's: a server's to start, or the served file's own (``run``).
+
+A command is an entry of :data:`COMMANDS` (its module imported only when it is the command)
+and its lines in :data:`USAGE`. ``run``, ``proxy`` and ``dev`` live in this package; the others
+in :mod:`toolwire.terminal`, which ``run`` never pays for (nor for ``rich`` or the client).
+What the commands of both share is :mod:`.common`, which imports neither.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from .common import ImportFailed, ServingFailed, UsageError
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the command line; exits with the command's status: 2 and one line on stderr for a
+    usage error, 1 for a server file that fails to import or to serve, or a missing extra
+    (one line naming it). ``toolwire help COMMAND`` is ``toolwire COMMAND -h``."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) >= 2 and args[0] == "help":
+        args = [args[1], "-h"]
+    try:
+        raise SystemExit(_main(args))
+    except (UsageError, ImportFailed, ServingFailed) as exc:
+        detail = getattr(exc, "detail", "")  # the traceback of a file that failed to import
+        sys.stderr.write(f"toolwire: {exc}\n" + (f"{detail}\n" if detail else ""))
+        raise SystemExit(2 if isinstance(exc, UsageError) else 1) from None
+    except ImportError as exc:
+        from ..extras import ExtraMissing  # not at start: `run` imports as little as it can
+
+        if not isinstance(exc, ExtraMissing):
+            raise
+        sys.stderr.write(f"toolwire: {exc}\n")
+        raise SystemExit(1) from None
+
+
+def _main(args: list[str]) -> int:
+    """The exit status of ``toolwire ARGS...``."""
+    if not args:
+        raise UsageError("a command is needed (toolwire -h lists them)")
+    command, argv = args[0], args[1:]
+    if command in ("-h", "--help", "help"):
+        sys.stdout.write(USAGE)
+        return 0
+    if command in ("-V", "--version"):
+        from .. import __version__
+
+        sys.stdout.write(f"toolwire {__version__}\n")
+        return 0
+    if command not in COMMANDS:
+        known = ", ".join(COMMANDS)
+        raise UsageError(f"unknown command {command!r}: the commands are {known} (toolwire -h describes them)")
+    return COMMANDS[command](command, argv)
+
+
+def _run(command: str, argv: list[str]) -> int:
+    from .run import main as run_main
+
+    return run_main(command, argv)
+
+
+def _terminal(command: str, argv: list[str]) -> int:
+    from ..terminal import main as terminal_main
+
+    return terminal_main(command, argv)
+
+
+def _host(command: str, argv: list[str]) -> int:
+    from ..terminal.chat import main as chat_main
+
+    return chat_main(command, argv)
+
+
+def _search(command: str, argv: list[str]) -> int:
+    from ..terminal.search import main as search_main
+
+    return search_main(argv)
+
+
+def _auth(command: str, argv: list[str]) -> int:
+    from ..terminal.auth import main as auth_main
+
+    return auth_main(argv)
+
+
+def _install(command: str, argv: list[str]) -> int:
+    from ..terminal.install import main as install_main
+
+    return install_main(argv)
+
+
+def _proxy(command: str, argv: list[str]) -> int:
+    from .proxy import main as proxy_main
+
+    return proxy_main(command, argv)
+
+
+def _dev(command: str, argv: list[str]) -> int:
+    from .dev import main as dev_main
+
+    return dev_main(command, argv)
+
+
+_TERMINAL_COMMANDS = ("tools", "call", "resources", "read", "prompts", "prompt", "tasks", "task")
+#: Each command, and the function that runs it (with its name and its words) to an exit status.
+COMMANDS: dict[str, Callable[[str, list[str]], int]] = {
+    "run": _run,
+    **dict.fromkeys(_TERMINAL_COMMANDS, _terminal),
+    **dict.fromkeys(("chat", "ask"), _host),
+    "auth": _auth,
+    "search": _search,
+    "install": _install,
+    "proxy": _proxy,
+    "dev": _dev,
+}
+
+#: ``toolwire -h``. Its first lines are ``run``'s usage (``toolwire run -h``).
+USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--http [HOST:]PORT [--allow-host HOST ...]
+                                         [--stateless] [--uvicorn | --granian] [--forwarded-allow-ips IPS]
+                                         [--max-connections-per-client N]
+                                         [--issuer URL [--audience URI] [--scope SCOPE ...]]] [-- ARG ...]
+       toolwire tools TARGET [--json] [options]
+       toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]
+       toolwire resources TARGET [--json] [options]
+       toolwire read TARGET URI [--json] [--out DIR] [options]
+       toolwire prompts TARGET [--json] [options]
+       toolwire prompt TARGET NAME [KEY=VALUE ...] [--json] [--out DIR] [options]
+       toolwire tasks TARGET [--json] [options]
+       toolwire task TARGET ID [--wait | --cancel] [--json] [options]
+       toolwire chat [TARGET ...] [--config FILE] [--model M] [--provider openai|anthropic] [--base-url URL] [options]
+       toolwire ask [TARGET ...] QUESTION [--yes] [--allow PATTERN] [--json] [options]
+       toolwire search [TARGET ...] QUERY [--limit N] [--json] [--config FILE]
+       toolwire auth login URL | logout URL | status [URL]
+       toolwire install claude-desktop|claude-code|cursor|vscode|windsurf FILE [--name N] [--env K=V ...] [--print]
+       toolwire proxy [--name N] [--http [HOST:]PORT [--allow-host HOST ...]] [-v] {TARGET | -- COMMAND ...}
+       toolwire dev [--port PORT] [--no-browser] [--protocol VERSION] {TARGET | -- COMMAND ...}
+
+commands:
+  run FILE[:OBJECT]    serve the Server defined in FILE over stdio (stdout carries only
+                       protocol messages; logs go to stderr). -v logs at INFO level, and a
+                       line per request (method, tool, outcome, duration).
+                       --http serves it over Streamable HTTP at http://HOST:PORT/mcp instead
+                       (HOST defaults to 127.0.0.1); --allow-host accepts another Host name
+                       (needed when HOST is not local), --stateless keeps no sessions.
+                       toolwire's own HTTP/1.1 server serves it; --uvicorn serves with
+                       uvicorn instead, --granian with granian (the 'granian' extra).
+                       --forwarded-allow-ips names the reverse proxies (comma-separated
+                       addresses or networks, * for any) whose X-Forwarded-For tells the
+                       client's address; --max-connections-per-client caps one address's
+                       connections (default 100).
+                       --issuer asks every request for an OAuth access token (a JWT) from that
+                       authorization server, issued for --audience (this server's public URL,
+                       by default http://HOST:PORT/mcp); --scope: a scope every request needs.
+                       --tasks keeps the tasks of tools declared with task= in the SQLite file DB
+                       (created if missing), so that they outlive the process, or in Redis when
+                       DB is a redis:// URL. --redis URL shares what replicas behind one address
+                       need (tasks, the requestState keys) through that Redis.
+                       Words after -- are the file's own command line (its sys.argv[1:]).
+  tools TARGET         list the tools of a server: a table, or their definitions as JSON.
+  call TARGET TOOL     call a tool and print its result; images and audio are saved to files.
+                       --task runs it as a task, showing its status until it ends.
+  resources TARGET     list the resources and resource templates of a server.
+  read TARGET URI      read a resource: text is printed, binary contents saved to files.
+  prompts TARGET       list the prompts of a server.
+  prompt TARGET NAME   get a prompt and print its messages; images and audio are saved to files.
+  tasks TARGET         list the tasks the server shows you (2025-11-25).
+  task TARGET ID       show a task; --wait for its result, --cancel to cancel it.
+  chat [TARGET ...]    talk with a language model that uses the servers' tools, asking you
+                       before calls that are not read-only tools of trusted servers.
+  ask [TARGET ...] Q   ask a model one question with the servers' tools; for scripts.
+  search [TARGET ...] Q  rank the tools of the servers for a request, best first (the
+                       'search' extra); --json prints name, server and score of each.
+  auth login URL       authorize with an OAuth-protected server now (the browser opens);
+                       `auth status` shows what is stored, `auth logout URL` forgets it.
+                       The commands above authorize the same way when a server asks.
+  install CLIENT FILE  add a server file to an MCP client's configuration (merged, the old
+                       file kept as .bak); --print shows the entry instead.
+  dev TARGET           develop a server: a web inspector (127.0.0.1, a token in its address) to
+                       call its tools, read its resources, answer its questions and watch its
+                       traffic; a server file is restarted when it (or a file beside it) changes.
+  proxy TARGET         serve any MCP server (TARGET as below) as a toolwire server: over
+                       stdio, or with --http over Streamable HTTP; it bridges transports and
+                       protocol eras (a 2025-11-25-only server offered to 2026-07-28 clients).
+                       Its options go before --: toolwire proxy --http 8000 -- npx -y some-server
+
+TARGET is FILE.py or FILE.py:OBJECT (served by `toolwire run` in a child process), an
+http(s) URL, or, after --, any server's command line:
+  toolwire tools -- npx -y @modelcontextprotocol/server-everything
+  toolwire call echo message=hi -- npx -y @modelcontextprotocol/server-everything
+  toolwire read demo://resource/static/document/architecture.md -- npx -y @modelcontextprotocol/server-everything
+
+`toolwire COMMAND -h` describes the options of each command.
+"""

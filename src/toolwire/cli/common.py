@@ -1,0 +1,147 @@
+"""What every command shares, here and in :mod:`toolwire.terminal`: its failures (each a
+one-line ``toolwire: ...`` on stderr), its :mod:`argparse` parser whose mistakes are one such
+line, the words after ``--`` kept apart, and a server file's :class:`~toolwire.Server`. It
+imports nothing of :mod:`toolwire.terminal` nor of the commands."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, NoReturn
+
+
+class UsageError(Exception):
+    """The command line asks for something that cannot be done; the message says why (exit
+    status 2)."""
+
+
+class ServingFailed(Exception):
+    """The server could not start serving; the message says why (exit status 1)."""
+
+
+class ImportFailed(Exception):
+    """A server file failed while it was imported: one line saying how, then the file's
+    own frames of the traceback (toolwire's and importlib's left out; exit status 1)."""
+
+    def __init__(self, path: str, error: BaseException) -> None:
+        import traceback
+
+        if isinstance(error, SyntaxError):
+            where = f"SyntaxError: {error.msg} (line {error.lineno})"
+            detail = "".join(traceback.format_exception_only(error)).rstrip()
+        else:
+            from ..tracebacks import own_frames
+
+            where = f"{type(error).__name__}: {error}"
+            detail = own_frames(error)
+        super().__init__(f"could not import {path}: {where}")
+        self.detail = detail
+
+
+class Parser(argparse.ArgumentParser):
+    """An argparse parser whose mistakes raise :class:`UsageError`, one line that names
+    ``-h``, instead of printing the usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        unrecognized = "unrecognized arguments: "
+        if message.startswith(unrecognized):
+            word = message[len(unrecognized) :].split(" ")[0]
+            command = self.prog.removeprefix("toolwire ")
+            message = f"unknown option for {command}: {word!r}" if word.startswith("-") else f"unexpected {word!r}"
+        raise UsageError(f"{message} (see {self.prog} -h)")
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's, told the terminal's width: its own way imports :mod:`shutil` (3 ms of start-up)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        if width is None:
+            try:
+                columns = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size(1).columns
+            except (AttributeError, ValueError, OSError):
+                columns = 80
+            width = columns - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def command_parser(command: str, usage: str, description: str, epilog: str | None = None) -> Parser:
+    """The parser of ``toolwire COMMAND``, its help text written as it is given."""
+    return Parser(
+        prog=f"toolwire {command}",
+        usage=usage,
+        description=description,
+        epilog=epilog,
+        formatter_class=_Formatter,
+        allow_abbrev=False,
+    )
+
+
+def split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """The words before the first ``--``, and those after it (``None`` without ``--``);
+    :class:`UsageError` for a ``--`` with nothing after it."""
+    if "--" not in argv:
+        return argv, None
+    split = argv.index("--")
+    if split == len(argv) - 1:
+        raise UsageError("a command line is needed after --")
+    return argv[:split], argv[split + 1 :]
+
+
+def one_target(command: str, word: str | None, server_command: list[str] | None) -> str | list[str]:
+    """The TARGET word or the command line after ``--``; :class:`UsageError` for none or both."""
+    if word is None:
+        if server_command is None:
+            raise UsageError(f"{command} needs a TARGET: FILE.py[:OBJECT], a URL, or a command line after --")
+        return server_command
+    if server_command is not None:
+        raise UsageError(f"unexpected {word!r}: {command} takes one TARGET, or a command line after --")
+    return word
+
+
+def load_server(target: str) -> Any:
+    """The :class:`~toolwire.Server` named by ``FILE[:OBJECT]``; :class:`UsageError` if none,
+    :class:`ImportFailed` if the file fails, :class:`~toolwire.extras.ExtraMissing` as the
+    file raised it (it needs an extra)."""
+    import importlib.util
+
+    from ..server.server import Server
+
+    path, _, name = target.partition(":")
+    if not os.path.isfile(path):
+        raise UsageError(f"no such file: {path}")
+    directory = os.path.dirname(os.path.abspath(path))
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    module_name = "__toolwire_target__"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"cannot load {path} as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    from ..extras import ExtraMissing
+
+    try:
+        spec.loader.exec_module(module)
+    except ExtraMissing:
+        raise  # the file says which extra it needs: that line is the whole story
+    except (Exception, SystemExit) as exc:
+        raise ImportFailed(path, exc) from None
+    if name:
+        if not hasattr(module, name):
+            raise UsageError(f"{path} has no object named {name!r}")
+        found = getattr(module, name)
+    else:
+        conventional = (getattr(module, n, None) for n in ("server", "mcp", "app"))
+        candidates = [value for value in conventional if isinstance(value, Server)]
+        if not candidates:
+            candidates = [value for value in vars(module).values() if isinstance(value, Server)]
+        if len(candidates) != 1:
+            what = "no Server" if not candidates else "several Servers"
+            raise UsageError(f"{path} defines {what}: name the one to serve as {path}:OBJECT")
+        found = candidates[0]
+    if callable(found) and not isinstance(found, Server):
+        found = found()
+    if not isinstance(found, Server):
+        raise UsageError(f"{target} is a {type(found).__name__}, not a toolwire Server")
+    return found

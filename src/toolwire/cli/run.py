@@ -1,0 +1,240 @@
+"""``toolwire run FILE[:OBJECT]``: serve a file's Server over stdio, or over HTTP; and the
+serving options ``proxy`` shares with it.
+
+It is what desktop MCP clients launch, so it imports only what serving over stdio needs."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from typing import Any
+
+from . import USAGE
+from .common import Parser, ServingFailed, UsageError, command_parser, load_server, split_command
+
+
+def _run_parser() -> Parser:
+    parser = command_parser(
+        "run",
+        USAGE.split("\n       toolwire tools", 1)[0].removeprefix("usage: "),
+        "Serve the Server defined in FILE over stdio (stdout carries only protocol messages; logs\n"
+        "go to stderr), or with --http over Streamable HTTP. Without :OBJECT it serves the module's\n"
+        "server, mcp or app, or its only Server; an OBJECT that is a function is called to make one.",
+        "Words after -- are the file's own command line (its sys.argv[1:]).",
+    )
+    parser.add_argument("file", metavar="FILE[:OBJECT]", nargs="?", help=argparse.SUPPRESS)
+    serving_arguments(parser)
+    parser.add_argument(
+        "--tasks",
+        metavar="DB",
+        help="keep the tasks of tools declared with task= in this SQLite file (made if missing), or in "
+        "Redis for a redis:// URL, so that they outlive the process",
+    )
+    parser.add_argument(
+        "--redis", metavar="URL", help="share what replicas behind one address need (tasks, requestState keys)"
+    )
+    parser.add_argument(
+        "--issuer", metavar="URL", help="ask every request for an OAuth access token (a JWT) from this server"
+    )
+    parser.add_argument(
+        "--audience",
+        metavar="URI",
+        help="the tokens' audience: this server's public URL (default: http://HOST:PORT/mcp)",
+    )
+    parser.add_argument(
+        "--scope", metavar="SCOPE", dest="scopes", action="append", default=[], help="a scope every request needs"
+    )
+    return parser
+
+
+def main(command: str, argv: list[str]) -> int:
+    """``toolwire run FILE[:OBJECT] [options] [-- ARG ...]``: serve until stdin ends or Ctrl-C."""
+    argv, own = split_command(argv)
+    options = _run_parser().parse_args(argv)
+    target: str | None = options.file
+    if target is None:
+        raise UsageError("run needs a FILE: toolwire run FILE[:OBJECT] [options]")
+    sys.argv = [target.partition(":")[0], *(own or [])]
+    if options.tasks is not None and options.redis is not None:
+        raise UsageError("--tasks and --redis do not go together: --redis keeps the tasks in Redis")
+    http_options = run_http_arguments(options)
+    if options.http is None:
+        from ..transports.stdio import protect_stdout, run_stdio
+
+        protocol = protect_stdout()  # before the file is imported: a print() there goes to stderr
+        server = _loaded(target, options)
+        if os.isatty(0):  # a person started it: say what it is, since it waits in silence
+            sys.stderr.write(
+                f"toolwire: serving {target} over stdio: it reads JSON-RPC messages, one per line "
+                "(Ctrl-D or Ctrl-C stops it)\n"
+            )
+        with contextlib.suppress(KeyboardInterrupt):
+            run_stdio(server, stdout=protocol)
+        return 0
+    server = _loaded(target, options)
+    host, port = options.http
+    if options.issuer is not None:
+        from ..auth import ProtectedResource
+
+        audience = options.audience or f"http://{host}:{port}/mcp"
+        try:
+            http_options["auth"] = ProtectedResource.for_issuer(
+                options.issuer, audience, required_scopes=options.scopes
+            )
+        except ValueError as exc:
+            raise UsageError(f"--issuer/--audience: {exc}") from None
+    serve_http(server, target, options, http_options)
+    return 0
+
+
+def _loaded(target: str, options: argparse.Namespace) -> Any:
+    """The target's Server; with ``-v``, logging a line per request it runs code for; with
+    ``--tasks``, keeping its tasks in that store; with ``--redis``, sharing its state with
+    other replicas through that Redis."""
+    set_verbosity(options.verbose)
+    server = load_server(target)
+    if options.tasks is not None:
+        server.use_task_store(options.tasks)
+    if options.redis is not None:
+        server.use_redis(options.redis)
+    from ..tasks.store import TaskStoreUnusable
+
+    try:
+        server.open_task_store()
+    except TaskStoreUnusable as exc:
+        raise ServingFailed(str(exc)) from None
+    if options.verbose:
+        from ..guards.requestlog import RequestLog
+
+        server.use(RequestLog())
+    return server
+
+
+def serving_arguments(parser: Parser) -> None:
+    """The options ``run`` and ``proxy`` share: how they serve."""
+    parser.add_argument(
+        "-v", dest="verbose", action="store_true", help="log at INFO level on stderr, and a line per request"
+    )
+    parser.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        type=_address,
+        help="serve over Streamable HTTP at http://HOST:PORT/mcp (HOST: 127.0.0.1 by default) instead of stdio",
+    )
+    parser.add_argument(
+        "--allow-host",
+        metavar="HOST",
+        dest="allowed_hosts",
+        action="append",
+        default=[],
+        help="accept this Host name too (needed when HOST is not local; repeatable)",
+    )
+    parser.add_argument("--stateless", action="store_true", help="keep no sessions")
+    runners = parser.add_mutually_exclusive_group()
+    runners.add_argument(
+        "--uvicorn", dest="runner", action="store_const", const="uvicorn", default="toolwire", help="serve with uvicorn"
+    )
+    runners.add_argument(
+        "--granian", dest="runner", action="store_const", const="granian", help="serve with granian (its extra)"
+    )
+    parser.add_argument(
+        "--forwarded-allow-ips",
+        metavar="IPS",
+        type=_trusted_proxies,
+        help="the reverse proxies (comma-separated addresses or networks, * for any) whose "
+        "X-Forwarded-For or Forwarded header names the client",
+    )
+    parser.add_argument(
+        "--max-connections-per-client",
+        metavar="N",
+        type=_positive,
+        help="how many connections one client address may hold (default 100)",
+    )
+
+
+def _trusted_proxies(value: str) -> str:
+    """``--forwarded-allow-ips``'s value, checked as :class:`TrustedProxies` would read it."""
+    from ..transports.http.forwarded import TrustedProxies
+
+    try:
+        TrustedProxies(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
+def _positive(value: str) -> int:
+    """A whole number above 0."""
+    if not (value.isascii() and value.isdigit()) or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"expected a number above 0, not {value!r}")
+    return int(value)
+
+
+def _address(value: str) -> tuple[str, int]:
+    """``[HOST:]PORT`` as ``(host, port)``, the host 127.0.0.1 when none is given."""
+    host, _, port = value.rpartition(":")
+    if not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"expected [HOST:]PORT, not {value!r}")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def run_http_arguments(options: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of ``run_http`` the options give; :class:`UsageError` for options
+    that need another, :class:`~toolwire.extras.ExtraMissing` for one whose extra is missing
+    (before the file is imported, so that it is the first thing said)."""
+    from ..extras import require
+
+    issuer = getattr(options, "issuer", None)
+    served = {
+        "forwarded_allow_ips": options.forwarded_allow_ips,
+        "max_connections_per_client": options.max_connections_per_client,
+    }
+    served = {name: value for name, value in served.items() if value is not None}
+    if options.http is None and (
+        options.allowed_hosts or options.stateless or options.runner != "toolwire" or issuer or served
+    ):
+        raise UsageError(
+            "--allow-host, --stateless, --uvicorn, --granian, --issuer, --forwarded-allow-ips and "
+            "--max-connections-per-client go with --http"
+        )
+    if (getattr(options, "audience", None) or getattr(options, "scopes", None)) and issuer is None:
+        raise UsageError("--audience and --scope go with --issuer")
+    if options.runner == "granian":
+        require("granian", "--granian")
+    if getattr(options, "redis", None) is not None:
+        require("redis", "--redis")
+    if (getattr(options, "tasks", None) or "").startswith(("redis://", "rediss://", "unix://")):
+        require("redis", "--tasks with a Redis URL")
+    if issuer is not None:
+        require("auth", "--issuer")
+    return {"allowed_hosts": options.allowed_hosts, "stateless": options.stateless, "runner": options.runner, **served}
+
+
+def set_verbosity(verbose: bool) -> None:
+    """With ``-v``, log at INFO level on stderr (otherwise warnings and errors reach stderr
+    through logging's last resort)."""
+    if verbose:
+        import logging
+
+        logging.basicConfig(
+            stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        )
+
+
+def serve_http(server: Any, shown: str, options: argparse.Namespace, http_options: dict[str, Any]) -> None:
+    """Serve over HTTP at ``options.http`` until Ctrl-C; :class:`ServingFailed` if it cannot listen."""
+    from ..transports.http.serve import CannotListen
+
+    host, port = options.http
+
+    def ready() -> None:
+        sys.stderr.write(f"toolwire: serving {shown} at http://{host}:{port}/mcp (Ctrl-C stops it)\n")
+
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            log_level = "info" if options.verbose else "warning"
+            server.run_http(host, port, log_level=log_level, on_ready=ready, **http_options)
+    except CannotListen as exc:
+        raise ServingFailed(str(exc)) from None
