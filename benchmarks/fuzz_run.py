@@ -2,7 +2,7 @@
 
     python benchmarks/fuzz_run.py [--count N] [--http-count N] [--seed S]
 
-The messages come from ``tests/fuzzing.py`` (valid, mutated, deeply nested, huge, corrupted
+The messages come from ``tests/support/fuzzing.py`` (valid, mutated, deeply nested, huge, corrupted
 and badly framed). They go, in turn, to the sans-IO core (``ServerConnection``, fed in
 random chunks), to a stdio server process (``python -m toolwire run
 tests/servers/fuzz_target.py``) and to the same server over HTTP. For each it reports:
@@ -26,10 +26,10 @@ import httpx
 import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 
-from fuzzing import check_answers, fuzz_message, fuzz_stream  # noqa: E402
-from httpserve import BASE, MODERN, free_port, meta, wait_for_port  # noqa: E402
+from tests.support.fuzzing import check_answers, fuzz_message, fuzz_stream  # noqa: E402
+from tests.support.httpserve import BASE, MODERN, free_port, meta, wait_for_port  # noqa: E402
 from toolwire.protocol.connection import ServerConnection  # noqa: E402
 from toolwire.protocol.identity import ServerIdentity  # noqa: E402
 from toolwire.protocol.outgoing import Answer  # noqa: E402

@@ -31,11 +31,11 @@ for packages in tests/interop/node tests/conformance; do
         echo "$node_want" > "$node_stamp"
     fi
 done
-# Debian packages the tests run for real: tmux drives `toolwire chat` (tests/test_host_cli.py),
+# Debian packages the tests run for real: tmux drives `toolwire chat` (tests/cli/test_host_cli.py),
 # redis-server backs the shared rate limiter and task store, chromium shows the inspector
-# page to Playwright (tests/test_dev.py; Playwright never downloads a browser here), haproxy
-# balances replicas (tests/test_scaling.py); docker.io, docker-compose and debootstrap run
-# examples/deploy in containers (tests/test_deploy_containers.py). Installed
+# page to Playwright (tests/cli/test_dev.py; Playwright never downloads a browser here), haproxy
+# balances replicas (tests/project/test_scaling.py); docker.io, docker-compose and debootstrap run
+# examples/deploy in containers (tests/project/test_deploy_containers.py). Installed
 # when missing and this runs as root (as CI does); otherwise install them yourself.
 missing=""
 command -v tmux >/dev/null || missing="$missing tmux"

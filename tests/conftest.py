@@ -1,17 +1,12 @@
-"""Shared fixtures: paths and a raw stdio client factory."""
+"""Shared fixtures: a raw stdio client factory."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from rawclient import RawClient, toolwire_command  # noqa: E402
+from tests.support.rawclient import RawClient, toolwire_command
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""A toolwire server for the official MCP SDK's client to talk to (tests/test_interop.py).
+"""A toolwire server for the official MCP SDK's client to talk to (tests/project/test_interop.py).
 
 Served with ``python -m toolwire run tests/interop/toolwire_server.py``. Tools, resources and
 prompts are listed three to a page, so a client must follow ``nextCursor`` to see them all.

@@ -1,4 +1,4 @@
-"""A server for the inspector's browser tests (tests/test_dev.py): progress (slow, and a
+"""A server for the inspector's browser tests (tests/cli/test_dev.py): progress (slow, and a
 fast burst), an image, a question, a tool that prints and fails, and a hostile tool whose
 name, description and result carry HTML and script."""
 

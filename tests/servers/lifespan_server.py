@@ -1,4 +1,4 @@
-"""A server with a lifespan, for tests/test_lifespan.py: it notes "opened" and "closed" in the
+"""A server with a lifespan, for tests/server/test_lifespan.py: it notes "opened" and "closed" in the
 file ``LIFESPAN_LOG`` names, and fails to start when ``LIFESPAN_FAIL`` is set."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Tools with Chinese names' descriptions, titles and parameters, nested parameters, and long
-descriptions, for the terminal's tables (tests/test_cli_tables.py)."""
+descriptions, for the terminal's tables (tests/cli/test_cli_tables.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 // The official TypeScript SDK's client driving a server's tasks (2025-11-25), for
-// tests/test_tasks_interop.py. Usage: node sdk_task_client.mjs URL
+// tests/tasks/test_tasks_interop.py. Usage: node sdk_task_client.mjs URL
 // Prints one JSON object: what each step saw.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";

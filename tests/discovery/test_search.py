@@ -1,0 +1,194 @@
+"""Search over tools: the words a text is made of, the ranking of the search catalog's 93 tools
+(tests/servers/catalog) for natural requests, ``search_tools`` on a client's list, and
+``toolwire search`` over real stdio servers.
+
+The recall figures are printed (``pytest -s``): top-1 and top-3, English and CJK requests."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import orjson
+import pytest
+
+from tests.servers.catalog import TARGETS
+from toolwire import Server
+from toolwire.cli.common import load_server
+from toolwire.client import Client, ToolInfo
+from toolwire.discovery import ToolIndex, ToolMatch, search_tools, words
+
+#: A request as a person would say it, and the tool (SERVER/TOOL) it needs.
+ENGLISH = [
+    ("show me what's in the README", "files/read_file"),
+    ("save these notes to a file called todo.txt", "files/write_file"),
+    ("which files are in the src folder", "files/list_directory"),
+    ("find all the PDF reports under my documents", "files/search_files"),
+    ("where in the code do we mention the API key", "files/grep_text"),
+    ("rename draft.md to final.md", "files/move_file"),
+    ("how big is the log file", "files/file_info"),
+    ("what have I changed since my last commit", "git/git_diff"),
+    ("commit my changes with the message 'fix login bug'", "git/git_commit"),
+    ("start a new branch for the signup feature", "git/git_create_branch"),
+    ("push my work to the remote", "git/git_push"),
+    ("who wrote this line in auth.py", "git/git_blame"),
+    ("book a meeting with Ada tomorrow at 3pm", "calendar/create_event"),
+    ("what's on my agenda today", "calendar/list_events"),
+    ("when are Bob and Carol both free for an hour this week", "calendar/find_free_slots"),
+    ("move my dentist appointment to Friday", "calendar/update_event"),
+    ("decline the invitation to the budget review", "calendar/respond_to_invitation"),
+    ("email the quarterly report to my manager", "mail/send_email"),
+    ("did I get any mail from the bank about my invoice", "mail/search_emails"),
+    ("forward that message to the legal team", "mail/forward_email"),
+    ("save the attachment from Ada's email", "mail/download_attachment"),
+    ("tell the #general channel the release is out", "chat/post_message"),
+    ("send a private message to Bob saying I'm running late", "chat/send_direct_message"),
+    ("set my status to on vacation", "chat/set_status"),
+    ("file a bug report: the checkout page crashes", "tickets/create_issue"),
+    ("give WEB-42 to Carol", "tickets/assign_issue"),
+    ("mark the ticket WEB-17 as done", "tickets/update_issue_status"),
+    ("is it going to rain in Lyon this weekend", "weather/weather_forecast"),
+    ("what's the temperature in Paris right now", "weather/current_weather"),
+    ("how polluted is the air in Delhi today", "weather/air_quality"),
+    ("how many orders did we get yesterday, from the orders table", "database/run_query"),
+    ("what columns does the customers table have", "database/describe_table"),
+    ("why is this SQL query so slow", "database/explain_query"),
+    ("show the logs of the web container", "containers/container_logs"),
+    ("which docker containers are running", "containers/list_containers"),
+    ("build the image from the Dockerfile and tag it app:2", "containers/build_image"),
+    ("how do I get from the station to the museum on foot", "maps/get_directions"),
+    ("find a pharmacy near me", "maps/search_places"),
+    ("what are the coordinates of 10 Downing Street", "maps/geocode"),
+    ("refund order payment pay_123", "payments/refund_payment"),
+    ("send an invoice to Acme for the consulting work", "payments/create_invoice"),
+    ("how much money is in our account", "payments/get_balance"),
+    ("convert 100 dollars to euros", "payments/exchange_rate"),
+]
+#: The share of English requests whose tool must be among the first three found.
+TOP3_ENGLISH = 0.7
+#: Requests in Chinese; the catalog describes only the weather tools in Chinese as well.
+CJK = [
+    ("明天北京的天气预报", "weather/weather_forecast"),
+    ("上海现在的天气", "weather/current_weather"),
+    ("今天的空气质量怎么样", "weather/air_quality"),
+    ("有没有暴雨气象预警", "weather/weather_alerts"),
+]
+
+
+@pytest.fixture(scope="module")
+def index() -> ToolIndex:
+    """The catalog's tools, listed by a client of each server (in memory), in one index."""
+    import asyncio
+
+    async def listed() -> list[tuple[str, ToolInfo]]:
+        entries = []
+        for target in TARGETS:
+            name, _, path = target.partition("=")
+            async with Client(load_server(path)) as client:
+                entries += [(name, tool) for tool in await client.list_tools()]
+        return entries
+
+    return ToolIndex(asyncio.run(listed()))
+
+
+def recall(index: ToolIndex, requests: list[tuple[str, str]]) -> tuple[float, float]:
+    """Top-1 and top-3 recall: the share of requests whose tool is first, and in the first 3."""
+    first = three = 0
+    for request, wanted in requests:
+        found = [f"{match.server}/{match.name}" for match in index.search(request, 3)]
+        first += found[:1] == [wanted]
+        three += wanted in found
+    return first / len(requests), three / len(requests)
+
+
+def test_the_catalog_is_large_and_the_requests_name_its_tools(index: ToolIndex) -> None:
+    assert len(index.entries) >= 80 and len({server for server, _ in index.entries}) == 11
+    names = {f"{server}/{tool.name}" for server, tool in index.entries}
+    assert len(ENGLISH) >= 30 and {wanted for _, wanted in ENGLISH + CJK} <= names
+
+
+def test_english_requests_find_their_tool_in_the_first_three(index: ToolIndex) -> None:
+    top1, top3 = recall(index, ENGLISH)
+    print(f"\nEnglish requests ({len(ENGLISH)}): top-1 recall {top1:.2f}, top-3 recall {top3:.2f}")
+    assert top3 >= TOP3_ENGLISH
+
+
+def test_chinese_requests_find_their_tool(index: ToolIndex) -> None:
+    top1, top3 = recall(index, CJK)
+    print(f"\nChinese requests ({len(CJK)}): top-1 recall {top1:.2f}, top-3 recall {top3:.2f}")
+    assert top3 >= 0.75
+
+
+def test_words_split_names_stem_english_and_pair_cjk_characters() -> None:
+    assert words("createCalendarEvent") == ["creat", "calendar", "event"]
+    assert words("list_open-tickets HTTPServer") == ["list", "open", "ticket", "http", "server"]
+    assert words("the meetings of my team") == ["meet", "team"]
+    assert words("天气预报") == ["天", "气", "预", "报", "天气", "气预", "预报"]
+    assert words("") == [] and words("the a of") == []
+
+
+def test_search_tools_ranks_a_clients_list_and_leaves_out_what_shares_no_word() -> None:
+    import asyncio
+
+    server = Server("shop")
+
+    @server.tool()
+    def add_to_cart(product_id: str, quantity: int = 1) -> str:
+        """Put a product in the shopping cart.
+
+        Args:
+            product_id: The product.
+            quantity: How many.
+        """
+        return "ok"
+
+    @server.tool()
+    def track_parcel(tracking_number: str) -> str:
+        """Where a parcel is on its way."""
+        return "ok"
+
+    async def listed() -> list[ToolInfo]:
+        async with Client(server) as client:
+            return list(await client.list_tools())
+
+    tools = asyncio.run(listed())
+    match, other = search_tools(tools, "how many items are in my shopping cart", server="shop")
+    assert other.name == "track_parcel" and other.score < match.score  # it shares only its server's name
+    assert isinstance(match, ToolMatch) and match.name == "add_to_cart" and match.score > 0
+    assert match.to_dict() == {
+        "name": "add_to_cart",
+        "server": "shop",
+        "score": round(match.score, 4),
+        "title": "add_to_cart",
+        "description": "Put a product in the shopping cart.",
+    }
+    assert search_tools(tools, "tracking number")[0].name == "track_parcel"  # parameter names count
+    assert search_tools(tools, "weather") == [] and search_tools([], "cart") == []
+    assert search_tools(tools, "cart", limit=0) == []
+
+
+def toolwire(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "toolwire", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_toolwire_search_ranks_the_tools_of_several_stdio_servers_as_json() -> None:
+    mail, weather = (target for target in TARGETS if target.startswith(("mail=", "weather=")))
+    done = toolwire("search", mail, weather, "is it going to rain tomorrow", "--json", "--limit", "2")
+    assert done.returncode == 0, done.stderr
+    found = orjson.loads(done.stdout)
+    assert [(item["server"], item["name"]) for item in found][:1] == [("weather", "weather_forecast")]
+    assert len(found) <= 2 and found == sorted(found, key=lambda item: -item["score"])
+    assert set(found[0]) == {"name", "server", "score", "title", "description"}
+
+
+def test_toolwire_search_prints_a_table_and_says_what_is_wrong() -> None:
+    mail = next(target for target in TARGETS if target.startswith("mail="))
+    done = toolwire("search", mail, "forward a message to Bob")
+    assert done.returncode == 0, done.stderr
+    assert "forward_email" in done.stdout and "mail" in done.stdout
+    nothing = toolwire("search", mail, "zzyzx", "--json")
+    assert (nothing.returncode, nothing.stdout.strip()) == (0, "[]")
+    no_query = toolwire("search", mail.partition("=")[2])
+    assert no_query.returncode == 2 and "the query is needed" in no_query.stderr
+    bad_limit = toolwire("search", mail, "x", "--limit", "0")
+    assert bad_limit.returncode == 2 and "--limit" in bad_limit.stderr
