@@ -17,6 +17,7 @@ from toolwire import Server
 from toolwire.cli import load_server
 from toolwire.client import Client, ToolInfo
 from toolwire.discovery import ToolIndex, ToolMatch, search_tools, words
+from toolwire.discovery.synonyms import related
 
 #: A request as a person would say it, and the tool (SERVER/TOOL) it needs.
 ENGLISH = [
@@ -126,8 +127,14 @@ HELD_OUT = [
     ("sign Bob up for the monthly pro plan", "payments/create_subscription"),
     ("stop Acme's monthly plan", "payments/cancel_subscription"),
 ]
-#: The share of English requests whose tool must be among the first three found.
-TOP3_ENGLISH = 0.7
+#: The share of requests whose tool must be first, and among the first three: what is reached
+#: (rounded down). Before related words (discovery/synonyms.py) counted: ENGLISH 0.58 / 0.72,
+#: HELD_OUT 0.40 / 0.60; with them: ENGLISH 0.72 / 0.91, HELD_OUT 0.45 / 0.67. ENGLISH was
+#: tuned on; HELD_OUT says what to expect of other requests. Most of its misses need a word
+#: that no table of synonyms relates ("umbrella" for a forecast, "spin up" for run, "jam" for
+#: traffic), or tell apart tools of one server by a word none of them has.
+TOP1_ENGLISH, TOP3_ENGLISH = 0.72, 0.9
+TOP1_HELD_OUT, TOP3_HELD_OUT = 0.44, 0.67
 #: Requests in Chinese; the catalog describes only the weather tools in Chinese as well.
 CJK = [
     ("明天北京的天气预报", "weather/weather_forecast"),
@@ -174,7 +181,13 @@ def test_the_catalog_is_large_and_the_requests_name_its_tools(index: ToolIndex) 
 def test_english_requests_find_their_tool_in_the_first_three(index: ToolIndex) -> None:
     top1, top3 = recall(index, ENGLISH)
     print(f"\nEnglish requests ({len(ENGLISH)}): top-1 recall {top1:.2f}, top-3 recall {top3:.2f}")
-    assert top3 >= TOP3_ENGLISH
+    assert top1 >= TOP1_ENGLISH and top3 >= TOP3_ENGLISH >= 0.9
+
+
+def test_held_out_requests_find_their_tool_as_often_as_measured(index: ToolIndex) -> None:
+    top1, top3 = recall(index, HELD_OUT)
+    print(f"\nHeld-out English requests ({len(HELD_OUT)}): top-1 recall {top1:.2f}, top-3 recall {top3:.2f}")
+    assert top1 >= TOP1_HELD_OUT and top3 >= TOP3_HELD_OUT
 
 
 def test_chinese_requests_find_their_tool(index: ToolIndex) -> None:
@@ -189,6 +202,12 @@ def test_words_split_names_stem_english_and_pair_cjk_characters() -> None:
     assert words("the meetings of my team") == ["meet", "team"]
     assert words("天气预报") == ["天", "气", "预", "报", "天气", "气预", "预报"]
     assert words("") == [] and words("the a of") == []
+
+
+def test_related_words_are_stems_of_words_that_mean_much_the_same() -> None:
+    (folder,), (directory,), (wrote,) = words("folder"), words("directory"), words("wrote")
+    assert directory in related(folder) and folder in related(directory) and folder not in related(folder)
+    assert words("author")[0] in related(wrote) and related("zzyzx") == frozenset()
 
 
 def test_search_tools_ranks_a_clients_list_and_leaves_out_what_shares_no_word() -> None:
@@ -227,6 +246,8 @@ def test_search_tools_ranks_a_clients_list_and_leaves_out_what_shares_no_word() 
         "description": "Put a product in the shopping cart.",
     }
     assert search_tools(tools, "tracking number")[0].name == "track_parcel"  # parameter names count
+    assert search_tools(tools, "add an item to the basket")[0].name == "add_to_cart"  # the word itself
+    assert [match.name for match in search_tools(tools, "make a new product")] == ["add_to_cart"]  # related
     assert search_tools(tools, "weather") == [] and search_tools([], "cart") == []
     assert search_tools(tools, "cart", limit=0) == []
 
