@@ -17,6 +17,7 @@ from toolwire import Server
 from toolwire.cli.common import load_server
 from toolwire.client import Client, ToolInfo
 from toolwire.discovery import ToolIndex, ToolMatch, search_tools, words
+from toolwire.discovery.synonyms import related
 
 #: A request as a person would say it, and the tool (SERVER/TOOL) it needs.
 ENGLISH = [
@@ -64,8 +65,76 @@ ENGLISH = [
     ("how much money is in our account", "payments/get_balance"),
     ("convert 100 dollars to euros", "payments/exchange_rate"),
 ]
-#: The share of English requests whose tool must be among the first three found.
-TOP3_ENGLISH = 0.7
+#: Requests written apart from ENGLISH, before the ranking was tuned on it, in other words
+#: (held out: no change to the ranking is made to fit them), and the tool each needs.
+HELD_OUT = [
+    ("print out setup.py for me", "files/read_file"),
+    ("get rid of the old backup.zip file", "files/delete_file"),
+    ("make a duplicate of report.docx in the archive folder", "files/copy_file"),
+    ("when was notes.txt last modified", "files/file_info"),
+    ("what's inside the downloads directory", "files/list_directory"),
+    ("look for every occurrence of TODO in the project", "files/grep_text"),
+    ("which files have I modified but not staged yet", "git/git_status"),
+    ("what did the team commit last week", "git/git_log"),
+    ("switch over to the release branch", "git/git_checkout"),
+    ("grab the latest changes from origin", "git/git_pull"),
+    ("cancel my 1:1 with Sam on Thursday", "calendar/cancel_event"),
+    ("remind me 10 minutes before the standup", "calendar/set_reminder"),
+    ("which calendars do I have access to", "calendar/list_calendars"),
+    ("schedule a call with the design team next Monday", "calendar/create_event"),
+    ("am I busy on Wednesday afternoon", "calendar/list_events"),
+    ("answer Ada's email and say yes", "mail/reply_to_email"),
+    ("open the latest message from HR", "mail/read_email"),
+    ("write up a draft to the client but don't send it yet", "mail/create_draft"),
+    ("put this newsletter in the spam folder", "mail/move_email"),
+    ("mark everything in my inbox as read", "mail/mark_as_read"),
+    ("what channels are there in our Slack", "chat/list_channels"),
+    ("catch me up on what was said in #dev", "chat/read_channel_history"),
+    ("thumbs up Bob's last message", "chat/add_reaction"),
+    ("set up a new channel for the hackathon and add Ada and Bob", "chat/create_channel"),
+    ("find where someone talked about the outage in Slack", "chat/search_messages"),
+    ("open a feature request for dark mode", "tickets/create_issue"),
+    ("show me the details of PROJ-88", "tickets/get_issue"),
+    ("what tickets are assigned to me", "tickets/search_issues"),
+    ("leave a note on WEB-5 saying it's fixed in staging", "tickets/add_comment"),
+    ("WEB-10 is a duplicate of WEB-3", "tickets/link_issues"),
+    ("what sprints are on the board", "tickets/list_sprints"),
+    ("what will the temperature be at 6pm tonight", "weather/hourly_forecast"),
+    ("are there any storm warnings for Florida", "weather/weather_alerts"),
+    ("what was the weather like in London last Christmas", "weather/historical_weather"),
+    ("what time does the sun set today in Rome", "weather/sunrise_sunset"),
+    ("do I need sunscreen today", "weather/uv_index"),
+    ("should I bring an umbrella tomorrow", "weather/weather_forecast"),
+    ("delete all rows where status is cancelled from the orders table", "database/execute_statement"),
+    ("what tables are in the sales database", "database/list_tables"),
+    ("back up the production database", "database/create_backup"),
+    ("roll the database back to last night's dump", "database/restore_backup"),
+    ("how much disk space is the database taking", "database/database_size"),
+    ("spin up a redis container", "containers/run_container"),
+    ("shut down the nginx container", "containers/stop_container"),
+    ("reboot the api container", "containers/restart_container"),
+    ("how much memory is the worker container using", "containers/container_stats"),
+    ("what docker images do I have locally", "containers/list_images"),
+    ("get rid of the old postgres container", "containers/remove_container"),
+    ("what's the address at 48.85, 2.35", "maps/reverse_geocode"),
+    ("how far is it from Berlin to Munich and how long does it take", "maps/distance_matrix"),
+    ("is the bakery on Main Street open on Sundays", "maps/place_details"),
+    ("what time is it in Tokyo right now", "maps/timezone_of_location"),
+    ("is there a jam on the highway to the airport", "maps/traffic_conditions"),
+    ("charge the customer's card $50", "payments/create_payment"),
+    ("show me the last payments we received", "payments/list_transactions"),
+    ("add Acme Corp as a new client for billing", "payments/create_customer"),
+    ("sign Bob up for the monthly pro plan", "payments/create_subscription"),
+    ("stop Acme's monthly plan", "payments/cancel_subscription"),
+]
+#: The share of requests whose tool must be first, and among the first three: what is reached
+#: (rounded down). Before related words (discovery/synonyms.py) counted: ENGLISH 0.58 / 0.72,
+#: HELD_OUT 0.40 / 0.60; with them: ENGLISH 0.72 / 0.91, HELD_OUT 0.45 / 0.67. ENGLISH was
+#: tuned on; HELD_OUT says what to expect of other requests. Most of its misses need a word
+#: that no table of synonyms relates ("umbrella" for a forecast, "spin up" for run, "jam" for
+#: traffic), or tell apart tools of one server by a word none of them has.
+TOP1_ENGLISH, TOP3_ENGLISH = 0.72, 0.9
+TOP1_HELD_OUT, TOP3_HELD_OUT = 0.44, 0.67
 #: Requests in Chinese; the catalog describes only the weather tools in Chinese as well.
 CJK = [
     ("明天北京的天气预报", "weather/weather_forecast"),
@@ -105,12 +174,20 @@ def test_the_catalog_is_large_and_the_requests_name_its_tools(index: ToolIndex) 
     assert len(index.entries) >= 80 and len({server for server, _ in index.entries}) == 11
     names = {f"{server}/{tool.name}" for server, tool in index.entries}
     assert len(ENGLISH) >= 30 and {wanted for _, wanted in ENGLISH + CJK} <= names
+    assert len(HELD_OUT) >= 30 and {wanted for _, wanted in HELD_OUT} <= names
+    assert not {request for request, _ in HELD_OUT} & {request for request, _ in ENGLISH}
 
 
 def test_english_requests_find_their_tool_in_the_first_three(index: ToolIndex) -> None:
     top1, top3 = recall(index, ENGLISH)
     print(f"\nEnglish requests ({len(ENGLISH)}): top-1 recall {top1:.2f}, top-3 recall {top3:.2f}")
-    assert top3 >= TOP3_ENGLISH
+    assert top1 >= TOP1_ENGLISH and top3 >= TOP3_ENGLISH >= 0.9
+
+
+def test_held_out_requests_find_their_tool_as_often_as_measured(index: ToolIndex) -> None:
+    top1, top3 = recall(index, HELD_OUT)
+    print(f"\nHeld-out English requests ({len(HELD_OUT)}): top-1 recall {top1:.2f}, top-3 recall {top3:.2f}")
+    assert top1 >= TOP1_HELD_OUT and top3 >= TOP3_HELD_OUT
 
 
 def test_chinese_requests_find_their_tool(index: ToolIndex) -> None:
@@ -125,6 +202,12 @@ def test_words_split_names_stem_english_and_pair_cjk_characters() -> None:
     assert words("the meetings of my team") == ["meet", "team"]
     assert words("天气预报") == ["天", "气", "预", "报", "天气", "气预", "预报"]
     assert words("") == [] and words("the a of") == []
+
+
+def test_related_words_are_stems_of_words_that_mean_much_the_same() -> None:
+    (folder,), (directory,), (wrote,) = words("folder"), words("directory"), words("wrote")
+    assert directory in related(folder) and folder in related(directory) and folder not in related(folder)
+    assert words("author")[0] in related(wrote) and related("zzyzx") == frozenset()
 
 
 def test_search_tools_ranks_a_clients_list_and_leaves_out_what_shares_no_word() -> None:
@@ -163,6 +246,8 @@ def test_search_tools_ranks_a_clients_list_and_leaves_out_what_shares_no_word() 
         "description": "Put a product in the shopping cart.",
     }
     assert search_tools(tools, "tracking number")[0].name == "track_parcel"  # parameter names count
+    assert search_tools(tools, "add an item to the basket")[0].name == "add_to_cart"  # the word itself
+    assert [match.name for match in search_tools(tools, "make a new product")] == ["add_to_cart"]  # related
     assert search_tools(tools, "weather") == [] and search_tools([], "cart") == []
     assert search_tools(tools, "cart", limit=0) == []
 

@@ -8,7 +8,8 @@ extra: ``pip install 'toolwire[search]'``).
         print(match.name, match.score)
 
 :mod:`.tokens` says how text becomes words (snake_case, camelCase, English stems, CJK
-characters and pairs), :mod:`.index` what a tool is found by and how it is ranked. The
+characters and pairs), :mod:`.synonyms` which words a request's words also look for
+(``folder``: ``directory``), :mod:`.index` what a tool is found by and how it is ranked. The
 host's deferred loading (:class:`toolwire.host.ToolDeferral`) and ``toolwire search`` use
 :class:`ToolIndex`.
 """

@@ -4,8 +4,13 @@ A tool's document is its name (counted twice: a name says most about a tool in f
 words), its title, its description, the name, title and description of each of its
 parameters (those of nested objects too), and its server's name (``mail``, ``calendar``:
 often the very word a request uses). Both the documents and the request go through
-:func:`.tokens.words`. Scores are BM25's: positive, higher is better, comparable within one
-index only; a tool that shares no word with the request is not returned.
+:func:`.tokens.words`. A request's words are widened with those that mean much the same
+(:mod:`.synonyms`: "folder" also looks for "directory"): a tool scores, for each word of
+the request, its BM25 score for the word or :data:`RELATED_WEIGHT` of its score for the
+word's related words, whichever is higher (so a synonym never adds to the word itself, and a
+tool that uses the request's own word is preferred). Scores are positive, higher is better,
+comparable within one index only; a tool that shares no word with the request, nor a related
+word, is not returned.
 
 :class:`ToolIndex` is built once for a set of tools and searched many times; build a new one
 when the tools change. :func:`search_tools` ranks a list of tools once (a client's
@@ -20,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..extras import needs
+from .synonyms import related
 from .tokens import words
 
 if TYPE_CHECKING:
@@ -27,6 +33,10 @@ if TYPE_CHECKING:
 
 #: How deep :func:`document` follows parameters that are objects.
 NESTING = 3
+#: What a word related to one of the request's (:func:`.synonyms.related`) counts for, against
+#: 1 for the request's own word: enough to find a tool by a synonym, too little to outrank
+#: one that uses the request's own word.
+RELATED_WEIGHT = 0.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,16 +76,28 @@ class ToolIndex:
             self._ranker.index(corpus, show_progress=False)
 
     def search(self, query: str, limit: int = 10) -> list[ToolMatch]:
-        """The ``limit`` best tools for ``query``, best first (fewer when fewer share a word
-        with it; ties keep the order of ``entries``)."""
+        """The ``limit`` best tools for ``query``, best first (fewer when fewer share a word,
+        or a related word, with it; ties keep the order of ``entries``)."""
         asked = words(query)
         if not self.entries or not asked or limit < 1:
             return []
-        scores = self._ranker.get_scores(asked)
+        scores = sum(self._word_scores(word, asked) for word in dict.fromkeys(asked))
         ranked = sorted(range(len(self.entries)), key=lambda i: -float(scores[i]))
         return [
             ToolMatch(self.entries[i][0], self.entries[i][1], float(scores[i])) for i in ranked[:limit] if scores[i] > 0
         ]
+
+    def _word_scores(self, word: str, asked: list[str]) -> Any:
+        """Each tool's score for one word of the request (counted as often as it is asked):
+        its BM25 score for the word, or :data:`RELATED_WEIGHT` of its score for the word's
+        related words (those not asked themselves) when that is higher."""
+        import numpy as np  # bm25s's, there since the index was built
+
+        scores = self._ranker.get_scores([word]) * asked.count(word)
+        others = sorted(related(word) - set(asked))
+        if others:
+            scores = np.maximum(scores, RELATED_WEIGHT * self._ranker.get_scores(others))
+        return scores
 
 
 def search_tools(tools: Sequence[ToolInfo], query: str, limit: int = 10, server: str = "") -> list[ToolMatch]:
