@@ -15,13 +15,10 @@ from __future__ import annotations
 import asyncio
 import collections
 from collections.abc import AsyncIterable, AsyncIterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import httptools
 import httpx
-
-if TYPE_CHECKING:
-    from .http11 import ConnectionPool
 
 #: A connection stops reading while this much of a body is waiting to be read.
 HIGH_WATER = 256 * 1024
@@ -158,10 +155,20 @@ class Response(httpx.AsyncByteStream):
         self._wake()
 
 
+class Pool(Protocol):
+    """What a connection tells its pool (:class:`~toolwire.client.http11.ConnectionPool`)."""
+
+    def release(self, connection: Connection) -> None:
+        """Take ``connection`` back as idle: its answer arrived whole."""
+
+    def discard(self, connection: Connection) -> None:
+        """Forget ``connection``: it closed."""
+
+
 class Connection(asyncio.Protocol):
     """One keep-alive connection to an origin, one exchange at a time."""
 
-    def __init__(self, pool: ConnectionPool, origin: Origin, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, pool: Pool, origin: Origin, loop: asyncio.AbstractEventLoop) -> None:
         self.pool = pool
         self.origin = origin
         #: Its event loop, kept: looking it up (``asyncio.get_running_loop()``, and

@@ -5,13 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import collections
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .heads import status_line
-from .settings import BODY_BUFFER
+from .settings import BODY_BUFFER, Settings
 
-if TYPE_CHECKING:
-    from .connection import HttpConnection
+
+class Connection(Protocol):
+    """What a request uses of its connection (:class:`~.connection.HttpConnection`)."""
+
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
+    settings: Settings
+    paused_writing: bool
+
+    def resume_reading(self) -> None: ...
+
+    async def drained(self) -> None: ...
 
 
 class Request:
@@ -22,7 +32,7 @@ class Request:
         "head", "head_only", "keep_alive", "left", "scope", "started", "status", "told", "waiters",
     )  # fmt: skip
 
-    def __init__(self, connection: HttpConnection, scope: dict[str, Any], keep_alive: bool, expect: bool) -> None:
+    def __init__(self, connection: Connection, scope: dict[str, Any], keep_alive: bool, expect: bool) -> None:
         self.connection = connection
         self.scope = scope
         self.keep_alive = keep_alive

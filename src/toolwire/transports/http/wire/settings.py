@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import asyncio
+from collections.abc import Awaitable
+from typing import Any, Protocol
 
 from ..forwarded import TrustedProxies
 from .heads import Clock
-
-if TYPE_CHECKING:
-    from .connection import HttpConnection
 
 #: The most a request's line and headers may take.
 MAX_HEAD_BYTES = 64 * 1024
@@ -16,6 +15,19 @@ MAX_HEAD_BYTES = 64 * 1024
 BODY_BUFFER = 256 * 1024
 #: A larger read is parsed this many bytes at a time, so that parsing stops when reading pauses.
 FEED_SLICE = 4096
+
+
+class Open(Protocol):
+    """What stopping the server does with each of its open connections
+    (:class:`~.connection.HttpConnection`)."""
+
+    transport: asyncio.Transport
+
+    def close_if_idle(self) -> None: ...
+
+    def busy(self) -> bool: ...
+
+    def finish(self) -> Awaitable[None]: ...
 
 
 class Settings:
@@ -40,7 +52,7 @@ class Settings:
         self.trusted = trusted if trusted is not None else TrustedProxies()
         self.access_log = access_log
         self.state: dict[str, Any] = {}
-        self.connections: set[HttpConnection] = set()
+        self.connections: set[Open] = set()
         self.by_client: dict[str, int] = {}  # open connections by client (see client_group)
         self.clock = Clock()
         self.stopping = False
