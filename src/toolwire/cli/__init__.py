@@ -11,6 +11,7 @@
     toolwire chat TARGET... | --config FILE      talk with a model that uses their tools
     toolwire ask TARGET... "question"            ask a model one question, for scripts
     toolwire search TARGET... "query"            which of their tools fit a request
+    toolwire card URL                            a server's card, read without connecting
 
 ``run`` is what desktop MCP clients launch, so it imports only what serving over stdio
 needs. Without ``:object`` it serves the module's ``server``, ``mcp`` or ``app``, or its only
@@ -105,6 +106,12 @@ def _auth(command: str, argv: list[str]) -> int:
     return auth_main(argv)
 
 
+def _card(command: str, argv: list[str]) -> int:
+    from ..terminal.card import main as card_main
+
+    return card_main(argv)
+
+
 def _install(command: str, argv: list[str]) -> int:
     from ..terminal.install import main as install_main
 
@@ -131,6 +138,7 @@ COMMANDS: dict[str, Callable[[str, list[str]], int]] = {
     **dict.fromkeys(("chat", "ask"), _host),
     "auth": _auth,
     "search": _search,
+    "card": _card,
     "install": _install,
     "proxy": _proxy,
     "dev": _dev,
@@ -152,6 +160,7 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--
        toolwire chat [TARGET ...] [--config FILE] [--model M] [--provider openai|anthropic] [--base-url URL] [options]
        toolwire ask [TARGET ...] QUESTION [--yes] [--allow PATTERN] [--json] [options]
        toolwire search [TARGET ...] QUERY [--limit N] [--json] [--config FILE]
+       toolwire card URL [--json]
        toolwire auth login URL | logout URL | status [URL]
        toolwire install claude-desktop|claude-code|cursor|vscode|windsurf FILE [--name N] [--env K=V ...] [--print]
        toolwire proxy [--name N] [--http [HOST:]PORT [--allow-host HOST ...]] [-v] {TARGET | -- COMMAND ...}
@@ -192,6 +201,8 @@ commands:
   ask [TARGET ...] Q   ask a model one question with the servers' tools; for scripts.
   search [TARGET ...] Q  rank the tools of the servers for a request, best first (the
                        'search' extra); --json prints name, server and score of each.
+  card URL             show a server's card (SEP-2127): who it is and how to connect, read
+                       without connecting; URL is the card's or the server's MCP endpoint.
   auth login URL       authorize with an OAuth-protected server now (the browser opens);
                        `auth status` shows what is stored, `auth logout URL` forgets it.
                        The commands above authorize the same way when a server asks.

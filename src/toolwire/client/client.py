@@ -60,6 +60,7 @@ from .transports import InProcess, StdioProcess, Transport
 from .types import ToolInfo
 
 if TYPE_CHECKING:
+    from ..cards.document import ServerCard
     from .progress import ProgressCallback
     from .telemetry import ClientTelemetry
 
@@ -333,6 +334,14 @@ class Client(ToolCalls, TaskCalls, ResourceCalls, PromptCalls, Pinning, InputRou
     async def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
         """Any request, with this era's ``_meta``; raises as :meth:`ClientSession.request`."""
         return await self._session.request(method, self._params(params or {}), self.timeout)
+
+    @staticmethod
+    async def fetch_card(url: str, **options: Any) -> ServerCard:
+        """The server card at ``url`` (or at the MCP endpoint ``url``'s ``/server-card``), read
+        before connecting: see :func:`toolwire.client.cards.fetch_card`."""
+        from .cards import fetch_card
+
+        return await fetch_card(url, **options)
 
     async def ping(self) -> None:
         """Check the server answers (legacy era: ``ping``; modern: ``server/discover``)."""

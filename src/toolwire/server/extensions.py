@@ -22,6 +22,8 @@ SDK's extensions be off until a server opts in: adding one is that opt-in.
 ``install(server)``          anything else, once, on the server (tools, resources, guards,
                              routes of :attr:`Server.dispatch
                              <toolwire.server.server.Server.dispatch>`)
+``documents()``              public read-only JSON documents (:class:`Document`) served over
+                             HTTP beside the MCP endpoint (the server card of SEP-2127)
 ===========================  ===============================================================
 
 Two lower-level hooks reach inside the server's handlers (the tasks extension uses both):
@@ -49,6 +51,7 @@ from ..protocol.outgoing import Answer
 from .dispatch import BOTH
 
 if TYPE_CHECKING:
+    from ..auth.server.resource import ProtectedResource
     from ..tools.tool import Tool
     from .context import Context
     from .server import Server
@@ -175,6 +178,51 @@ class CallClaim:
         return False
 
 
+class Endpoint:
+    """An HTTP endpoint serving the server, as a :class:`Document` that describes it sees it."""
+
+    __slots__ = ("auth", "url", "versions")
+
+    def __init__(self, url: str, versions: tuple[str, ...], auth: ProtectedResource | None) -> None:
+        #: The endpoint's URL: the ``auth=`` resource's when it has one, else the scheme, ``Host``
+        #: and path the request for the document came with.
+        self.url = url
+        #: The protocol versions it serves.
+        self.versions = versions
+        #: Its ``auth=`` (the protected resource every request needs a token for), or ``None``.
+        self.auth = auth
+
+
+class Document:
+    """A public, read-only JSON document an extension serves over HTTP (:meth:`Extension.documents`).
+
+    ``path``: relative (``"server-card"``) below the MCP endpoint's path (``/mcp/server-card``),
+    or absolute (``"/.well-known/..."``). ``render(endpoint)`` gives the document (a JSON
+    object) for an :class:`Endpoint`. It is served to anyone (no token asked, any origin),
+    to ``GET`` and ``HEAD`` with ``media_type``, ``Cache-Control: public, max-age=<max_age>``
+    and a strong ``ETag`` (``If-None-Match`` gets 304); ``OPTIONS`` answers CORS preflights.
+    An exception from ``render`` is logged and answered 500."""
+
+    __slots__ = ("max_age", "media_type", "path", "render")
+
+    def __init__(
+        self, path: str, media_type: str, render: Callable[[Endpoint], dict[str, Any]], max_age: int = 3600
+    ) -> None:
+        bare = path.lstrip("/")
+        if not bare or bare.endswith("/") or "//" in path:
+            raise ValueError(f"a document's path is 'name' or '/absolute/path', without a trailing slash: {path!r}")
+        self.path = path
+        self.media_type = media_type
+        self.render = render
+        self.max_age = max_age
+
+    def served_at(self, endpoint_path: str) -> str:
+        """The path it is served at, for an MCP endpoint at ``endpoint_path``."""
+        if self.path.startswith("/"):
+            return self.path
+        return f"{endpoint_path.rstrip('/')}/{self.path}"
+
+
 class Extension:
     """One extension a server offers; see the module's documentation.
 
@@ -210,6 +258,10 @@ class Extension:
     def tool_definition(self, tool: Tool) -> dict[str, Any] | None:
         """Fields to add to ``tool``'s definition (``_meta`` merged key by key), or ``None``."""
         return None
+
+    def documents(self) -> Iterable[Document]:
+        """The public documents it serves over HTTP beside the MCP endpoint (none by default)."""
+        return ()
 
     def claim_call(self, request: Request, tool: Tool) -> CallClaim | None:
         """Whether this extension takes over a call of ``tool``: a :class:`CallClaim`, or
@@ -271,4 +323,4 @@ async def _answer(
     return session.connection.respond(request, result)
 
 
-__all__ = ["CallClaim", "Extension", "MethodCall", "check_identifier", "method"]
+__all__ = ["CallClaim", "Document", "Endpoint", "Extension", "MethodCall", "check_identifier", "method"]

@@ -23,7 +23,8 @@ read from the ``MCP-Protocol-Version`` header and the body's ``_meta``:
   server can then not ask the client anything).
 
 For both: ``Host`` and ``Origin`` are checked against DNS rebinding (403), bodies are
-limited (413), and every refusal carries a JSON-RPC error a person can act on.
+limited (413), and every refusal carries a JSON-RPC error a person can act on. Beside the
+endpoint, extensions' public documents are served (:mod:`.documents`: a server card).
 
 This module routes requests and runs the app's life; each concern has a module of its own:
 :mod:`.checks` (Host, Origin, auth), :mod:`.modern` (the 2026-07-28 POST), :mod:`.legacy`
@@ -59,6 +60,7 @@ from .asgi import (
 from .asgi import headers as request_headers
 from .channel import respond
 from .checks import Checks
+from .documents import Documents
 from .forwarded import TrustedProxies
 from .legacy import LegacyWire
 from .modern import ModernWire
@@ -162,6 +164,7 @@ class StreamableHTTP:
             self.replicas = Replicas(server, self.shared, self.sessions, self.store)
         self.auth = auth
         self.checks = Checks(server, self.path, allowed_hosts, allowed_origins, auth)
+        self.documents = Documents(server, self.path, auth)
         self.modern = ModernWire(server, keep_alive, max_streams, max_streams_per_client)
         self.legacy = LegacyWire(server, self.sessions, self.store, self.replicas, retry_ms, keep_alive)
         self._started = False  # the server's lifespan entered
@@ -230,6 +233,10 @@ class StreamableHTTP:
         if path != self.path:
             if path in checks.metadata_paths:
                 await checks.metadata(scope, send)
+                return
+            document = self.documents.find(path)
+            if document is not None:
+                await self.documents.serve(document, scope, send, checks)
                 return
             raise HttpError(404, INVALID_REQUEST, f"Not found: the MCP endpoint is {self.path}")
         headers = request_headers(scope)
