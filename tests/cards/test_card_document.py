@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
-import jsonschema_rs
 import pytest
 
+from tests.cards.schema import CARDS as OFFICIAL
 from toolwire.cards import CARD_SCHEMA, CardInvalid, Header, Input, Remote, Repository, parse_card
-
-SCHEMA = json.loads((Path(__file__).parent / "server-card.schema.json").read_text())
-OFFICIAL = jsonschema_rs.validator_for({**SCHEMA, "$ref": "#/$defs/ServerCard"}, validate_formats=True)
 
 FULL: dict[str, Any] = {
     "$schema": CARD_SCHEMA,
