@@ -22,6 +22,7 @@ from tests.support.httpserve import SERVERS, free_port, wait_for_port
 ROOT = Path(__file__).resolve().parents[2]
 SEED = str(ROOT / "examples" / "seed_server.py")
 DEVPAGE = SERVERS / "devpage.py"
+APPS = str(ROOT / "examples" / "apps_server.py")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
@@ -229,6 +230,50 @@ async def test_an_mcp_apps_view_runs_sandboxed_and_talks_to_the_server(browser: 
         assert "localhost" in (await page.page.locator("#tool iframe.app-frame").get_attribute("src") or "")
         assert await sandbox.locator("iframe").get_attribute("sandbox") == "allow-scripts"
         assert page.errors == []
+
+
+async def test_the_authored_example_view_votes_through_its_app_only_tool(browser: Any) -> None:
+    with inspector(APPS) as url:
+        page = await open_page(browser, url)
+        await page.pick("vote")
+        assert await page.page.locator("#tool .badge.app-only").inner_text() == "app only"
+        await page.pick("start_poll")
+        await page.page.fill('#tool input[name="question"]', "Tea or coffee?")
+        add = page.page.locator("#tool button", has_text="+ item")
+        await add.click()
+        await add.click()
+        await page.page.fill('#tool input[name="#1"]', "tea")
+        await page.page.fill('#tool input[name="#2"]', "coffee")
+        await page.page.click("#call")
+        view = page.page.frame_locator("#tool iframe.app-frame").frame_locator("iframe")
+        await view.locator("#question").filter(has_text="Tea or coffee?").wait_for()
+        tea = view.locator('button[data-option="tea"] .votes')
+        assert await tea.inner_text() == "0"
+        await view.locator('button[data-option="tea"]').click()  # the view calls vote through the page
+        await view.locator("#status").filter(has_text="counted your vote for tea").wait_for()
+        assert await tea.inner_text() == "1"
+        assert await view.locator('button[data-option="coffee"] .votes').inner_text() == "0"
+        await page.pick("poll_results")  # the server counted it: the model's tool says so
+        await page.page.fill('#tool input[name="question"]', "Tea or coffee?")
+        await page.page.click("#call")
+        await page.page.wait_for_selector("#tool .result pre")
+        assert await page.page.locator("#tool .result pre").first.inner_text() == "Tea or coffee? (tea: 1, coffee: 0)"
+        assert page.errors == []
+
+
+async def test_a_view_written_with_the_official_app_sdk_runs_in_the_page(browser: Any) -> None:
+    with inspector(str(SERVERS / "sdk_app_view.py")) as url:
+        page = await open_page(browser, url)
+        await page.pick("greet")
+        await page.page.fill('#tool input[name="name"]', "Ada")
+        await page.page.click("#call")
+        view = page.page.frame_locator("#tool iframe.app-frame").frame_locator("iframe")
+        await view.locator("#result").filter(has_text="result: hello Ada").wait_for()
+        assert await view.locator("#input").inner_text() == 'input: {"name":"Ada"}'
+        assert await view.locator("#host").inner_text() == "host: toolwire dev"
+        await view.locator("#double").click()  # App.callServerTool, to the app-only tool
+        await view.locator("#doubled").filter(has_text="doubled: 42").wait_for()
+        assert page.errors == [], page.errors
 
 
 async def test_sampling_is_answered_as_the_model(browser: Any) -> None:

@@ -40,6 +40,7 @@ from typing import Any
 
 import orjson
 
+from ..apps import MCP_APP_MIME, UI_EXTENSION
 from ..client import Client, ClientError, ServerError
 from ..client.targets import transport_for
 from ..client.transports import StdioProcess
@@ -158,6 +159,7 @@ class Inspector:
             elicitation=lambda params: self._ask("elicitation/create", params),
             sampling=lambda params: self._ask("sampling/createMessage", params),
             log_level="debug",
+            extensions={UI_EXTENSION: {"mimeTypes": [MCP_APP_MIME]}},  # the page renders MCP Apps views
             on_log=lambda params: self.emit({"kind": "log", "params": params}),
             on_tools_changed=lambda: self.emit({"kind": "changed", "what": "tools"}),
             on_resources_changed=lambda: self.emit({"kind": "changed", "what": "resources"}),

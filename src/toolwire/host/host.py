@@ -8,7 +8,9 @@
 The host connects to every server at start (one that fails is reported in
 :attr:`Host.servers` and left out; the others serve). It keeps their tools in one namespace
 (:mod:`.naming`), follows their ``list_changed`` notifications (the list is fetched again
-before the model's next request) and withdraws the tools of a server that stops.
+before the model's next request) and withdraws the tools of a server that stops. Tools
+meant only for an MCP Apps view (``_meta.ui.visibility`` without ``"model"``) are never
+handed to the model.
 
 With more tools than :attr:`ToolDeferral.threshold` (40 unless ``defer_tools`` says
 otherwise), a conversation shows the model only some of them and a tool of the host's own,
@@ -31,6 +33,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from ..apps.visibility import visible_to_model
 from ..client import CallToolResult, Client, ClientError, ResourceLink, ServerError, ToolInfo
 from ..extras import ExtraMissing, require
 from ..logs import get_logger
@@ -221,7 +224,13 @@ class Host:
 
     def _expose(self) -> None:
         """Rebuild the namespace and what the model is shown, from the live servers' tools."""
-        pairs = [(name, tool.name) for name, server in self.servers.items() if server.alive for tool in server.tools]
+        pairs = [
+            (name, tool.name)
+            for name, server in self.servers.items()
+            if server.alive
+            for tool in server.tools
+            if visible_to_model(tool.meta)  # MCP Apps: a tool only its view may call is not the model's
+        ]
         self._names = expose(pairs)
         self._marks = marks(pairs)
         for said in self.policy.ambiguous(pairs):

@@ -26,6 +26,7 @@ from .raw_handlers import RawHandlers
 from .resources_prompts import ResourcesAndPrompts
 
 if TYPE_CHECKING:
+    from ..apps.view import App
     from ..prompts.prompt import Prompt
     from ..resources.resource import Resource, ResourceTemplate
     from ..tasks.manager import TaskManager
@@ -340,6 +341,7 @@ class Server(ResourcesAndPrompts, RawHandlers):
         open_world: bool | None = None,
         output_schema: dict[str, Any] | type | None = None,
         structured_output: bool | None = None,
+        app: App | None = None,
         **options: Unpack[ToolOptions],
     ) -> Callable[[F], F]: ...
 
@@ -356,6 +358,8 @@ class Server(ResourcesAndPrompts, RawHandlers):
         ``True`` (or ``"optional"``) lets a client that can run it as a task do so,
         ``"required"`` lets it run only as one; ``defer_task=True`` starts the task when the
         tool awaits ``ctx.start_task()`` rather than before it runs (see docs/tasks.md).
+        ``app``: a :class:`~toolwire.apps.App`, the interactive view hosts show its results
+        in (MCP Apps, see docs/extensions.md).
         Raises ``ValueError`` for an invalid or taken name and ``TypeError`` for a type that
         has no JSON Schema. The keywords shared with :class:`~toolwire.Tool` are
         :class:`~toolwire.tools.tool.ToolOptions`'; ``lenient=None``: the server's
@@ -370,6 +374,7 @@ class Server(ResourcesAndPrompts, RawHandlers):
 
     def add_tool(self, tool: Tool | Callable[..., Any], **options: Any) -> Tool:
         """Register a :class:`Tool`, or a function with the same keywords as :meth:`tool`."""
+        app = options.pop("app", None)
         if not isinstance(tool, Tool):
             hints = {key: options.pop(key, None) for key in ("read_only", "destructive", "idempotent", "open_world")}
             options["annotations"] = annotations_from(hints, options.get("annotations"))
@@ -382,6 +387,10 @@ class Server(ResourcesAndPrompts, RawHandlers):
             from ..tasks.extension import TasksExtension
 
             self.add_extension(TasksExtension())
+        if app is not None:
+            from ..apps.extension import show_in_view
+
+            show_in_view(self, tool, app)
         for extension in self._definers:
             _extend_definition(tool, extension)
         self.registry.add(tool.name, tool)

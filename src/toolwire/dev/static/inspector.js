@@ -99,6 +99,10 @@ function hints(tool) {
   if (openWorld) badges.push(el("span", { class: "badge" + (openGiven ? "" : " default") }, "open-world"));
   const task = tool.execution?.taskSupport;
   if (task === "optional" || task === "required") badges.push(el("span", { class: "badge task" }, task === "required" ? "task only" : "task"));
+  const visibility = tool._meta?.ui?.visibility;
+  if (Array.isArray(visibility) && !visibility.includes("model")) {
+    badges.push(el("span", { class: "badge app-only", title: "MCP Apps: only its view calls it; hosts keep it from the model" }, "app only"));
+  }
   return badges;
 }
 
