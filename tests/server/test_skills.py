@@ -106,7 +106,7 @@ async def test_the_listing_is_paged_and_each_entry_is_whole(tmp_path: Path, monk
 
 def test_a_skill_served_twice_is_refused(tmp_path: Path) -> None:
     server = skilled(tmp_path)
-    with pytest.raises(ValueError, match="served at skill://git-workflow/SKILL.md already"):
+    with pytest.raises(ValueError, match=r"served at skill://git-workflow/SKILL\.md already"):
         server.add_skill(tmp_path / "git-workflow")
     server.add_skill(tmp_path / "git-workflow", prefix="team")
     assert "skill://team/git-workflow/SKILL.md" in server.extensions[SKILLS_EXTENSION].skills  # type: ignore[attr-defined]
