@@ -39,7 +39,7 @@ from ..client import CallToolResult, Client, ClientError, ResourceLink, ServerEr
 from ..extras import ExtraMissing, require
 from ..logs import get_logger
 from ..lookalikes import marks
-from ..skills.extension import SKILLS_EXTENSION
+from ..protocol.versions import SKILLS_EXTENSION
 from .approval import ApprovalPolicy
 from .deferral import DEFER_TOOLS, FIND_TOOLS, Pair, ToolDeferral, discovery_spec
 from .events import ElicitationNeeded, ExposedTool, SamplingNeeded

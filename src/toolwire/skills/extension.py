@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
+from ..protocol.versions import SKILLS_EXTENSION
 from ..server.extensions import Extension, MethodCall, method
 from .directory import children
 from .skill import SKILL_MD, Skill, mime_type
@@ -33,7 +34,6 @@ from .skill import SKILL_MD, Skill, mime_type
 if TYPE_CHECKING:
     from ..server.server import Server
 
-SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 #: Skills per page of ``skills/list``.
 PAGE = 50
 
