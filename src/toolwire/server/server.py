@@ -476,7 +476,8 @@ class Server(ResourcesAndPrompts, RawHandlers):
 
     def add_skills(self, folder: str | os.PathLike[str], prefix: str = "") -> list[Skill]:
         """Serve every skill of ``folder`` (the folder itself if it is one, else each
-        sub-folder with a ``SKILL.md``); raises as :meth:`add_skill`, before serving any."""
+        sub-folder with a ``SKILL.md``); raises as :meth:`add_skill` (an invalid skill before
+        any is served)."""
         from ..skills import find_skills
 
         extension = self._skills()
