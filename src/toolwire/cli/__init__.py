@@ -145,7 +145,8 @@ COMMANDS: dict[str, Callable[[str, list[str]], int]] = {
 }
 
 #: ``toolwire -h``. Its first lines are ``run``'s usage (``toolwire run -h``).
-USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--http [HOST:]PORT [--allow-host HOST ...]
+USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--skills DIR ...]
+                                         [--http [HOST:]PORT [--allow-host HOST ...]
                                          [--stateless] [--uvicorn | --granian] [--forwarded-allow-ips IPS]
                                          [--max-connections-per-client N]
                                          [--issuer URL [--audience URI] [--scope SCOPE ...]]] [-- ARG ...]
@@ -186,6 +187,8 @@ commands:
                        (created if missing), so that they outlive the process, or in Redis when
                        DB is a redis:// URL. --redis URL shares what replicas behind one address
                        need (tasks, the requestState keys) through that Redis.
+                       --skills serves the agent skills of DIR (a folder with a SKILL.md, or a
+                       folder of them) through the skills extension (the 'skills' extra).
                        Words after -- are the file's own command line (its sys.argv[1:]).
   tools TARGET         list the tools of a server: a table, or their definitions as JSON.
   call TARGET TOOL     call a tool and print its result; images and audio are saved to files.

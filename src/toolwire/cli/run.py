@@ -36,6 +36,13 @@ def _run_parser() -> Parser:
         "--redis", metavar="URL", help="share what replicas behind one address need (tasks, requestState keys)"
     )
     parser.add_argument(
+        "--skills",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help="serve the agent skills of DIR (a folder with a SKILL.md, or a folder of them); may be repeated",
+    )
+    parser.add_argument(
         "--issuer", metavar="URL", help="ask every request for an OAuth access token (a JWT) from this server"
     )
     parser.add_argument(
@@ -92,13 +99,19 @@ def main(command: str, argv: list[str]) -> int:
 def _loaded(target: str, options: argparse.Namespace) -> Any:
     """The target's Server; with ``-v``, logging a line per request it runs code for; with
     ``--tasks``, keeping its tasks in that store; with ``--redis``, sharing its state with
-    other replicas through that Redis."""
+    other replicas through that Redis; with ``--skills``, serving those skills
+    (:class:`UsageError` saying what is wrong with one)."""
     set_verbosity(options.verbose)
     server = load_server(target)
     if options.tasks is not None:
         server.use_task_store(options.tasks)
     if options.redis is not None:
         server.use_redis(options.redis)
+    for folder in options.skills:
+        try:
+            server.add_skills(folder)
+        except (ValueError, ImportError) as exc:
+            raise UsageError(f"--skills {folder}: {exc}") from None
     from ..tasks.store import TaskStoreUnusable
 
     try:

@@ -15,6 +15,7 @@ from .errors import (
     VersionMismatch,
 )
 from .pinning import fingerprint
+from .skills import LoadedSkill, SkillEntry, SkillFile, SkillVerificationFailed
 from .tasks import TaskCancelled, TaskHandle, TaskInfo
 from .types import (
     AudioContent,
@@ -44,6 +45,7 @@ __all__ = [
     "EmbeddedResource",
     "GetPromptResult",
     "ImageContent",
+    "LoadedSkill",
     "OutputSchemaMismatch",
     "PromptInfo",
     "PromptMessage",
@@ -54,6 +56,9 @@ __all__ = [
     "ResourceLink",
     "ResourceTemplateInfo",
     "ServerError",
+    "SkillEntry",
+    "SkillFile",
+    "SkillVerificationFailed",
     "TaskCancelled",
     "TaskHandle",
     "TaskInfo",

@@ -13,7 +13,7 @@ connection: ``client.version`` and ``client.modern`` say which.
 This module holds the connection: the handshake, requests and what the server sends (its
 notifications, and the requests it makes of the client). What is asked of the server comes
 from one mixin per concern: :mod:`.tool_calls`, :mod:`.task_calls`, :mod:`.resource_calls`,
-:mod:`.prompt_calls`, :mod:`.pinning` and :mod:`.input_rounds` (questions answered round by
+:mod:`.prompt_calls`, :mod:`.skills`, :mod:`.pinning` and :mod:`.input_rounds` (questions answered round by
 round); :mod:`.targets` makes the transport of what to connect to.
 """
 
@@ -52,6 +52,7 @@ from .pinning import Pinning
 from .prompt_calls import PromptCalls
 from .resource_calls import ResourceCalls
 from .session import ClientSession
+from .skills import SkillCalls
 from .targets import transport_for
 from .task_calls import TaskCalls
 from .tasks import TaskInfo
@@ -71,7 +72,7 @@ Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 MAX_PAGES = 1000
 
 
-class Client(ToolCalls, TaskCalls, ResourceCalls, PromptCalls, Pinning, InputRounds):
+class Client(ToolCalls, TaskCalls, ResourceCalls, PromptCalls, SkillCalls, Pinning, InputRounds):
     """A connection to one MCP server. Use it as an async context manager.
 
     ``target`` is a command to run over stdio (a list of arguments, or one string split like

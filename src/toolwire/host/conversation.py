@@ -13,7 +13,8 @@ conversation can go on.
 
 When the host defers tool definitions (:mod:`.deferral`), each model request carries the
 tools :attr:`Conversation.shown_tools` names, and a call of the host's ``find_tools`` loads
-more into :attr:`Conversation.loaded` for the rest of the conversation.
+more into :attr:`Conversation.loaded` for the rest of the conversation. A call of the host's
+``load_skill`` loads a server's skill (:mod:`.skills`).
 """
 
 from __future__ import annotations
@@ -323,6 +324,9 @@ class Turn:
             if self.host.deferring and call.name == self.host.find_tools_name:
                 await self._find(call)
                 continue
+            if self.host.skills and call.name == self.host.load_skill_name:
+                await self._load_skill(call)
+                continue
             plan = await self._decide(call)
             if plan is not None:
                 allowed.append(plan)
@@ -420,6 +424,24 @@ class Turn:
             self.emit(ToolsLoaded(call.id, query, found))
         text = found_text(query, [(tool.name, tool.server, tool.description) for tool in found])
         self._record(call, [text_part(text)], False, time.monotonic() - started)
+
+    async def _load_skill(self, call: ToolCallRequest) -> None:
+        """A call of the host's ``load_skill``: the skill's verified ``SKILL.md`` is the
+        result (never asks: it reads what the server published for the model)."""
+        self.emit(ToolCallProposed(call.id, call.name, None, None, call.arguments))
+        name = (call.arguments or {}).get("name")
+        if call.arguments is None or not isinstance(name, str):
+            self._refuse(call, "host", f"The call was not made: {call.error or 'it needs the name of a skill'}")
+            return
+        self.emit(ToolCallDecided(call.id, "allow", "host", "the host's own loading of a skill"))
+        started = time.monotonic()
+        try:
+            text, is_error = await self.host.load_skill(name), False
+        except ValueError as exc:
+            text, is_error = f"The skill was not loaded: {exc}.", True
+        except ClientError as exc:
+            text, is_error = f"The skill was not loaded: {exc}", True
+        self._record(call, [text_part(text)], is_error, time.monotonic() - started)
 
     def _refuse(self, call: ToolCallRequest, by: str, told: str, reason: str | None = None) -> None:
         self.emit(ToolCallDecided(call.id, "refuse", by, reason or told))

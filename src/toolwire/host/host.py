@@ -17,6 +17,10 @@ otherwise), a conversation shows the model only some of them and a tool of the h
 ``find_tools``, to find and load the others (:mod:`.deferral`); :meth:`Host.search_tools`
 ranks the tools for a request.
 
+A server's skills (SEP-2640) are listed at connection and offered to the model through a
+tool of the host's own, ``load_skill`` (:mod:`.skills`): their names and descriptions up
+front, a skill's body when the model loads it, its files through ``read_resource``.
+
 Servers' own requests are served by the host, for the turn in progress (see
 :mod:`.events`): ``sampling/createMessage`` goes to the host's model once the person allows
 it, ``elicitation/create`` is asked of the person, ``roots/list`` is answered with
@@ -34,10 +38,11 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..apps.visibility import visible_to_model
-from ..client import CallToolResult, Client, ClientError, ResourceLink, ServerError, ToolInfo
+from ..client import CallToolResult, Client, ClientError, ResourceLink, ServerError, SkillEntry, ToolInfo
 from ..extras import ExtraMissing, require
 from ..logs import get_logger
 from ..lookalikes import marks
+from ..protocol.versions import SKILLS_EXTENSION
 from .approval import ApprovalPolicy
 from .deferral import DEFER_TOOLS, FIND_TOOLS, Pair, ToolDeferral, discovery_spec
 from .events import ElicitationNeeded, ExposedTool, SamplingNeeded
@@ -46,6 +51,7 @@ from .naming import expose
 from .results import MAX_RESULT_CHARS
 from .schemas import for_model
 from .servers import ServerSpec, check_name, load_config, spec_for, unique_names
+from .skills import LOAD_SKILL, OfferedSkill, loaded_text, loader_spec, offered_skills
 
 if TYPE_CHECKING:
     from ..discovery import ToolIndex, ToolMatch
@@ -67,6 +73,7 @@ class HostServer:
     spec: ServerSpec
     client: Client | None = None
     tools: list[ToolInfo] = field(default_factory=list)
+    skills: list[SkillEntry] = field(default_factory=list)
     error: str | None = None
     stale: bool = False
 
@@ -128,6 +135,8 @@ class Host:
         self.tools: list[ExposedTool] = []
         #: Every definition, as sent to the model when nothing is deferred.
         self.specs: list[ToolSpec] = []
+        #: Every skill the servers offer, as the model is offered it (see :mod:`.skills`).
+        self.skills: list[OfferedSkill] = []
         self._names: dict[str, tuple[str, str]] = {}
         self._exposed: dict[Pair, str] = {}
         self._specs: dict[Pair, ToolSpec] = {}
@@ -175,6 +184,7 @@ class Host:
             await client.connect()
             server.client = client
             server.tools = await client.list_tools()
+            server.skills = await _listed_skills(spec.name, client)
         except ClientError as exc:
             server.error = str(exc)
             await client.close()
@@ -261,6 +271,9 @@ class Host:
             )
         if any(server.reads_resources for server in self.servers.values()):
             self.specs.append(self._read_resource_spec())
+        self.skills = offered_skills({name: server.skills for name, server in self.servers.items() if server.alive})
+        if self.skills:
+            self.specs.append(loader_spec(self.load_skill_name, self.skills))
         self._check_search()
 
     def _check_search(self) -> None:
@@ -317,6 +330,8 @@ class Host:
         if any(server.reads_resources for server in self.servers.values()):
             specs.append(self._read_resource_spec())
         assert self.deferral is not None
+        if self.skills:
+            specs.append(loader_spec(self.load_skill_name, self.skills))
         counts = {name: len(server.tools) for name, server in self.servers.items() if server.alive}
         specs.append(discovery_spec(self.find_tools_name, counts, self.deferral.found))
         return specs
@@ -332,6 +347,30 @@ class Host:
             by_pair = {(name, tool.name): tool for name, server in self.servers.items() for tool in server.tools}
             self._index = ToolIndex([(pair[0], by_pair[pair]) for pair in self._names.values()])
         return self._index.search(query, limit)
+
+    # -- skills ----------------------------------------------------------------------------
+
+    @property
+    def load_skill_name(self) -> str:
+        """The model's name of the host's skill loader (prefixed if a server took it)."""
+        return LOAD_SKILL if LOAD_SKILL not in self._names else f"host__{LOAD_SKILL}"
+
+    async def load_skill(self, name: str) -> str:
+        """What the model reads on loading the skill it calls ``name``: its ``SKILL.md``
+        read and verified, with where it comes from. ``ValueError`` for a name no server
+        offers; :class:`~toolwire.client.SkillVerificationFailed` (a ``ClientError``) for a
+        skill that is not what its listing says, and what else the client raises."""
+        skill = next((skill for skill in self.skills if skill.name == name), None)
+        if skill is None:
+            names = ", ".join(skill.name for skill in self.skills) or "none"
+            raise ValueError(f"there is no skill named {name!r}; the skills are: {names}")
+        loaded = await self._client(skill.server).load_skill(skill.entry)
+        return loaded_text(skill, loaded, self.read_resource_name)
+
+    def _skill_of(self, server: str, uri: str) -> SkillEntry | None:
+        """The skill of ``server`` whose folder holds ``uri``, or ``None``."""
+        entries = self.servers[server].skills
+        return next((entry for entry in entries if uri.startswith(entry.root + "/")), None)
 
     @property
     def read_resource_name(self) -> str:
@@ -389,7 +428,15 @@ class Host:
         raise ValueError(f"say which server has {uri!r}: one of {', '.join(readers)}")
 
     async def read_resource(self, server: str, uri: str) -> list[dict[str, Any]]:
-        """The parts of a resource as a model reads them; raises what the client raises."""
+        """The parts of a resource as a model reads them; raises what the client raises (a
+        file of a skill is verified against the skill's listing)."""
+        skill = self._skill_of(server, uri)
+        if skill is not None:
+            data = await self._client(server).read_skill_file(skill, uri)
+            try:
+                return [text_part(f"Resource {uri}:\n{data.decode('utf-8')}")]
+            except UnicodeDecodeError:
+                return [text_part(f"Resource {uri}: binary contents ({len(data)} bytes), not shown")]
         parts: list[dict[str, Any]] = []
         for entry in await self._client(server).read_resource(uri):
             header = f"Resource {entry.uri}" + (f" ({entry.mime_type})" if entry.mime_type else "")
@@ -450,6 +497,18 @@ class Host:
         event = ElicitationNeeded(server, str(params.get("message", "")), schema if isinstance(schema, dict) else {})
         answer: dict[str, Any] = await self._turns[-1].ask(event)
         return answer
+
+
+async def _listed_skills(name: str, client: Client) -> list[SkillEntry]:
+    """The skills ``client``'s server lists (none when it does not offer the extension, or
+    its listing fails: that is logged)."""
+    if SKILLS_EXTENSION not in client.server_extensions:
+        return []
+    try:
+        return await client.list_skills()
+    except ClientError as exc:
+        log.warning("listing the skills of %s failed: %s", name, exc)
+        return []
 
 
 def _sampling_message(message: dict[str, Any]) -> dict[str, Any]:

@@ -27,6 +27,8 @@ META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 META_RELATED_TASK = "io.modelcontextprotocol/related-task"
 #: 2026-07-28: the tasks extension's identifier.
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+#: The identifier of the skills extension (SEP-2640).
+SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 
 
 def negotiate_legacy(requested: object) -> str:

@@ -125,6 +125,13 @@ class MethodCall:
     def server(self) -> Server:
         return self._session.server
 
+    def cacheable(self, result: dict[str, Any]) -> dict[str, Any]:
+        """``result`` with the server's caching hints (``ttlMs``, ``cacheScope``) where the
+        request's version has them (2026-07-28), as list and read results carry; unchanged
+        in earlier versions."""
+        identity = self._session.server.identity
+        return self._request.codec.cacheable(result, identity.ttl_ms, identity.cache_scope)
+
     def notify(self, method: str, params: dict[str, Any]) -> None:
         """Send notification ``method`` about this request (on its stream over HTTP);
         dropped once the request is answered or cancelled."""

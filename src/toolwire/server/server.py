@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ..apps.view import App
     from ..prompts.prompt import Prompt
     from ..resources.resource import Resource, ResourceTemplate
+    from ..skills import Skill, SkillsExtension
     from ..tasks.manager import TaskManager
     from ..tasks.store import TaskStore
     from ..transports.http.app import StreamableHTTP
@@ -470,6 +471,35 @@ class Server(ResourcesAndPrompts, RawHandlers):
         if method == "prompts/get":
             return item.scopes, f"the prompt {params['name']!r}"
         return item.scopes, f"the resource {params['uri']!r}"
+
+    # -- skills ----------------------------------------------------------------------------
+
+    def add_skill(self, folder: str | os.PathLike[str], prefix: str = "") -> Skill:
+        """Serve the skill in ``folder`` (a ``SKILL.md`` and its files) at
+        ``skill://PREFIX/NAME``, offering the skills extension from the first (see
+        :mod:`toolwire.skills`). :class:`~toolwire.skills.SkillInvalid` naming the file and
+        the problem; ``ValueError`` for a skill served already."""
+        from ..skills import load_skill
+
+        return self._skills().add(load_skill(folder, prefix))
+
+    def add_skills(self, folder: str | os.PathLike[str], prefix: str = "") -> list[Skill]:
+        """Serve every skill of ``folder`` (the folder itself if it is one, else each
+        sub-folder with a ``SKILL.md``); raises as :meth:`add_skill` (an invalid skill before
+        any is served)."""
+        from ..skills import find_skills
+
+        extension = self._skills()
+        return [extension.add(skill) for skill in find_skills(folder, prefix)]
+
+    def _skills(self) -> SkillsExtension:
+        from ..skills import SKILLS_EXTENSION, SkillsExtension
+
+        extension = self.extensions.get(SKILLS_EXTENSION)
+        if not isinstance(extension, SkillsExtension):
+            extension = self.add_extension(SkillsExtension())
+            assert isinstance(extension, SkillsExtension)
+        return extension
 
     # -- extensions ------------------------------------------------------------------------
 

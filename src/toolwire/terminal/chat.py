@@ -236,9 +236,13 @@ def _command(text: str, host: Host, conversation: Conversation, screen: Screen) 
 
 
 def _list_tools(host: Host, conversation: Conversation, screen: Screen) -> None:
-    """The tools the model is shown (and how many more it can find, when the host defers)."""
+    """The tools the model is shown (and how many more it can find, when the host defers),
+    and the skills it can load."""
     shown = conversation.shown_tools
     screen.tools(shown, "start", len(host.tools) - len(shown))
+    if host.skills:
+        skills = ", ".join(f"{skill.name} ({skill.server})" for skill in host.skills)
+        screen.say(f"skills the model can load: {skills}")
 
 
 class LineReader:

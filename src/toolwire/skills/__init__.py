@@ -1,0 +1,26 @@
+"""Agent skills served over MCP (SEP-2640): :class:`SkillsExtension` on servers, skills read
+from folders (:func:`load_skill`, :func:`find_skills`), and the frontmatter and digest rules
+clients check them with. See docs/extensions.md, "Skills".
+
+The extension is imported when first named, so that a client (which reads frontmatter and
+digests from here) loads none of the server's modules."""
+
+from typing import TYPE_CHECKING, Any
+
+from ..protocol.versions import SKILLS_EXTENSION
+from .integrity import digest
+from .skill import Skill, SkillInvalid, find_skills, load_skill
+
+if TYPE_CHECKING:
+    from .extension import SkillsExtension
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SkillsExtension":
+        from .extension import SkillsExtension
+
+        return SkillsExtension
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["SKILLS_EXTENSION", "Skill", "SkillInvalid", "SkillsExtension", "digest", "find_skills", "load_skill"]

@@ -1,0 +1,122 @@
+"""Skills as an extension of the server (SEP-2640, ``io.modelcontextprotocol/skills``).
+
+A server offers it from its first skill (:meth:`Server.add_skill
+<toolwire.server.server.Server.add_skill>`). What it adds:
+
+==============================  ===============================================================
+capabilities                    ``extensions["io.modelcontextprotocol/skills"]``:
+                                ``{"directoryRead": true}``
+resources                       every file of every skill, ``skill://PATH/FILE`` (a
+                                ``SKILL.md`` named and described by its frontmatter)
+``skills/list``                 the skills' entries (``uri``, ``frontmatter``, ``resources``
+                                with each file's ``digest`` and ``size``), :data:`PAGE` a
+                                page; caching hints in 2026-07-28
+``skills/get``                  one entry by its ``SKILL.md``'s URI
+``resources/directory/read``    the children of a skill's folder
+==============================  ===============================================================
+
+No request needs to declare the extension (its methods answer every client, as the
+conformance suite expects). Errors are ``-32602``: a ``uri`` or ``cursor`` that is not a
+string, a cursor the server did not hand out, a URI that is no skill's ``SKILL.md``
+(``skills/get``, with ``data.uri``) or no folder of a skill (``resources/directory/read``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..protocol.errors import INVALID_PARAMS, ProtocolError
+from ..protocol.versions import SKILLS_EXTENSION
+from ..server.extensions import Extension, MethodCall, method
+from .directory import children
+from .skill import SKILL_MD, Skill, mime_type
+
+if TYPE_CHECKING:
+    from ..server.server import Server
+
+#: Skills per page of ``skills/list``.
+PAGE = 50
+
+
+class SkillsExtension(Extension):
+    """The skills a server serves (see the module's documentation)."""
+
+    id = SKILLS_EXTENSION
+
+    def __init__(self) -> None:
+        self.skills: dict[str, Skill] = {}
+        self._server: Server | None = None
+
+    def settings(self) -> dict[str, Any]:
+        return {"directoryRead": True}
+
+    def install(self, server: Server) -> None:
+        super().install(server)
+        self._server = server
+        for skill in self.skills.values():
+            _serve_files(server, skill)
+
+    def add(self, skill: Skill) -> Skill:
+        """Serve ``skill``; ``ValueError`` if a skill is served at its URI already."""
+        if skill.uri in self.skills:
+            raise ValueError(f"a skill is served at {skill.uri} already")
+        if self._server is not None:
+            _serve_files(self._server, skill)
+        self.skills[skill.uri] = skill
+        return skill
+
+    @method("skills/list", declared=False)
+    def list_skills(self, call: MethodCall) -> dict[str, Any]:
+        start = _cursor(call.params.get("cursor"), len(self.skills))
+        listed = list(self.skills.values())[start : start + PAGE]
+        result: dict[str, Any] = {"skills": [skill.entry() for skill in listed]}
+        if start + PAGE < len(self.skills):
+            result["nextCursor"] = str(start + PAGE)
+        return call.cacheable(result)
+
+    @method("skills/get", declared=False)
+    def get_skill(self, call: MethodCall) -> dict[str, Any]:
+        uri = _uri(call.params)
+        skill = self.skills.get(uri)
+        if skill is None:
+            raise ProtocolError(INVALID_PARAMS, f"Invalid params: no skill at {uri}", {"uri": uri})
+        return call.cacheable({"skill": skill.entry()})
+
+    @method("resources/directory/read", declared=False)
+    def read_directory(self, call: MethodCall) -> dict[str, Any]:
+        uri = _uri(call.params)
+        _cursor(call.params.get("cursor"), 0)
+        listed = children(self.skills.values(), uri)
+        if listed is None:
+            raise ProtocolError(INVALID_PARAMS, f"Invalid params: {uri} is not a directory", {"uri": uri})
+        return {"resources": listed}
+
+
+def _serve_files(server: Server, skill: Skill) -> None:
+    """Register each file of ``skill`` as a resource of ``server``."""
+    for relative, data in skill.files.items():
+        try:
+            value: str | bytes = data.decode("utf-8")
+        except UnicodeDecodeError:
+            value = data
+        if relative == SKILL_MD:
+            options = {"name": skill.name, "description": skill.description}
+        else:
+            options = {"name": f"{skill.path}/{relative}", "description": f"A file of the skill {skill.name}"}
+        server.add_resource(skill.file_uri(relative), value, mime_type=mime_type(relative), size=len(data), **options)
+
+
+def _uri(params: dict[str, Any]) -> str:
+    uri = params.get("uri")
+    if not isinstance(uri, str):
+        raise ProtocolError(INVALID_PARAMS, 'Invalid params: "uri" must be a string')
+    return uri
+
+
+def _cursor(cursor: Any, count: int) -> int:
+    """Where a page starts: 0 without a cursor; ``-32602`` for one not handed out."""
+    if cursor is None:
+        return 0
+    if not isinstance(cursor, str) or not cursor.isdigit() or not 0 < int(cursor) < count:
+        raise ProtocolError(INVALID_PARAMS, f"Invalid params: the cursor {cursor!r} was not handed out")
+    return int(cursor)
