@@ -24,6 +24,7 @@ from .extensions import Extension, check_identifier, merge_definition, overrides
 from .lifespan import Lifespan, LifespanFailed, LifespanRunner
 from .raw_handlers import RawHandlers
 from .resources_prompts import ResourcesAndPrompts
+from .targets import Targets
 
 if TYPE_CHECKING:
     from ..apps.view import App
@@ -43,7 +44,7 @@ _ListHandler = Callable[..., Any]
 _CallHandler = Callable[..., Any]
 
 
-class Server(ResourcesAndPrompts, RawHandlers):
+class Server(ResourcesAndPrompts, RawHandlers, Targets):
     """An MCP server offering tools (and resources, prompts and completion), for every
     protocol version from 2024-11-05 to 2026-07-28.
 
@@ -427,50 +428,6 @@ class Server(ResourcesAndPrompts, RawHandlers):
     def disable_tool(self, name: str) -> None:
         """Hide a tool from ``tools/list`` and refuse calls to it; ``KeyError`` if unknown."""
         self.registry.set_enabled(name, False)
-
-    # -- what requests name ----------------------------------------------------------------
-
-    def target_of(self, method: Any, params: Any) -> Any:
-        """What a request names, enabled: the tool of a ``tools/call``, the prompt of a
-        ``prompts/get``, the resource (or template) of a ``resources/read`` or
-        ``resources/subscribe``, the prompt or template a ``completion/complete`` completes;
-        ``None`` when it names nothing known. Looked up once per request: the transport's
-        checks (scopes, headers) and the dispatch read ``Request.target``."""
-        if not isinstance(params, dict):
-            return None
-        if method == "tools/call":
-            name = params.get("name")
-            if not isinstance(name, str):
-                return None
-            tool = self.registry.by_key.get(name)
-            return tool if tool is not None and tool.enabled else None
-        if method == "completion/complete" and isinstance(params.get("ref"), dict):
-            ref = params["ref"]
-            method, params = ("prompts/get", ref) if ref.get("type") == "ref/prompt" else ("resources/read", ref)
-        if method == "prompts/get" and isinstance(params.get("name"), str):
-            return self.prompts.get(params["name"])
-        if method in ("resources/read", "resources/subscribe") and isinstance(params.get("uri"), str):
-            found = self.find_resource(params["uri"])
-            if found is None:
-                return self.resource_templates.get(params["uri"])  # completion names a template
-            return found[0]
-        return None
-
-    def scopes_for(self, method: str, params: Any, target: Any = None) -> tuple[frozenset[str], str]:
-        """The scopes a request needs (those of the tool, resource or prompt it names:
-        ``target``, when already looked up with :meth:`target_of`) and what it names, for
-        messages: ``(frozenset(), "")`` when it names nothing gated."""
-        item = self.target_of(method, params) if target is None else target
-        if item is None or not item.scopes:
-            return frozenset(), ""
-        if method == "completion/complete":
-            ref = params["ref"]
-            method, params = ("prompts/get", ref) if ref.get("type") == "ref/prompt" else ("resources/read", ref)
-        if method == "tools/call":
-            return item.scopes, f"the tool {params['name']!r}"
-        if method == "prompts/get":
-            return item.scopes, f"the prompt {params['name']!r}"
-        return item.scopes, f"the resource {params['uri']!r}"
 
     # -- skills ----------------------------------------------------------------------------
 
