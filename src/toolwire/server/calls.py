@@ -62,12 +62,16 @@ def call_tool(session: ServerSession, request: Request) -> None:
             raise ProtocolError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
         if type(arguments) is not dict:
             raise ProtocolError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
+        server = session.server
         tool = request.target  # looked up already by a transport that checked it (HTTP)
         if tool is None:
-            tool = session.server.registry.by_key.get(name)  # registry.get, without the call
+            tool = server.registry.by_key.get(name)  # registry.get, without the call
             if tool is not None and not tool.enabled:
                 tool = None
-        if tool is None or session.server.guarded is not None:
+        visibility = server.visibility
+        if visibility.active and tool is not None and visibility.hides(session, request, "tools", name, tool):
+            tool = None  # hidden from this caller or session: unknown to them
+        if tool is None or server.guarded is not None:
             work = _call_through(session, request, name, tool, arguments)
         else:
             work = tool_result(session, request, name, tool, arguments, True)

@@ -1,6 +1,7 @@
 """The list methods (``tools/list``, ``resources/list``, ``resources/templates/list``,
 ``prompts/list``): handlers of the dispatch table, each answering at once from its
-catalog's page, encoded once per version, page and set of granted scopes.
+catalog's page, encoded once per version, page, set of granted scopes and visibility rules
+(:mod:`.visibility`).
 
 A ``cursor`` that is not a string, or that the catalog did not hand out, is ``-32602``. A
 server with a low-level list handler for tools answers ``tools/list`` from it instead, in a
@@ -53,13 +54,19 @@ def list_page(session: ServerSession, request: Request, catalog: Catalog[Any]) -
     caller = session.caller(request)
     granted = caller.scopes if caller is not None else None
     cache_scope = "private" if granted is not None and catalog.gated else identity.cache_scope
+    rules = None
+    visibility = session.server.visibility
+    if visibility.active:  # rules by tag, caller or session (see .visibility)
+        rules = visibility.rules_for(session, request)
+        if rules is not visibility.everyone.rules:
+            cache_scope = "private"
 
     def finish(result: dict[str, Any]) -> dict[str, Any]:
         codec.cacheable(result, identity.ttl_ms, cache_scope)
         return codec.finish(result, identity.info)
 
     try:
-        page = catalog.page(codec, cursor, finish, granted)
+        page = catalog.page(codec, cursor, finish, granted, rules)
     except InvalidCursor as exc:
         return session.fail(request, ProtocolError(INVALID_PARAMS, f"Invalid params: {exc}"))
     session.send(session.connection.respond_raw(request, page), request.id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
 from ..catalog import Catalog
@@ -24,6 +24,7 @@ from .extensions import Extension, check_identifier, merge_definition, overrides
 from .lifespan import Lifespan, LifespanFailed, LifespanRunner
 from .raw_handlers import RawHandlers
 from .resources_prompts import ResourcesAndPrompts
+from .visibility import Visibility
 
 if TYPE_CHECKING:
     from ..prompts.prompt import Prompt
@@ -73,6 +74,9 @@ class Server(ResourcesAndPrompts, RawHandlers):
     - ``lifespan``: what the server opens before serving and closes when it stops (a function
       returning a context manager, or a generator function); tools reach what it yields as
       ``ctx.lifespan``. See :mod:`toolwire.server.lifespan`; :meth:`lifespan` sets it too.
+    - ``include_tags``: list only the tools, resources and prompts carrying one of these tags;
+      ``exclude_tags``: hide those carrying one of these. Rules for one caller or one session
+      go on :attr:`visibility` (see :mod:`toolwire.server.visibility`).
     """
 
     def __init__(
@@ -98,6 +102,8 @@ class Server(ResourcesAndPrompts, RawHandlers):
         task_ttl: float | None = 3600.0,
         task_poll_interval: float = 1.0,
         lifespan: Lifespan | None = None,
+        include_tags: Iterable[str] | None = None,
+        exclude_tags: Iterable[str] | None = None,
     ) -> None:
         if cache_scope not in ("public", "private"):
             raise ValueError('cache_scope must be "public" or "private"')
@@ -112,6 +118,12 @@ class Server(ResourcesAndPrompts, RawHandlers):
         )
         self.prompts: Catalog[Prompt] = Catalog("prompts", "prompt", Codec.prompt, page_size)
         self._resource_listeners: dict[int, Callable[[str], None]] = {}
+        #: Which items each request sees: rules for everyone, per caller, per session.
+        self.visibility = Visibility(self)
+        if include_tags is not None:
+            self.visibility.everyone.enable(tags=include_tags, only=True)
+        if exclude_tags is not None:
+            self.visibility.everyone.disable(tags=exclude_tags)
         self.mask_errors = mask_errors
         self.lenient_arguments = lenient_arguments
         self.max_message_bytes = max_message_bytes
@@ -410,13 +422,28 @@ class Server(ResourcesAndPrompts, RawHandlers):
         """Unregister a tool (clients are told the list changed); ``KeyError`` if unknown."""
         return self.registry.remove(name)
 
-    def enable_tool(self, name: str) -> None:
-        """Show a disabled tool again; ``KeyError`` if unknown."""
-        self.registry.set_enabled(name, True)
+    def enable_tool(self, name: str, *, caller: str | None = None) -> None:
+        """Show a disabled tool again; ``KeyError`` if unknown. With ``caller``: show it to
+        that authenticated caller (``Identity.name``) only, undoing a
+        ``disable_tool(name, caller=...)`` (a tool disabled for everyone stays hidden)."""
+        if caller is not None:
+            self._known_tool(name)
+            self.visibility.caller(caller).enable(name, kind="tools")
+        else:
+            self.registry.set_enabled(name, True)
 
-    def disable_tool(self, name: str) -> None:
-        """Hide a tool from ``tools/list`` and refuse calls to it; ``KeyError`` if unknown."""
-        self.registry.set_enabled(name, False)
+    def disable_tool(self, name: str, *, caller: str | None = None) -> None:
+        """Hide a tool from ``tools/list`` and refuse calls to it; ``KeyError`` if unknown.
+        With ``caller``: for that authenticated caller only (their sessions are told)."""
+        if caller is not None:
+            self._known_tool(name)
+            self.visibility.caller(caller).disable(name, kind="tools")
+        else:
+            self.registry.set_enabled(name, False)
+
+    def _known_tool(self, name: str) -> None:
+        if name not in self.registry:
+            raise KeyError(f"no tool {name!r}")
 
     # -- what requests name ----------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from ..errors import ToolwireError
 from .results import ToolResult, build_result, raw_result
 from .schema import SchemaBuilder
 from .signature import parameters_schema, parse_docstring, read_signature
+from .tags import tag_set
 from .validation import ArgumentsInvalid, Validator
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
@@ -58,6 +59,7 @@ class ToolOptions(TypedDict, total=False):
     timeout: float | None
     max_concurrency: int | None
     scopes: Iterable[str] | None
+    tags: Iterable[str] | None
     task: bool | str | None
     defer_task: bool
     inline: bool
@@ -148,6 +150,8 @@ class Tool:
         self.max_concurrency = max_concurrency
         #: OAuth scopes a caller needs to see and call it (HTTP with ``auth=``).
         self.scopes = scope_set(name, options.get("scopes"))
+        #: Labels that visibility rules pick tools by (server-side only).
+        self.tags = tag_set(f"tool {name!r}", options.get("tags"))
         #: Whether it runs as a task: ``"optional"``, ``"required"`` or ``None`` (never).
         self.task = _task_support(name, task)
         if defer_task and (self.task is None or context_param is None):
