@@ -44,12 +44,15 @@ from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequi
 if TYPE_CHECKING:
     from .extensions import CallClaim
     from .session import ServerSession
+    from .visibility import Visibility
 
 log = get_logger("toolwire")
 
 
-def call_tool(session: ServerSession, request: Request) -> None:
-    """Start answering a ``tools/call`` (the handler of the dispatch table's route)."""
+def call_tool(session: ServerSession, request: Request, visibility: Visibility | None = None) -> None:
+    """Start answering a ``tools/call`` (the handler of the dispatch table's route). A server
+    with visibility rules routes calls here with its ``visibility`` (see :mod:`.visibility`),
+    so that one without them checks nothing."""
     params = request.params
     name = params.get("name")
     arguments = params.get("arguments")
@@ -62,16 +65,14 @@ def call_tool(session: ServerSession, request: Request) -> None:
             raise ProtocolError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
         if type(arguments) is not dict:
             raise ProtocolError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
-        server = session.server
         tool = request.target  # looked up already by a transport that checked it (HTTP)
         if tool is None:
-            tool = server.registry.by_key.get(name)  # registry.get, without the call
+            tool = session.server.registry.by_key.get(name)  # registry.get, without the call
             if tool is not None and not tool.enabled:
                 tool = None
-        visibility = server.visibility
-        if visibility.active and tool is not None and visibility.hides(session, request, "tools", name, tool):
-            tool = None  # hidden from this caller or session: unknown to them
-        if tool is None or server.guarded is not None:
+        if visibility is not None and tool is not None and visibility.hides(session, request, "tools", name, tool):
+            tool = None  # hidden from this caller or session: as unknown to them as a missing one
+        if tool is None or session.server.guarded is not None:
             work = _call_through(session, request, name, tool, arguments)
         else:
             work = tool_result(session, request, name, tool, arguments, True)

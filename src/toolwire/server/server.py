@@ -120,10 +120,6 @@ class Server(ResourcesAndPrompts, RawHandlers):
         self._resource_listeners: dict[int, Callable[[str], None]] = {}
         #: Which items each request sees: rules for everyone, per caller, per session.
         self.visibility = Visibility(self)
-        if include_tags is not None:
-            self.visibility.everyone.enable(tags=include_tags, only=True)
-        if exclude_tags is not None:
-            self.visibility.everyone.disable(tags=exclude_tags)
         self.mask_errors = mask_errors
         self.lenient_arguments = lenient_arguments
         self.max_message_bytes = max_message_bytes
@@ -166,6 +162,10 @@ class Server(ResourcesAndPrompts, RawHandlers):
         self._redis: tuple[str, str] | None = None  # use_redis's URL and key prefix
         if lifespan is not None:
             self.lifespan(lifespan)
+        if include_tags is not None:
+            self.visibility.everyone.enable(tags=include_tags, only=True)
+        if exclude_tags is not None:
+            self.visibility.everyone.disable(tags=exclude_tags)
 
     # -- guards ----------------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ caller opened and the 2026-07-28 subscriptions it made, a session's that session
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -89,10 +90,11 @@ class Rules:
 
 class RuleSet:
     """The rules of one scope (the server's, a caller's, a session's). ``on_change(kinds)``
-    is told which kinds a change may affect."""
+    is told which kinds of list a change affects; ``affects(rule)`` says which those are."""
 
-    def __init__(self, on_change: Callable[[frozenset[str]], None]) -> None:
+    def __init__(self, on_change: Callable[[frozenset[str]], None], affects: Callable[[Rule], frozenset[str]]) -> None:
         self._on_change = on_change
+        self._affects = affects
         self._rules: tuple[Rule, ...] = ()
         #: The rules as they stand, or ``None`` for none.
         self.rules: Rules | None = None
@@ -101,46 +103,43 @@ class RuleSet:
         """Hide the items named (tool and prompt names, resource URIs) or carrying one of
         ``tags``, of ``kind`` (``"tools"``, ``"resources"``, ``"prompts"``; ``None``: all).
         ``ValueError`` for an unknown kind, or nothing named."""
-        self._add(False, names, tags, kind)
+        self._add((self._rule(False, names, tags, kind),))
 
     def enable(
         self, *names: str, tags: Iterable[str] | None = None, kind: str | None = None, only: bool = False
     ) -> None:
         """Show again what an earlier rule (of this scope or a broader one) hid; ``only``:
         and hide every other item of ``kind``. ``ValueError`` as for :meth:`disable`."""
-        if only:
-            self._check(kind)
-            self._rules = (*self._rules, Rule(False, kind, everything=True))
-        self._add(True, names, tags, kind)
+        shown = self._rule(True, names, tags, kind)
+        self._add((Rule(False, kind, everything=True), shown) if only else (shown,))
 
     def reset(self) -> None:
         """Drop every rule of this scope."""
         if self._rules:
-            kinds = self._kinds()
+            kinds = self._kinds(self._rules)
             self._rules = ()
             self.rules = None
             self._on_change(kinds)
 
-    def _add(self, shown: bool, names: tuple[str, ...], tags: Iterable[str] | None, kind: str | None) -> None:
-        self._check(kind)
+    def _add(self, rules: tuple[Rule, ...]) -> None:
+        self._rules = (*self._rules, *rules)
+        self.rules = Rules(self._rules)
+        self._on_change(self._kinds(rules))
+
+    def _kinds(self, rules: tuple[Rule, ...]) -> frozenset[str]:
+        return frozenset().union(*(self._affects(rule) for rule in rules))
+
+    @staticmethod
+    def _rule(shown: bool, names: tuple[str, ...], tags: Iterable[str] | None, kind: str | None) -> Rule:
+        if kind is not None and kind not in KINDS:
+            raise ValueError(f"kind must be one of {list(KINDS)} or None (all), not {kind!r}")
         chosen = tag_set("visibility rule", tags)
         if not names and not chosen:
             raise ValueError("name at least one item or one tag")
         for name in names:
             if not isinstance(name, str):
                 raise ValueError(f"names are strings, not {name!r}")
-        self._rules = (*self._rules, Rule(shown, kind, frozenset(names), chosen))
-        self.rules = Rules(self._rules)
-        self._on_change(frozenset(KINDS) if kind is None else frozenset({kind}))
-
-    def _kinds(self) -> frozenset[str]:
-        kinds = {rule.kind for rule in self._rules}
-        return frozenset(KINDS) if None in kinds else frozenset(kind for kind in kinds if kind is not None)
-
-    @staticmethod
-    def _check(kind: str | None) -> None:
-        if kind is not None and kind not in KINDS:
-            raise ValueError(f"kind must be one of {list(KINDS)} or None (all), not {kind!r}")
+        return Rule(shown, kind, frozenset(names), chosen)
 
 
 class Visibility:
@@ -150,26 +149,35 @@ class Visibility:
     def __init__(self, server: Server) -> None:
         self._server = server
         #: Rules for every request.
-        self.everyone = RuleSet(self._everyone_changed)
+        self.everyone = RuleSet(self._everyone_changed, self._affected)
         self._callers: dict[str, RuleSet] = {}
         self._combined: dict[tuple[Rules | None, ...], Rules | None] = {}
         self._listeners: dict[int, Callable[[frozenset[str], str], None]] = {}
         #: Whether any rule was ever set: until then lists and calls skip all of this.
         self.active = False
 
+    def _activate(self) -> None:
+        """The first rule was set: calls are checked from now on (routed to a
+        ``tools/call`` handler that knows this object: servers without rules pay nothing)."""
+        if not self.active:
+            from .calls import call_tool
+
+            self.active = True
+            self._server.dispatch.register("tools/call", functools.partial(call_tool, visibility=self))
+
     def caller(self, name: str) -> RuleSet:
         """The rules of the authenticated caller ``name`` (a token's subject: what
         ``Identity.name`` says), made at first use."""
         rules = self._callers.get(name)
         if rules is None:
-            rules = self._callers[name] = RuleSet(lambda kinds: self._caller_changed(kinds, name))
+            rules = self._callers[name] = RuleSet(lambda kinds: self._caller_changed(kinds, name), self._affected)
         return rules
 
     def session(self, session: ServerSession) -> RuleSet:
         """The rules of ``session`` alone (they end with it)."""
         rules: RuleSet | None = session.visibility
         if rules is None:
-            rules = session.visibility = RuleSet(lambda kinds: self._session_changed(kinds, session))
+            rules = session.visibility = RuleSet(lambda kinds: self._session_changed(kinds, session), self._affected)
         return rules
 
     def rules_for(self, session: ServerSession, request: Request) -> Rules | None:
@@ -204,24 +212,37 @@ class Visibility:
         self._listeners[key] = listener
         return lambda: self._listeners.pop(key, None)
 
-    def _everyone_changed(self, kinds: frozenset[str]) -> None:
-        self.active = True
+    def _catalogs(self) -> dict[str, tuple[Catalog[Any], ...]]:
         server = self._server
-        catalogs: dict[str, tuple[Catalog[Any], ...]] = {
+        return {
             "tools": (server.registry,),
             "prompts": (server.prompts,),
             "resources": (server.resources, server.resource_templates),
         }
+
+    def _affected(self, rule: Rule) -> frozenset[str]:
+        """The kinds of list ``rule`` may change: those holding an item it matches."""
+        affected = set()
+        for kind, catalogs in self._catalogs().items():
+            if rule.kind in (None, kind) and any(
+                rule.matches(kind, key, item.tags) for catalog in catalogs for key, item in catalog.by_key.items()
+            ):
+                affected.add(kind)
+        return frozenset(affected)
+
+    def _everyone_changed(self, kinds: frozenset[str]) -> None:
+        self._activate()
+        catalogs = self._catalogs()
         for kind in kinds:
             for catalog in catalogs[kind]:
                 catalog.refresh()  # every session hears of it, as of any change of the catalog
 
     def _caller_changed(self, kinds: frozenset[str], caller: str) -> None:
-        self.active = True
+        self._activate()
         for listener in list(self._listeners.values()):
             listener(kinds, caller)
 
     def _session_changed(self, kinds: frozenset[str], session: ServerSession) -> None:
-        self.active = True
+        self._activate()
         for kind in sorted(kinds):
             session.list_changed(kind)
