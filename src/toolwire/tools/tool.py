@@ -272,6 +272,25 @@ class Tool:
             name, handler, input_schema, output_schema=output_schema, raw=True, context_param=context_param, **options
         )
 
+    @classmethod
+    def from_tool(
+        cls,
+        tool: Tool,
+        *,
+        name: str | None = None,
+        hide: Mapping[str, Any] | None = None,
+        defaults: Mapping[str, Any] | None = None,
+        tags: Iterable[str] | None = None,
+        **described: Any,
+    ) -> Tool:
+        """A tool derived from ``tool`` without copying its code: renamed, with ``title``,
+        ``description``, ``annotations``, ``icons``, ``meta`` or ``tags`` replaced, arguments
+        hidden (``hide={"arg": fixed_value}``: gone from the schema, every call gets the
+        value) or given ``defaults``. See :func:`toolwire.tools.transform.derive` (its errors)."""
+        from .transform import derive
+
+        return derive(tool, name=name, hide=hide, defaults=defaults, tags=tags, **described)
+
     def _definition(self) -> dict[str, Any]:
         """The neutral (newest-version) definition; codecs trim it per version."""
         definition: dict[str, Any] = {"name": self.name}
