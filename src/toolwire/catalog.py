@@ -115,6 +115,14 @@ class Catalog(Generic[T]):
         self._changed()
         return item
 
+    def replace(self, key: str, item: T) -> None:
+        """Put ``item`` in the place of the one registered as ``key`` (its position kept);
+        ``KeyError`` if there is none by that key."""
+        self._require(key)
+        self._items[key] = item
+        self._gated = frozenset(other.scopes for other in self._items.values() if other.scopes)
+        self._changed()
+
     def remove(self, key: str) -> T:
         """Unregister and return the item; ``KeyError`` if there is none by that key."""
         item = self._require(key)

@@ -28,7 +28,8 @@ Errors: unknown tools and bad arguments are what the codec of the request's vers
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+import functools
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from ..guards.seam import Call, run_guarded
@@ -43,6 +44,7 @@ from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequi
 
 if TYPE_CHECKING:
     from .extensions import CallClaim
+    from .server import Server
     from .session import ServerSession
     from .visibility import Visibility
 
@@ -231,8 +233,22 @@ def _tool_failed(
     return error_result(f"Tool '{tool.name}' failed: {exception_text(exc)}")
 
 
+def route_calls(server: Server) -> None:
+    """Point ``tools/call`` at the handler ``server`` needs: :func:`call_tool` itself, given
+    the server's visibility once it has rules, behind :func:`~.versions.call_tool_version`
+    once it has versioned tools. Servers with neither pay for neither."""
+    handler: Callable[[ServerSession, Request], None] = call_tool
+    if server.visibility.active:
+        handler = functools.partial(call_tool, visibility=server.visibility)
+    if server.tool_versions:
+        from .versions import call_tool_version
+
+        handler = functools.partial(call_tool_version, inner=handler)
+    server.dispatch.register("tools/call", handler)
+
+
 async def _ready(value: Any) -> Any:
     return value
 
 
-__all__ = ["call_answer", "call_tool", "run_tool", "tool_result"]
+__all__ = ["call_answer", "call_tool", "route_calls", "run_tool", "tool_result"]

@@ -24,6 +24,7 @@ from .extensions import Extension, check_identifier, merge_definition, overrides
 from .lifespan import Lifespan, LifespanFailed, LifespanRunner
 from .raw_handlers import RawHandlers
 from .resources_prompts import ResourcesAndPrompts
+from .versions import ToolVersions
 from .visibility import Visibility
 
 if TYPE_CHECKING:
@@ -118,6 +119,8 @@ class Server(ResourcesAndPrompts, RawHandlers):
         )
         self.prompts: Catalog[Prompt] = Catalog("prompts", "prompt", Codec.prompt, page_size)
         self._resource_listeners: dict[int, Callable[[str], None]] = {}
+        #: The versions of versioned tools (the registry holds the exposed one of each).
+        self.tool_versions = ToolVersions(self.registry)
         #: Which items each request sees: rules for everyone, per caller, per session.
         self.visibility = Visibility(self)
         self.mask_errors = mask_errors
@@ -396,7 +399,15 @@ class Server(ResourcesAndPrompts, RawHandlers):
             self.add_extension(TasksExtension())
         for extension in self._definers:
             _extend_definition(tool, extension)
-        self.registry.add(tool.name, tool)
+        if tool.version is not None:
+            had_versions = bool(self.tool_versions)
+            self.tool_versions.add(tool, self.registry.add)
+            if not had_versions:
+                from .calls import route_calls
+
+                route_calls(self)
+        else:
+            self.registry.add(tool.name, tool)
         if tool.timeout is not None or tool.max_concurrency is not None:
             self._compose(tool_limits=True)
         return tool
@@ -419,8 +430,16 @@ class Server(ResourcesAndPrompts, RawHandlers):
         return register
 
     def remove_tool(self, name: str) -> Tool:
-        """Unregister a tool (clients are told the list changed); ``KeyError`` if unknown."""
-        return self.registry.remove(name)
+        """Unregister a tool, every version of it (clients are told the list changed);
+        ``KeyError`` if unknown."""
+        removed = self.registry.remove(name)
+        self.tool_versions.forget(name)
+        return removed
+
+    def expose_version(self, name: str, version: str | None) -> None:
+        """List ``version`` of the versioned tool ``name`` (``None``: the newest again; see
+        :mod:`toolwire.server.versions`); ``KeyError`` for an unknown tool or version."""
+        self.tool_versions.expose(name, version)
 
     def enable_tool(self, name: str, *, caller: str | None = None) -> None:
         """Show a disabled tool again; ``KeyError`` if unknown. With ``caller``: show it to

@@ -23,7 +23,6 @@ caller opened and the 2026-07-28 subscriptions it made, a session's that session
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -160,10 +159,10 @@ class Visibility:
         """The first rule was set: calls are checked from now on (routed to a
         ``tools/call`` handler that knows this object: servers without rules pay nothing)."""
         if not self.active:
-            from .calls import call_tool
+            from .calls import route_calls
 
             self.active = True
-            self._server.dispatch.register("tools/call", functools.partial(call_tool, visibility=self))
+            route_calls(self._server)
 
     def caller(self, name: str) -> RuleSet:
         """The rules of the authenticated caller ``name`` (a token's subject: what

@@ -60,6 +60,7 @@ class ToolOptions(TypedDict, total=False):
     max_concurrency: int | None
     scopes: Iterable[str] | None
     tags: Iterable[str] | None
+    version: str | None
     task: bool | str | None
     defer_task: bool
     inline: bool
@@ -115,6 +116,9 @@ class Tool:
     #: only when given: CPython shares the keys of at most 30 instance attributes between
     #: objects of a class, and past that every attribute read of a tool costs more.
     tags: frozenset[str] = frozenset()
+    #: Which version of the tool of its name it is (see :mod:`toolwire.server.versions`);
+    #: set on the instance only when given, as ``tags``.
+    version: str | None = None
 
     def __init__(
         self,
@@ -155,6 +159,11 @@ class Tool:
         self.max_concurrency = max_concurrency
         #: OAuth scopes a caller needs to see and call it (HTTP with ``auth=``).
         self.scopes = scope_set(name, options.get("scopes"))
+        version = options.get("version")
+        if version is not None:
+            if not isinstance(version, str) or not version:
+                raise ValueError(f"tool {name!r}: version must be a non-empty string, not {version!r}")
+            self.version = version
         tags = options.get("tags")
         if tags:  # else the class's empty set: one attribute less keeps calls fast (see tags)
             self.tags = tag_set(f"tool {name!r}", tags)
