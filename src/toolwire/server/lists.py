@@ -3,6 +3,9 @@
 catalog's page, encoded once per version, page, set of granted scopes and visibility rules
 (:mod:`.visibility`).
 
+Guards marked :func:`~toolwire.guards.lists_too` see each list request and its page (as a
+dict), which they may filter; then the answer is encoded anew.
+
 A ``cursor`` that is not a string, or that the catalog did not hand out, is ``-32602``. A
 server with a low-level list handler for tools answers ``tools/list`` from it instead, in a
 task of its own (its errors are the handler's ``ProtocolError``).
@@ -12,7 +15,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from ..catalog import Catalog, InvalidCursor
+from ..guards.seam import Call, Next, run_guarded
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
 from ..protocol.incoming import Request
 from ..protocol.outgoing import Answer
@@ -69,8 +75,28 @@ def list_page(session: ServerSession, request: Request, catalog: Catalog[Any]) -
         page = catalog.page(codec, cursor, finish, granted, rules)
     except InvalidCursor as exc:
         return session.fail(request, ProtocolError(INVALID_PARAMS, f"Invalid params: {exc}"))
+    guarded = session.server.list_guarded
+    if guarded is not None:
+        session.start(request, _guarded_page(session, request, guarded, page))
+        return None
     session.send(session.connection.respond_raw(request, page), request.id)
     return None
+
+
+async def _guarded_page(session: ServerSession, request: Request, guarded: Next, page: bytes) -> Answer | None:
+    """Answer a list request with what the guards that see lists make of its ``page`` (a
+    guard's ``ProtocolError`` is the answer; another exception is ``-32603``)."""
+    call = Call(session, request, None, None, lambda: _decoded(page))
+    try:
+        result = await run_guarded(guarded, call)
+    except ProtocolError as exc:
+        return session.connection.respond_error(request, exc)
+    return session.connection.respond(request, result)
+
+
+async def _decoded(page: bytes) -> dict[str, Any]:
+    result: dict[str, Any] = orjson.loads(page)
+    return result
 
 
 async def _list_raw(session: ServerSession, request: Request, cursor: str | None) -> Answer | None:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
 from ..catalog import Catalog
-from ..guards.seam import Guard, Next, chain
+from ..guards.seam import Guard, Next, chain, sees_lists
 from ..protocol.codec import Codec
 from ..protocol.connection import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, ServerConnection
 from ..protocol.identity import ServerIdentity
@@ -139,8 +139,10 @@ class Server(ResourcesAndPrompts, RawHandlers):
         self.max_concurrency = max_concurrency
         self.guards: list[Guard] = list(guards)
         self._limits: Guard | None = None
-        #: The guards composed (``None`` without any): what sessions call.
+        #: The guards composed (``None`` without any): what sessions call; those that see
+        #: list requests too (:func:`~toolwire.guards.lists_too`), composed.
         self.guarded: Next | None = None
+        self.list_guarded: Next | None = None
         self._compose()
         self._dispatch: Dispatch | None = None
         #: The extensions this server offers, by identifier (see :meth:`add_extension`).
@@ -200,6 +202,7 @@ class Server(ResourcesAndPrompts, RawHandlers):
             inner.insert(0, self._limits)
         self.guards = outer + inner
         self.guarded = chain(self.guards)
+        self.list_guarded = chain([guard for guard in self.guards if sees_lists(guard)])
 
     # -- lifespan --------------------------------------------------------------------------
 
