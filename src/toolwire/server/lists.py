@@ -34,6 +34,9 @@ def list_tools(session: ServerSession, request: Request) -> None:
             return session.fail(request, ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string'))
         session.start(request, _list_raw(session, request, cursor))
         return None
+    search = session.server.tool_search
+    if search is not None:  # the search transform lists its two tools instead
+        return list_page(session, request, search.listed)
     return list_page(session, request, session.server.registry)
 
 

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ..transports.http.app import StreamableHTTP
     from .dispatch import Dispatch
     from .mount import Mount
+    from .search import ToolSearch
     from .session import ServerSession
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -75,6 +76,8 @@ class Server(ResourcesAndPrompts, RawHandlers):
     - ``lifespan``: what the server opens before serving and closes when it stops (a function
       returning a context manager, or a generator function); tools reach what it yields as
       ``ctx.lifespan``. See :mod:`toolwire.server.lifespan`; :meth:`lifespan` sets it too.
+    - ``tool_search``: list ``search_tools`` and ``call_tool`` instead of every tool (see
+      :meth:`expose_search`).
     - ``include_tags``: list only the tools, resources and prompts carrying one of these tags;
       ``exclude_tags``: hide those carrying one of these. Rules for one caller or one session
       go on :attr:`visibility` (see :mod:`toolwire.server.visibility`).
@@ -105,6 +108,7 @@ class Server(ResourcesAndPrompts, RawHandlers):
         lifespan: Lifespan | None = None,
         include_tags: Iterable[str] | None = None,
         exclude_tags: Iterable[str] | None = None,
+        tool_search: bool = False,
     ) -> None:
         if cache_scope not in ("public", "private"):
             raise ValueError('cache_scope must be "public" or "private"')
@@ -167,6 +171,10 @@ class Server(ResourcesAndPrompts, RawHandlers):
         self._redis: tuple[str, str] | None = None  # use_redis's URL and key prefix
         if lifespan is not None:
             self.lifespan(lifespan)
+        #: The search transform, once exposed (:meth:`expose_search`).
+        self.tool_search: ToolSearch | None = None
+        if tool_search:
+            self.expose_search()
         if include_tags is not None:
             self.visibility.everyone.enable(tags=include_tags, only=True)
         if exclude_tags is not None:
@@ -438,6 +446,18 @@ class Server(ResourcesAndPrompts, RawHandlers):
         removed = self.registry.remove(name)
         self.tool_versions.forget(name)
         return removed
+
+    def expose_search(self, limit: int = 5) -> None:
+        """List ``search_tools`` and ``call_tool`` instead of every tool, for clients that
+        cannot load definitions on demand (see :mod:`toolwire.server.search`); a search
+        returns ``limit`` tools unless it asks otherwise. The tools stay callable by name.
+        :class:`~toolwire.extras.ExtraMissing` without the ``search`` extra; ``ValueError``
+        if exposed already or a tool holds one of the two names."""
+        if self.tool_search is not None:
+            raise ValueError("this server exposes search already")
+        from .search import ToolSearch
+
+        self.tool_search = ToolSearch(self, limit)
 
     def expose_version(self, name: str, version: str | None) -> None:
         """List ``version`` of the versioned tool ``name`` (``None``: the newest again; see
