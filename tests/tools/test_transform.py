@@ -77,6 +77,8 @@ def test_renaming_only_copies_the_tool_and_leaves_the_original_alone() -> None:
     assert type(renamed) is Tool and renamed.handler is original.handler
     assert renamed.definition["name"] == "find_issues" and renamed.definition["title"] == "Find issues"
     assert original.name == "search_issues" and original.tags == frozenset() and renamed.tags == {"a"}
+    versioned = Tool.from_function(search_issues, version="2")
+    assert Tool.from_tool(versioned, name="other").version is None
 
 
 @pytest.mark.parametrize(

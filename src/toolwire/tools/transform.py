@@ -53,7 +53,8 @@ def derive(
     ``annotations``, ``icons``, ``meta`` replaced where given; ``tags`` replaced where given;
     ``hide`` maps arguments to the value every call gets (gone from the schema);
     ``defaults`` maps arguments to the value a call that leaves them out gets (shown as the
-    schema's ``default``, no longer required). ``ValueError`` for an argument the tool does
+    schema's ``default``, no longer required). The original's version (if it has one) is
+    not kept: the result is a tool of its own. ``ValueError`` for an argument the tool does
     not have, or one both hidden and defaulted; ``TypeError`` for another keyword."""
     unknown = set(described) - set(_DESCRIBED)
     if unknown:
@@ -63,6 +64,7 @@ def derive(
     kind = DerivedTool if hide or defaults else type(tool)  # a derived tool renamed stays one
     derived: Tool = kind.__new__(kind)
     derived.__dict__.update(tool.__dict__)
+    derived.__dict__.pop("version", None)  # a tool of its own, not one more version of the original
     derived.name = check_name(name) if name is not None else tool.name
     for key, value in described.items():
         setattr(derived, key, value)
