@@ -4,7 +4,9 @@ A :class:`Catalog` keeps its items in registration order (deterministic, as 2026
 asks), hides and shows them, and tells listeners when it changes. Its list pages
 (``tools/list``, ``resources/list``, ...) are rendered and JSON-encoded once per protocol
 version and page, then reused until the catalog changes: listing 1,000 tools costs a
-dictionary lookup. Cursors are opaque (base64 of the kind and an offset); one that does not
+dictionary lookup. A request may see the catalog through :class:`Filter` rules as well
+(tags, per-caller and per-session visibility: :mod:`toolwire.server.visibility`); pages are
+cached per rules too. Cursors are opaque (base64 of the kind and an offset); one that does not
 decode, belongs to another kind, points past the end or is not spelled exactly as handed
 out is refused, and pages are cached by offset, so no cursor a client makes up can grow
 the cache.
@@ -22,7 +24,7 @@ from .protocol.codec import Codec
 
 #: Longer cursors are refused before they are decoded (ours are about 20 characters).
 MAX_CURSOR_CHARS = 64
-#: Encoded pages kept at most (versions x offsets x scope views); past it the cache starts over.
+#: Encoded pages kept at most (versions x offsets x scope views x rules); past it the cache starts over.
 MAX_CACHED_PAGES = 4096
 
 
@@ -31,17 +33,28 @@ class InvalidCursor(ValueError):
 
 
 class Item(Protocol):
-    """What a catalog holds: a definition in neutral terms, shown or hidden, and the scopes a
-    caller needs to see it (none: everyone)."""
+    """What a catalog holds: a definition in neutral terms, shown or hidden, the scopes a
+    caller needs to see it (none: everyone) and its tags."""
 
     enabled: bool
     scopes: frozenset[str]
+    tags: frozenset[str]
 
     @property
     def definition(self) -> dict[str, Any]: ...
 
 
 T = TypeVar("T", bound=Item)
+
+
+class Filter(Protocol):
+    """Rules a request sees a catalog through (:class:`toolwire.server.visibility.Rules`):
+    hashable, as they key cached pages."""
+
+    def __hash__(self) -> int: ...
+
+    def shows(self, catalog_kind: str, key: str, item: Any) -> bool:
+        """Whether the item stored as ``key`` in a catalog of ``catalog_kind`` is shown."""
 
 
 class Catalog(Generic[T]):
@@ -69,7 +82,7 @@ class Catalog(Generic[T]):
         #: change it; :meth:`get` is the look-up that leaves disabled items out). For hot
         #: paths that cannot afford a method call per look-up.
         self.by_key: Mapping[str, T] = self._items
-        self._pages: dict[tuple[str, frozenset[frozenset[str]] | None, int], bytes] = {}
+        self._pages: dict[tuple[str, frozenset[frozenset[str]] | None, Filter | None, int], bytes] = {}
         self._gated: frozenset[frozenset[str]] = frozenset()  # the distinct scope sets items need
         self._listeners: dict[int, Callable[[], None]] = {}
 
@@ -102,6 +115,14 @@ class Catalog(Generic[T]):
         self._changed()
         return item
 
+    def replace(self, key: str, item: T) -> None:
+        """Put ``item`` in the place of the one registered as ``key`` (its position kept);
+        ``KeyError`` if there is none by that key."""
+        self._require(key)
+        self._items[key] = item
+        self._gated = frozenset(other.scopes for other in self._items.values() if other.scopes)
+        self._changed()
+
     def remove(self, key: str) -> T:
         """Unregister and return the item; ``KeyError`` if there is none by that key."""
         item = self._require(key)
@@ -128,9 +149,16 @@ class Catalog(Generic[T]):
         """Whether some items need scopes (lists then differ by caller)."""
         return bool(self._gated)
 
-    def visible(self, granted: frozenset[str] | None) -> list[T]:
+    def visible(self, granted: frozenset[str] | None, rules: Filter | None = None) -> list[T]:
         """The enabled items a caller with the scopes ``granted`` may see (``None``: a caller
-        nothing authenticated, who sees them all)."""
+        nothing authenticated, who sees them all) through ``rules`` (``None``: no rules)."""
+        if rules is not None:
+            kind = self.kind
+            return [
+                item
+                for key, item in self._items.items()
+                if item.enabled and (granted is None or item.scopes <= granted) and rules.shows(kind, key, item)
+            ]
         if granted is None or not self._gated:
             return self.enabled()
         return [item for item in self._items.values() if item.enabled and item.scopes <= granted]
@@ -141,24 +169,25 @@ class Catalog(Generic[T]):
         cursor: str | None,
         finish: Callable[[dict[str, Any]], dict[str, Any]],
         granted: frozenset[str] | None = None,
+        rules: Filter | None = None,
     ) -> bytes:
         """The encoded list result for ``cursor`` in ``codec``'s version, of the items a
-        caller with the scopes ``granted`` may see (see :meth:`visible`).
+        caller with the scopes ``granted`` may see through ``rules`` (see :meth:`visible`).
 
         ``finish`` completes the result for the wire (result type, cache hints, server info).
         :class:`InvalidCursor` for a cursor this catalog cannot have produced. Pages are
-        cached by position and by which scope sets the caller has of those items need, so
-        the cache holds at most one page per version, offset and such view.
+        cached by position, by which scope sets the caller has of those items need and by
+        the rules, so the cache holds at most one page per version, offset and such view.
         """
         # The scope sets of gated items this caller has; None: it sees every item.
         view = None if granted is None or not self._gated else frozenset(n for n in self._gated if n <= granted)
-        start = 0 if cursor is None else self._decode_cursor(cursor, len(self.visible(granted)))
-        key = (codec.version, view, start)
+        start = 0 if cursor is None else self._decode_cursor(cursor, len(self.visible(granted, rules)))
+        key = (codec.version, view, rules, start)
         page = self._pages.get(key)
         if page is None:
             if len(self._pages) >= MAX_CACHED_PAGES:
                 self._pages.clear()
-            page = self._pages[key] = orjson.dumps(finish(self._render(codec, self.visible(granted), start)))
+            page = self._pages[key] = orjson.dumps(finish(self._render(codec, self.visible(granted, rules), start)))
         return page
 
     def _render(self, codec: Codec, items: list[T], start: int) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .seam import Call, Guard, Next, Refusal, Result, refusal
+from .seam import Call, Guard, Next, Refusal, Result, lists_too, refusal
 
 if TYPE_CHECKING:
     from ..redaction import RedactingFilter, redact
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Audit", "Call", "FileSink", "Guard", "Limits", "Next", "RateLimit", "RedactingFilter", "Refusal",
-    "RequestLog", "Result", "SizeCaps", "Telemetry", "redact", "refusal",
+    "RequestLog", "Result", "SizeCaps", "Telemetry", "lists_too", "redact", "refusal",
 ]  # fmt: skip
 
 _LAZY = {

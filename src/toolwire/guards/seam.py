@@ -16,10 +16,14 @@ otherwise awaits ``next(call)`` for the result, which it may look at or replace:
 Guards run, in the order given (those marked ``outermost``, such as the audit, first; then
 the built-in limits; then the others), around ``tools/call``, ``resources/read``, ``prompts/get``
 and ``completion/complete`` in every protocol version and over every transport: the session
-calls :func:`run` and nothing else grows hooks of its own. List requests (answered from the
-server's encoded pages) and the protocol's own requests (``initialize``, ``ping``,
-``server/discover``, ``logging/setLevel``, subscriptions) do not run application code and do
-not pass through guards.
+calls :func:`run` and nothing else grows hooks of its own. The protocol's own requests
+(``initialize``, ``ping``, ``server/discover``, ``logging/setLevel``, subscriptions) do not
+pass through guards. List requests (``tools/list``, ``resources/list``,
+``resources/templates/list``, ``prompts/list``) pass through the guards marked
+:func:`lists_too` only (a guard written for calls need not expect them): the ``Call`` has no
+name and no arguments, and its result is the page as a dict (``{"tools": [...], ...}``),
+which the guard may log, or filter and return. A server without such a guard answers lists
+from its encoded pages as before.
 
 The result is the method's result as a dict: for ``tools/call`` a ``CallToolResult``
 (``content``, ``isError``, ``structuredContent``), an execution error the model reads when
@@ -33,7 +37,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..logs import get_logger
 from ..protocol.errors import INTERNAL_ERROR, ProtocolError
@@ -47,6 +51,7 @@ if TYPE_CHECKING:
 Result = dict[str, Any]
 Next = Callable[["Call"], Awaitable[Result]]
 Guard = Callable[["Call", Next], Awaitable[Result]]
+G = TypeVar("G")
 
 
 class Session(Protocol):
@@ -134,6 +139,18 @@ class Call:
 
     def __repr__(self) -> str:
         return f"Call({self.subject!r}, session={self.session_id!r})"
+
+
+def lists_too(guard: G) -> G:
+    """Mark ``guard`` as one that also sees list requests (see the module's documentation);
+    returns it, so it serves as a decorator."""
+    guard.sees_lists = True  # type: ignore[attr-defined]
+    return guard
+
+
+def sees_lists(guard: Guard) -> bool:
+    """Whether ``guard`` was marked with :func:`lists_too` (or has ``sees_lists = True``)."""
+    return bool(getattr(guard, "sees_lists", False))
 
 
 def chain(guards: Sequence[Guard]) -> Next | None:

@@ -29,6 +29,7 @@ from typing import Any, Literal
 from ..auth.identity import scope_set
 from ..errors import ToolwireError
 from ..tools.content import Content
+from ..tools.tags import tag_set
 from ..tools.tool import NAME_PATTERN, Tool, ToolContext
 from ..tools.validation import ArgumentsInvalid
 
@@ -86,6 +87,7 @@ class Prompt:
         meta: dict[str, Any] | None = None,
         complete: dict[str, Completer] | None = None,
         scopes: Iterable[str] | None = None,
+        tags: Iterable[str] | None = None,
     ) -> None:
         name = name or str(getattr(function, "__name__", ""))
         if not NAME_PATTERN.fullmatch(name):
@@ -99,6 +101,8 @@ class Prompt:
         self.meta = meta
         #: OAuth scopes a caller needs to see and get it (HTTP with ``auth=``).
         self.scopes = scope_set(self.name, scopes)
+        #: Labels that visibility rules pick prompts by (server-side only).
+        self.tags = tag_set(f"prompt {self.name!r}", tags)
         self.enabled = True
         schema = self._call.input_schema
         required = set(schema.get("required", []))

@@ -30,6 +30,7 @@ from typing import Any
 from ..auth.identity import scope_set
 from ..errors import ToolwireError
 from ..tools.results import dumps
+from ..tools.tags import tag_set
 from ..tools.tool import Tool, ToolContext
 from .uri_template import UriTemplate
 
@@ -93,6 +94,7 @@ class _Described:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         scopes: Iterable[str] | None = None,
+        tags: Iterable[str] | None = None,
     ) -> None:
         function_name = getattr(function, "__name__", "")
         named = function_name.isidentifier()  # not "<lambda>"
@@ -108,6 +110,8 @@ class _Described:
         self.meta = meta
         #: OAuth scopes a caller needs to see and read it (HTTP with ``auth=``).
         self.scopes = scope_set(self.name or "resource", scopes)
+        #: Labels that visibility rules pick resources by (server-side only).
+        self.tags = tag_set(f"resource {self.name!r}", tags)
         self.enabled = True
 
     @property

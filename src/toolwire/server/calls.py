@@ -28,7 +28,8 @@ Errors: unknown tools and bad arguments are what the codec of the request's vers
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+import functools
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from ..guards.seam import Call, run_guarded
@@ -43,13 +44,17 @@ from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequi
 
 if TYPE_CHECKING:
     from .extensions import CallClaim
+    from .server import Server
     from .session import ServerSession
+    from .visibility import Visibility
 
 log = get_logger("toolwire")
 
 
-def call_tool(session: ServerSession, request: Request) -> None:
-    """Start answering a ``tools/call`` (the handler of the dispatch table's route)."""
+def call_tool(session: ServerSession, request: Request, visibility: Visibility | None = None) -> None:
+    """Start answering a ``tools/call`` (the handler of the dispatch table's route). A server
+    with visibility rules routes calls here with its ``visibility`` (see :mod:`.visibility`),
+    so that one without them checks nothing."""
     params = request.params
     name = params.get("name")
     arguments = params.get("arguments")
@@ -67,6 +72,8 @@ def call_tool(session: ServerSession, request: Request) -> None:
             tool = session.server.registry.by_key.get(name)  # registry.get, without the call
             if tool is not None and not tool.enabled:
                 tool = None
+        if visibility is not None and tool is not None and visibility.hides(session, request, "tools", name, tool):
+            tool = None  # hidden from this caller or session: as unknown to them as a missing one
         if tool is None or session.server.guarded is not None:
             work = _call_through(session, request, name, tool, arguments)
         else:
@@ -226,8 +233,22 @@ def _tool_failed(
     return error_result(f"Tool '{tool.name}' failed: {exception_text(exc)}")
 
 
+def route_calls(server: Server) -> None:
+    """Point ``tools/call`` at the handler ``server`` needs: :func:`call_tool` itself, given
+    the server's visibility once it has rules, behind :func:`~.versions.call_tool_version`
+    once it has versioned tools. Servers with neither pay for neither."""
+    handler: Callable[[ServerSession, Request], None] = call_tool
+    if server.visibility.active:
+        handler = functools.partial(call_tool, visibility=server.visibility)
+    if server.tool_versions:
+        from .versions import call_tool_version
+
+        handler = functools.partial(call_tool_version, inner=handler)
+    server.dispatch.register("tools/call", handler)
+
+
 async def _ready(value: Any) -> Any:
     return value
 
 
-__all__ = ["call_answer", "call_tool", "run_tool", "tool_result"]
+__all__ = ["call_answer", "call_tool", "route_calls", "run_tool", "tool_result"]

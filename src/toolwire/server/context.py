@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ..protocol.incoming import Request
     from .server import Server
     from .session import ServerSession
+    from .visibility import RuleSet
 
 
 class CapabilityMissing(ToolwireError):
@@ -146,6 +147,29 @@ class Context(ToolContext):
         """The caller, when the server authorizes requests (HTTP with ``auth=``): subject,
         client id, scopes, claims. ``None`` when nothing authenticated them (stdio)."""
         return self._session.caller(self._request)
+
+    @property
+    def session_visibility(self) -> RuleSet:
+        """The visibility rules of this session alone (``.disable("tool")``, ``.enable(tags=...)``:
+        see :mod:`toolwire.server.visibility`); the client is told its lists changed.
+        ``RuntimeError`` for a 2026-07-28 request over HTTP, whose session ends with it (use
+        :attr:`caller_visibility`)."""
+        session = self._session
+        if not session.lasting:
+            raise RuntimeError(
+                "this request's session ends with it (2026-07-28 over HTTP): use ctx.caller_visibility instead"
+            )
+        return session.server.visibility.session(session)
+
+    @property
+    def caller_visibility(self) -> RuleSet:
+        """The visibility rules of the authenticated caller (all their sessions and
+        subscriptions are told of changes). ``RuntimeError`` when nothing authenticated the
+        caller (use :attr:`session_visibility`)."""
+        caller = self._session.caller_name(self._request)
+        if caller is None:
+            raise RuntimeError("no authenticated caller (HTTP with auth=): use ctx.session_visibility instead")
+        return self._session.server.visibility.caller(caller)
 
     @property
     def is_cancelled(self) -> bool:

@@ -109,7 +109,7 @@ def read_resource(session: ServerSession, request: Request) -> None:
         uri = _string(request, "uri")
         codec = request.codec
         found = session.server.find_resource(uri)
-        if found is None:
+        if found is None or _hidden(session, request, found[0]):
             raise codec.resource_not_found(uri)
         resource, variables = found
 
@@ -151,7 +151,7 @@ def get_prompt(session: ServerSession, request: Request) -> None:
 
         name = _string(request, "name")
         prompt = session.server.prompts.get(name)
-        if prompt is None:
+        if prompt is None or _hidden(session, request, prompt):
             raise ProtocolError(INVALID_PARAMS, f"Invalid params: unknown prompt {name!r}", {"name": name})
         try:
             arguments = prompt.validate_arguments(request.params.get("arguments"))
@@ -183,7 +183,7 @@ def complete_argument(session: ServerSession, request: Request) -> None:
             raise ProtocolError(INVALID_PARAMS, 'Invalid params: "argument" needs a string "name" and "value"')
         context = params.get("context")
         resolved = context.get("arguments") if type(context) is dict else None
-        completers = _completers(session, ref)
+        completers = _completers(session, request, ref)
         completer = completers.get(name)
         if completer is None:
             return {"completion": {"values": [], "total": 0, "hasMore": False}}
@@ -199,12 +199,12 @@ def complete_argument(session: ServerSession, request: Request) -> None:
     _answer(session, request, completion)
 
 
-def _completers(session: ServerSession, ref: dict[str, Any]) -> dict[str, Any]:
+def _completers(session: ServerSession, request: Request, ref: dict[str, Any]) -> dict[str, Any]:
     kind = ref.get("type")
     if kind == "ref/prompt":
         name = ref.get("name")
         prompt = session.server.prompts.get(name) if type(name) is str else None
-        if prompt is None:
+        if prompt is None or _hidden(session, request, prompt):
             raise ProtocolError(INVALID_PARAMS, f"Invalid params: unknown prompt {name!r}")
         return prompt.completers
     if kind == "ref/resource":
@@ -214,9 +214,25 @@ def _completers(session: ServerSession, ref: dict[str, Any]) -> dict[str, Any]:
             found = session.server.find_resource(uri)
             if found is not None and found[1]:
                 template = found[0]  # type: ignore[assignment]
-        if template is None:
+        if template is None or _hidden(session, request, template):
             raise ProtocolError(INVALID_PARAMS, f"Invalid params: no resource template {uri!r}")
         return template.completers
     raise ProtocolError(
         INVALID_PARAMS, f'Invalid params: "ref.type" must be "ref/prompt" or "ref/resource", not {kind!r}'
     )
+
+
+def _hidden(session: ServerSession, request: Request, item: Any) -> bool:
+    """Whether the visibility rules of ``request`` hide ``item`` (a prompt, a resource or a
+    template): it is then as unknown as one that does not exist."""
+    from ..prompts.prompt import Prompt
+    from ..resources.resource import Resource
+
+    visibility = session.server.visibility
+    if not visibility.active:
+        return False
+    if isinstance(item, Prompt):
+        return visibility.hides(session, request, "prompts", item.name, item)
+    if isinstance(item, Resource):
+        return visibility.hides(session, request, "resources", item.uri, item)
+    return visibility.hides(session, request, "resourceTemplates", item.uri_template, item)

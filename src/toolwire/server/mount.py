@@ -3,7 +3,8 @@
 ``parent.mount(child, "weather")`` shows the child's tool ``forecast`` as
 ``weather_forecast``, its prompt ``brief`` as ``weather_brief``, its resource
 ``data://today`` as ``data://weather/today`` and its template ``data://{city}`` as
-``data://weather/{city}``. They are the child's own objects under new names: the same
+``data://weather/{city}`` (the prefix transform, :func:`.prefix.prefixed`). They are the
+child's own objects under new names: the same
 functions, schemas, annotations, task support and scopes. When the child's lists change
 (a tool added, removed, disabled), the parent's follow, and the parent's clients are told.
 The child's lifespan starts and stops with the parent's; its tools reach their own server's
@@ -13,13 +14,12 @@ what it serves; the child's own guards do not.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..logs import get_logger
-from ..resources.uri_template import UriTemplate
+from .prefix import prefixed
 
 if TYPE_CHECKING:
     from .server import Server
@@ -27,12 +27,6 @@ if TYPE_CHECKING:
 log = get_logger("toolwire")
 
 PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-
-
-def prefixed_uri(prefix: str, uri: str) -> str:
-    """``scheme://rest`` as ``scheme://prefix/rest`` (a URI without ``://``: ``prefix/uri``)."""
-    scheme, separator, rest = uri.partition("://")
-    return f"{scheme}://{prefix}/{rest}" if separator else f"{prefix}/{uri}"
 
 
 class Mount:
@@ -72,29 +66,19 @@ class Mount:
         self._clear()
         parent, child, prefix = self.parent, self.child, self.prefix
         for tool in child.registry.all():
-            renamed = copy.copy(tool)
-            renamed.name = f"{prefix}_{tool.name}"
-            renamed.definition = renamed._definition()
+            renamed = prefixed(tool, prefix)
             if renamed.owner is None:
                 renamed.owner = child
             self._add("tools", renamed.name, parent.add_tool, renamed, strict)
         for resource in child.resources.all():
-            moved = copy.copy(resource)
-            moved.uri = prefixed_uri(prefix, resource.uri)
-            if resource.name == resource.uri:
-                moved.name = moved.uri
+            moved = prefixed(resource, prefix)
             self._add("resources", moved.uri, parent.add_resource_object, moved, strict)
         for template in child.resource_templates.all():
-            moved_template = copy.copy(template)
-            moved_template.uri_template = prefixed_uri(prefix, template.uri_template)
-            moved_template.template = UriTemplate(moved_template.uri_template)
-            if template.name == template.uri_template:
-                moved_template.name = moved_template.uri_template
+            moved_template = prefixed(template, prefix)
             key = moved_template.uri_template
             self._add("templates", key, parent.add_resource_template_object, moved_template, strict)
         for prompt in child.prompts.all():
-            renamed_prompt = copy.copy(prompt)
-            renamed_prompt.name = f"{prefix}_{prompt.name}"
+            renamed_prompt = prefixed(prompt, prefix)
             self._add("prompts", renamed_prompt.name, parent.add_prompt, renamed_prompt, strict)
 
     def _add(self, kind: str, key: str, add: Callable[[Any], Any], item: Any, strict: bool) -> None:

@@ -47,11 +47,13 @@ class ResourcesAndPrompts:
         meta: dict[str, Any] | None = None,
         complete: dict[str, Any] | None = None,
         scopes: Iterable[str] | None = None,
+        tags: Iterable[str] | None = None,
     ) -> Callable[[F], F]:
         """Register a function as a resource: ``@server.resource("config://app")`` for one
         fixed URI, or ``@server.resource("users://{id}/profile")`` for a URI template whose
         variables are the function's parameters (see :mod:`toolwire.resources.resource` for
-        what it may return). ``scopes``: the OAuth scopes a caller needs to see and read it.
+        what it may return). ``scopes``: the OAuth scopes a caller needs to see and read it;
+        ``tags``: labels visibility rules pick it by (see :mod:`toolwire.server.visibility`).
         ``ValueError`` for a taken URI or parameters that do not fit."""
 
         def register(function: F) -> F:
@@ -64,6 +66,7 @@ class ResourcesAndPrompts:
                 "icons": icons,
                 "meta": meta,
                 "scopes": scopes,
+                "tags": tags,
             }
             if "{" in uri:
                 if size is not None:
@@ -182,13 +185,14 @@ class ResourcesAndPrompts:
         meta: dict[str, Any] | None = None,
         complete: dict[str, Any] | None = None,
         scopes: Iterable[str] | None = None,
+        tags: Iterable[str] | None = None,
     ) -> Callable[[F], F]: ...
 
     def prompt(self, fn: Any = None, /, **options: Any) -> Any:
         """Register a function as a prompt: ``@server.prompt`` or ``@server.prompt(name=...)``
         (see :mod:`toolwire.prompts.prompt`). ``complete`` maps arguments to completers;
-        ``scopes``: the OAuth scopes a caller needs to see and get it.
-        ``ValueError`` for an invalid or taken name."""
+        ``scopes``: the OAuth scopes a caller needs to see and get it; ``tags``: labels
+        visibility rules pick it by. ``ValueError`` for an invalid or taken name."""
 
         def register(function: F) -> F:
             self.add_prompt(function, **options)

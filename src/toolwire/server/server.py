@@ -8,23 +8,25 @@ it in other ways.
 
 from __future__ import annotations
 
-import functools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
 from ..catalog import Catalog
-from ..guards.seam import Guard, Next, chain
+from ..guards.seam import Guard, Next, chain, sees_lists
 from ..protocol.codec import Codec
 from ..protocol.connection import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, ServerConnection
 from ..protocol.identity import ServerIdentity
 from ..protocol.versions import TASKS_EXTENSION
 from ..tools.tool import Tool, ToolOptions, annotations_from
 from .extensions import Extension, check_identifier, merge_definition, overrides
-from .lifespan import Lifespan, LifespanFailed, LifespanRunner
+from .lifecycle import Lifecycle
+from .lifespan import Lifespan, LifespanRunner
 from .raw_handlers import RawHandlers
 from .resources_prompts import ResourcesAndPrompts
 from .targets import Targets
+from .versions import ToolVersions
+from .visibility import Visibility
 
 if TYPE_CHECKING:
     from ..apps.view import App
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from ..transports.http.app import StreamableHTTP
     from .dispatch import Dispatch
     from .mount import Mount
+    from .search import ToolSearch
     from .session import ServerSession
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -44,7 +47,7 @@ _ListHandler = Callable[..., Any]
 _CallHandler = Callable[..., Any]
 
 
-class Server(ResourcesAndPrompts, RawHandlers, Targets):
+class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
     """An MCP server offering tools (and resources, prompts and completion), for every
     protocol version from 2024-11-05 to 2026-07-28.
 
@@ -76,6 +79,11 @@ class Server(ResourcesAndPrompts, RawHandlers, Targets):
     - ``lifespan``: what the server opens before serving and closes when it stops (a function
       returning a context manager, or a generator function); tools reach what it yields as
       ``ctx.lifespan``. See :mod:`toolwire.server.lifespan`; :meth:`lifespan` sets it too.
+    - ``tool_search``: list ``search_tools`` and ``call_tool`` instead of every tool (see
+      :meth:`expose_search`).
+    - ``include_tags``: list only the tools, resources and prompts carrying one of these tags;
+      ``exclude_tags``: hide those carrying one of these. Rules for one caller or one session
+      go on :attr:`visibility` (see :mod:`toolwire.server.visibility`).
     """
 
     def __init__(
@@ -101,6 +109,9 @@ class Server(ResourcesAndPrompts, RawHandlers, Targets):
         task_ttl: float | None = 3600.0,
         task_poll_interval: float = 1.0,
         lifespan: Lifespan | None = None,
+        include_tags: Iterable[str] | None = None,
+        exclude_tags: Iterable[str] | None = None,
+        tool_search: bool = False,
     ) -> None:
         if cache_scope not in ("public", "private"):
             raise ValueError('cache_scope must be "public" or "private"')
@@ -115,6 +126,10 @@ class Server(ResourcesAndPrompts, RawHandlers, Targets):
         )
         self.prompts: Catalog[Prompt] = Catalog("prompts", "prompt", Codec.prompt, page_size)
         self._resource_listeners: dict[int, Callable[[str], None]] = {}
+        #: The versions of versioned tools (the registry holds the exposed one of each).
+        self.tool_versions = ToolVersions(self.registry)
+        #: Which items each request sees: rules for everyone, per caller, per session.
+        self.visibility = Visibility(self)
         self.mask_errors = mask_errors
         self.lenient_arguments = lenient_arguments
         self.max_message_bytes = max_message_bytes
@@ -131,8 +146,10 @@ class Server(ResourcesAndPrompts, RawHandlers, Targets):
         self.max_concurrency = max_concurrency
         self.guards: list[Guard] = list(guards)
         self._limits: Guard | None = None
-        #: The guards composed (``None`` without any): what sessions call.
+        #: The guards composed (``None`` without any): what sessions call; those that see
+        #: list requests too (:func:`~toolwire.guards.lists_too`), composed.
         self.guarded: Next | None = None
+        self.list_guarded: Next | None = None
         self._compose()
         self._dispatch: Dispatch | None = None
         #: The extensions this server offers, by identifier (see :meth:`add_extension`).
@@ -157,6 +174,14 @@ class Server(ResourcesAndPrompts, RawHandlers, Targets):
         self._redis: tuple[str, str] | None = None  # use_redis's URL and key prefix
         if lifespan is not None:
             self.lifespan(lifespan)
+        #: The search transform, once exposed (:meth:`expose_search`).
+        self.tool_search: ToolSearch | None = None
+        if tool_search:
+            self.expose_search()
+        if include_tags is not None:
+            self.visibility.everyone.enable(tags=include_tags, only=True)
+        if exclude_tags is not None:
+            self.visibility.everyone.disable(tags=exclude_tags)
 
     # -- guards ----------------------------------------------------------------------------
 
@@ -188,8 +213,9 @@ class Server(ResourcesAndPrompts, RawHandlers, Targets):
             inner.insert(0, self._limits)
         self.guards = outer + inner
         self.guarded = chain(self.guards)
+        self.list_guarded = chain([guard for guard in self.guards if sees_lists(guard)])
 
-    # -- lifespan --------------------------------------------------------------------------
+    # -- lifespan and composition -----------------------------------------------------------
 
     def lifespan(self, function: F) -> F:
         """Set the server's lifespan (usable as a decorator): a function of the server (or of
@@ -200,67 +226,6 @@ class Server(ResourcesAndPrompts, RawHandlers, Targets):
             raise ValueError("this server has a lifespan already: combine them in one")
         self._lifespan = LifespanRunner(self, function)
         return function
-
-    def use_redis(self, url: str, prefix: str = "toolwire:") -> None:
-        """Share what replicas must agree on through the Redis at ``url`` (keys under
-        ``prefix``): the task store, the ``requestState`` sealing keys (read at start, made by
-        the first replica) and, over HTTP, legacy sessions and their streams' events. Needs
-        ``pip install 'toolwire[redis]'``. See docs/scaling.md."""
-        self.use_task_store(None)
-        from ..stores.redis import RedisTaskStore
-
-        self._task_options["store"] = RedisTaskStore(url, prefix=prefix + "tasks:")
-        self._redis = (url, prefix)
-
-    @property
-    def redis_url(self) -> str | None:
-        """The Redis replicas share state through (:meth:`use_redis`), or ``None``."""
-        return self._redis[0] if self._redis is not None else None
-
-    async def _share_state_keys(self) -> None:
-        assert self._redis is not None
-        url, prefix = self._redis
-        from ..stores.redis import shared_state_keys
-
-        try:
-            self.state_keys = await shared_state_keys(url, prefix + "state-keys")
-        except Exception as exc:
-            raise LifespanFailed(
-                f"cannot reach Redis at {url} for the shared state: {type(exc).__name__}: {exc}"
-            ) from exc
-
-    @property
-    def has_lifespan(self) -> bool:
-        """Whether :meth:`start` enters a lifespan (this server's or a mounted one's), which may
-        change what the server says of itself: transports answer the handshake after it."""
-        return self._lifespan is not None or any(mount.child.has_lifespan for mount in self._mounts.values())
-
-    async def start(self) -> None:
-        """Enter the lifespan, and those of the servers mounted in this one (transports do
-        this before serving; counted, so several may): :class:`~toolwire.server.lifespan.LifespanFailed`
-        if one raises."""
-        if self._redis is not None:
-            await self._share_state_keys()
-        if self._task_options["store"] is not None:
-            from ..tasks.store import TaskStoreUnusable
-
-            try:
-                self.open_task_store()
-            except TaskStoreUnusable as exc:
-                raise LifespanFailed(str(exc)) from None
-        for mount in self._mounts.values():
-            await mount.child.start()
-        if self._lifespan is not None:
-            await self._lifespan.enter()
-
-    async def stop(self) -> None:
-        """Leave the lifespan; the last to leave closes it (running tasks are stopped first)."""
-        if self._lifespan is not None:
-            await self._lifespan.leave()
-        for mount in reversed(self._mounts.values()):
-            await mount.child.stop()
-
-    # -- composition ------------------------------------------------------------------------
 
     def mount(self, server: Server, prefix: str) -> None:
         """Serve ``server``'s tools, resources and prompts here under ``prefix`` (see
@@ -277,53 +242,6 @@ class Server(ResourcesAndPrompts, RawHandlers, Targets):
     def unmount(self, prefix: str) -> None:
         """Stop serving what is mounted at ``prefix``; ``KeyError`` if nothing is."""
         self._mounts.pop(prefix).detach()
-
-    @property
-    def lifespan_state(self) -> Any:
-        """What the lifespan yielded (``None`` without a lifespan). ``RuntimeError`` when it
-        has one that is not running: serve the server, or ``await server.start()``."""
-        runner = self._lifespan
-        if runner is None:
-            return None
-        if not runner.started:
-            raise RuntimeError("the server's lifespan is not running: serve the server, or await server.start()")
-        return runner.state
-
-    @property
-    def tasks(self) -> TaskManager:
-        """Runs and keeps the tasks of tools declared with ``task=`` (made at first use)."""
-        if self._tasks is None:
-            from ..tasks.manager import TaskManager
-
-            options = dict(self._task_options)
-            where = options.pop("store")
-            if isinstance(where, (str, os.PathLike)):  # the store is opened at first use
-                from ..stores import open_task_store
-
-                options["open_store"] = functools.partial(open_task_store, where)
-            else:
-                options["store"] = where
-            self._tasks = TaskManager(**options)
-        return self._tasks
-
-    def use_task_store(self, store: TaskStore | str | os.PathLike[str] | None) -> None:
-        """Keep tasks in ``store`` (a file path: SQLite; a ``redis://`` URL; ``None``: memory)
-        instead of what the constructor said. ``RuntimeError`` once the task manager is in use."""
-        if self._tasks is not None:
-            raise RuntimeError("the task store cannot change once tasks are in use")
-        self._task_options["store"] = store
-
-    def open_task_store(self) -> None:
-        """Open the task store now when one was chosen (:meth:`start` does): a file that
-        cannot serve is refused before anything is served, with
-        :class:`~toolwire.tasks.TaskStoreUnusable` saying why in one line."""
-        if self._task_options["store"] is not None:
-            self.tasks.store  # noqa: B018 (opened at first use)
-
-    async def close_tasks(self) -> None:
-        """Stop the tasks running here (stored as interrupted) and close the task store."""
-        if self._tasks is not None:
-            await self._tasks.close()
 
     # -- decorators ------------------------------------------------------------------------
 
@@ -395,7 +313,15 @@ class Server(ResourcesAndPrompts, RawHandlers, Targets):
             show_in_view(self, tool, app)
         for extension in self._definers:
             _extend_definition(tool, extension)
-        self.registry.add(tool.name, tool)
+        if tool.version is not None:
+            had_versions = bool(self.tool_versions)
+            self.tool_versions.add(tool, self.registry.add)
+            if not had_versions:
+                from .calls import route_calls
+
+                route_calls(self)
+        else:
+            self.registry.add(tool.name, tool)
         if tool.timeout is not None or tool.max_concurrency is not None:
             self._compose(tool_limits=True)
         return tool
@@ -418,16 +344,51 @@ class Server(ResourcesAndPrompts, RawHandlers, Targets):
         return register
 
     def remove_tool(self, name: str) -> Tool:
-        """Unregister a tool (clients are told the list changed); ``KeyError`` if unknown."""
-        return self.registry.remove(name)
+        """Unregister a tool, every version of it (clients are told the list changed);
+        ``KeyError`` if unknown."""
+        removed = self.registry.remove(name)
+        self.tool_versions.forget(name)
+        return removed
 
-    def enable_tool(self, name: str) -> None:
-        """Show a disabled tool again; ``KeyError`` if unknown."""
-        self.registry.set_enabled(name, True)
+    def expose_search(self, limit: int = 5) -> None:
+        """List ``search_tools`` and ``call_tool`` instead of every tool, for clients that
+        cannot load definitions on demand (see :mod:`toolwire.server.search`); a search
+        returns ``limit`` tools unless it asks otherwise. The tools stay callable by name.
+        :class:`~toolwire.extras.ExtraMissing` without the ``search`` extra; ``ValueError``
+        if exposed already or a tool holds one of the two names."""
+        if self.tool_search is not None:
+            raise ValueError("this server exposes search already")
+        from .search import ToolSearch
 
-    def disable_tool(self, name: str) -> None:
-        """Hide a tool from ``tools/list`` and refuse calls to it; ``KeyError`` if unknown."""
-        self.registry.set_enabled(name, False)
+        self.tool_search = ToolSearch(self, limit)
+
+    def expose_version(self, name: str, version: str | None) -> None:
+        """List ``version`` of the versioned tool ``name`` (``None``: the newest again; see
+        :mod:`toolwire.server.versions`); ``KeyError`` for an unknown tool or version."""
+        self.tool_versions.expose(name, version)
+
+    def enable_tool(self, name: str, *, caller: str | None = None) -> None:
+        """Show a disabled tool again; ``KeyError`` if unknown. With ``caller``: show it to
+        that authenticated caller (``Identity.name``) only, undoing a
+        ``disable_tool(name, caller=...)`` (a tool disabled for everyone stays hidden)."""
+        if caller is not None:
+            self._known_tool(name)
+            self.visibility.caller(caller).enable(name, kind="tools")
+        else:
+            self.registry.set_enabled(name, True)
+
+    def disable_tool(self, name: str, *, caller: str | None = None) -> None:
+        """Hide a tool from ``tools/list`` and refuse calls to it; ``KeyError`` if unknown.
+        With ``caller``: for that authenticated caller only (their sessions are told)."""
+        if caller is not None:
+            self._known_tool(name)
+            self.visibility.caller(caller).disable(name, kind="tools")
+        else:
+            self.registry.set_enabled(name, False)
+
+    def _known_tool(self, name: str) -> None:
+        if name not in self.registry:
+            raise KeyError(f"no tool {name!r}")
 
     # -- skills ----------------------------------------------------------------------------
 

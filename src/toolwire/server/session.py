@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextvars
+import functools
 import os
 import sys
 import threading
@@ -50,6 +51,7 @@ from .stepping import Rest
 if TYPE_CHECKING:
     from ..auth.identity import Identity
     from .server import Server
+    from .visibility import RuleSet
 
 log = get_logger("toolwire")
 
@@ -88,6 +90,13 @@ class ServerSession:
         #: Who the client is, as the transport keys it: over HTTP its address (through trusted
         #: proxies) or its authenticated caller; ``None`` elsewhere.
         self.peer: str | None = None
+        #: The authenticated caller that opened the session (a legacy HTTP session with
+        #: ``auth=``), whose visibility rules it follows; ``None`` elsewhere.
+        self.owner: str | None = None
+        #: This session's own visibility rules (see :mod:`.visibility`), once it has some.
+        self.visibility: RuleSet | None = None
+        #: Whether the session outlives its request (not a 2026-07-28 HTTP request's own).
+        self.lasting = listen
         self.server = server
         self.connection = connection
         #: The server's dispatch table (method -> route), read once per request.
@@ -137,6 +146,7 @@ class ServerSession:
             server.resources.on_change(lambda: self.list_changed("resources")),
             server.resource_templates.on_change(lambda: self.list_changed("resources")),
             server.on_resource_updated(self.resource_updated),
+            server.visibility.on_change(self._caller_rules_changed),
         ]
 
     @property
@@ -429,18 +439,28 @@ class ServerSession:
 
     # -- subscriptions and change notifications ------------------------------------------------
 
-    def list_changed(self, kind: str) -> None:
+    def list_changed(self, kind: str, caller: str | None = None) -> None:
         """Tell the client the list of ``kind`` (tools, prompts, resources) changed: legacy
-        clients always, modern ones on the subscriptions that asked for it."""
-        if not self._on_loop(self.list_changed, kind):
-            return
+        clients always, modern ones on the subscriptions that asked for it. ``caller``: only
+        what that authenticated caller opened (the session, or a subscription)."""
+        if caller is not None:
+            if self._on_loop(functools.partial(self.list_changed, caller=caller), kind):
+                self._tell_changed(kind, caller)
+        elif self._on_loop(self.list_changed, kind):
+            self._tell_changed(kind, None)
+
+    def _tell_changed(self, kind: str, caller: str | None) -> None:
         method = f"notifications/{kind}/list_changed"
-        if self.connection.legacy is not None:
+        if self.connection.legacy is not None and (caller is None or caller == self.owner):
             self.send(self.connection.notify(None, method, {}))
         key = f"{kind}ListChanged"
         for request, honoured in list(self.subscriptions.values()):
-            if honoured.get(key):
+            if honoured.get(key) and (caller is None or caller == self.caller_name(request)):
                 self.send_for(request, method, {"_meta": {META_SUBSCRIPTION_ID: request.id}})
+
+    def _caller_rules_changed(self, kinds: frozenset[str], caller: str) -> None:
+        for kind in sorted(kinds):
+            self.list_changed(kind, caller)
 
     def resource_updated(self, uri: str) -> None:
         if not self._on_loop(self.resource_updated, uri):

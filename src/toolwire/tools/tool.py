@@ -20,6 +20,7 @@ from ..errors import ToolwireError
 from .results import ToolResult, build_result, raw_result
 from .schema import SchemaBuilder
 from .signature import parameters_schema, parse_docstring, read_signature
+from .tags import tag_set
 from .validation import ArgumentsInvalid, Validator
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
@@ -58,6 +59,8 @@ class ToolOptions(TypedDict, total=False):
     timeout: float | None
     max_concurrency: int | None
     scopes: Iterable[str] | None
+    tags: Iterable[str] | None
+    version: str | None
     task: bool | str | None
     defer_task: bool
     inline: bool
@@ -109,6 +112,14 @@ def check_name(name: str) -> str:
 class Tool:
     """A tool definition and its handler. Build one with :meth:`from_function` or :meth:`from_schema`."""
 
+    #: Labels that visibility rules pick tools by (server-side only). Set on the instance
+    #: only when given: CPython shares the keys of at most 30 instance attributes between
+    #: objects of a class, and past that every attribute read of a tool costs more.
+    tags: frozenset[str] = frozenset()
+    #: Which version of the tool of its name it is (see :mod:`toolwire.server.versions`);
+    #: set on the instance only when given, as ``tags``.
+    version: str | None = None
+
     def __init__(
         self,
         name: str,
@@ -148,6 +159,14 @@ class Tool:
         self.max_concurrency = max_concurrency
         #: OAuth scopes a caller needs to see and call it (HTTP with ``auth=``).
         self.scopes = scope_set(name, options.get("scopes"))
+        version = options.get("version")
+        if version is not None:
+            if not isinstance(version, str) or not version:
+                raise ValueError(f"tool {name!r}: version must be a non-empty string, not {version!r}")
+            self.version = version
+        tags = options.get("tags")
+        if tags:  # else the class's empty set: one attribute less keeps calls fast (see tags)
+            self.tags = tag_set(f"tool {name!r}", tags)
         #: Whether it runs as a task: ``"optional"``, ``"required"`` or ``None`` (never).
         self.task = _task_support(name, task)
         if defer_task and (self.task is None or context_param is None):
@@ -261,6 +280,25 @@ class Tool:
         return cls(
             name, handler, input_schema, output_schema=output_schema, raw=True, context_param=context_param, **options
         )
+
+    @classmethod
+    def from_tool(
+        cls,
+        tool: Tool,
+        *,
+        name: str | None = None,
+        hide: Mapping[str, Any] | None = None,
+        defaults: Mapping[str, Any] | None = None,
+        tags: Iterable[str] | None = None,
+        **described: Any,
+    ) -> Tool:
+        """A tool derived from ``tool`` without copying its code: renamed, with ``title``,
+        ``description``, ``annotations``, ``icons``, ``meta`` or ``tags`` replaced, arguments
+        hidden (``hide={"arg": fixed_value}``: gone from the schema, every call gets the
+        value) or given ``defaults``. See :func:`toolwire.tools.transform.derive` (its errors)."""
+        from .transform import derive
+
+        return derive(tool, name=name, hide=hide, defaults=defaults, tags=tags, **described)
 
     def _definition(self) -> dict[str, Any]:
         """The neutral (newest-version) definition; codecs trim it per version."""

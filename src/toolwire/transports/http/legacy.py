@@ -93,7 +93,7 @@ class LegacyWire:
                 legacy = await self.sessions.create(
                     self.server, self.server.connection(terminator=b""), self.store, client
                 )
-                legacy.owner = caller.name if caller is not None else None
+                legacy.owner = legacy.session.owner = caller.name if caller is not None else None
             except TooManySessions as exc:
                 what = "Too many requests" if exc.status == 429 else "Service unavailable"
                 raise HttpError(exc.status, INTERNAL_ERROR, f"{what}: {exc}", request_id(message)) from None

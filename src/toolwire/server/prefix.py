@@ -1,0 +1,50 @@
+"""The prefix transform: a tool, prompt, resource or resource template served under a
+prefix, as :meth:`Server.mount <toolwire.Server.mount>` serves another server's (and as a
+program may, for items of its own: ``server.add_tool(prefixed(tool, "v2"))``).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import TypeVar
+
+from ..resources.uri_template import UriTemplate
+from ..tools.tool import Tool
+
+T = TypeVar("T")
+
+
+def prefixed(item: T, prefix: str) -> T:
+    """``item`` (a tool, prompt, resource or resource template) under ``prefix``: the tool
+    ``forecast`` as ``weather_forecast``, the resource ``data://today`` as
+    ``data://weather/today`` (a URI without ``://``: ``weather/uri``). The same object's
+    copy: its function, schemas and options unchanged. ``TypeError`` for anything else."""
+    from ..prompts.prompt import Prompt
+    from ..resources.resource import Resource, ResourceTemplate
+
+    moved = copy.copy(item)
+    if isinstance(moved, Tool):
+        moved.name = f"{prefix}_{moved.name}"
+        moved.definition = moved._definition()
+    elif isinstance(moved, Prompt):
+        moved.name = f"{prefix}_{moved.name}"
+    elif isinstance(moved, Resource):
+        named_by_uri = moved.name == moved.uri
+        moved.uri = prefixed_uri(prefix, moved.uri)
+        if named_by_uri:
+            moved.name = moved.uri
+    elif isinstance(moved, ResourceTemplate):
+        named_by_uri = moved.name == moved.uri_template
+        moved.uri_template = prefixed_uri(prefix, moved.uri_template)
+        moved.template = UriTemplate(moved.uri_template)
+        if named_by_uri:
+            moved.name = moved.uri_template
+    else:
+        raise TypeError(f"cannot prefix {type(item).__name__}: a tool, prompt, resource or template")
+    return moved
+
+
+def prefixed_uri(prefix: str, uri: str) -> str:
+    """``scheme://rest`` as ``scheme://prefix/rest`` (a URI without ``://``: ``prefix/uri``)."""
+    scheme, separator, rest = uri.partition("://")
+    return f"{scheme}://{prefix}/{rest}" if separator else f"{prefix}/{uri}"

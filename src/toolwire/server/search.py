@@ -1,0 +1,142 @@
+"""The search transform: a server with many tools lists two instead of all of them.
+
+``server.expose_search()`` (or ``Server(tool_search=True)``) makes ``tools/list`` answer
+with ``search_tools`` and ``call_tool`` only, for clients that send every listed definition
+to their model and cannot load them on demand. The model asks ``search_tools`` for what it
+needs (a request in words: ranked by :mod:`toolwire.discovery`, the ``search`` extra) and
+gets those tools' definitions, then runs one through ``call_tool`` (``name``,
+``arguments``). The tools themselves stay registered and callable by name, so clients that
+know them lose nothing; per-caller and per-session visibility and scopes apply to what
+``search_tools`` finds and to what ``call_tool`` runs, as to direct calls.
+
+The index is built at the first search and again after the tool set changes. Without the
+``search`` extra, :meth:`~toolwire.Server.expose_search` raises
+:class:`~toolwire.extras.ExtraMissing` saying what to install.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..catalog import Catalog
+from ..protocol.codec import Codec
+from ..tools.results import error_result
+from ..tools.tool import Tool
+from ..tools.validation import ArgumentsInvalid
+
+if TYPE_CHECKING:
+    from ..discovery import ToolIndex
+    from .context import Context
+    from .server import Server
+
+SEARCH_TOOL = "search_tools"
+CALL_TOOL = "call_tool"
+
+_SEARCH_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "description": "What the tool should do, in words."},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many tools at most."},
+    },
+    "required": ["query"],
+}
+_CALL_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "The name of a tool search_tools returned."},
+        "arguments": {"type": "object", "description": "Its arguments, as its inputSchema says."},
+    },
+    "required": ["name"],
+}
+
+
+class ToolSearch:
+    """``search_tools`` and ``call_tool`` for ``server`` (see the module's documentation);
+    ``limit``: how many tools a search returns unless it asks for fewer or more."""
+
+    def __init__(self, server: Server, limit: int = 5) -> None:
+        from ..extras import needs
+
+        with needs("search", "the search transform"):
+            import bm25s  # noqa: F401  (refused now rather than at the first search)
+        self._server = server
+        self.limit = limit
+        self._index: ToolIndex | None = None
+        search = Tool.from_schema(
+            SEARCH_TOOL,
+            _SEARCH_SCHEMA,
+            self._search,
+            description=f"Find this server's tools for a task: returns the definitions of the best {limit}.",
+            annotations={"readOnlyHint": True},
+        )
+        call = Tool.from_schema(
+            CALL_TOOL,
+            _CALL_SCHEMA,
+            self._call,
+            description="Run one of the tools search_tools found, by its name, with its arguments.",
+        )
+        #: What ``tools/list`` shows instead of the registry.
+        self.listed: Catalog[Tool] = Catalog("tools", "tool", Codec.tool, server.registry.page_size)
+        for tool in (search, call):
+            server.add_tool(tool)
+            self.listed.add(tool.name, tool)
+        server.registry.on_change(self._forget)
+
+    def _forget(self) -> None:
+        self._index = None
+
+    def _visible(self, context: Context, name: str) -> Tool | None:
+        """The tool ``name`` if the caller of ``context`` may see it (not one of ours)."""
+        session, request = context._session, context.request
+        tool = self._server.registry.get(name)
+        if tool is None or name in (SEARCH_TOOL, CALL_TOOL):
+            return None
+        caller = session.caller(request)
+        if caller is not None and not tool.scopes <= caller.scopes:
+            return None
+        if self._server.visibility.hides(session, request, "tools", name, tool):
+            return None
+        return tool
+
+    def _search(self, arguments: dict[str, Any], context: Context) -> dict[str, Any]:
+        from ..client.types import ToolInfo
+        from ..discovery import ToolIndex
+
+        if self._index is None:
+            tools = [tool for tool in self._server.registry.enabled() if tool.name not in (SEARCH_TOOL, CALL_TOOL)]
+            self._index = ToolIndex([("", ToolInfo.from_dict(tool.definition)) for tool in tools])
+        limit = arguments.get("limit", self.limit)
+        codec = context.request.codec
+        found = []
+        for match in self._index.search(arguments["query"], len(self._index.entries)):
+            tool = self._visible(context, match.name)
+            if tool is not None:
+                found.append(codec.tool(tool.definition))
+                if len(found) == limit:
+                    break
+        return {"content": [{"type": "text", "text": _describe(found)}], "structuredContent": {"tools": found}}
+
+    async def _call(self, arguments: dict[str, Any], context: Context) -> dict[str, Any]:
+        from .calls import run_tool
+
+        name = arguments["name"]
+        tool = self._visible(context, name)
+        if tool is None:
+            return error_result(f"Unknown tool: {name} (search_tools lists the tools there are)")
+        try:
+            valid = tool.validate_arguments(arguments.get("arguments", {}))
+        except ArgumentsInvalid as exc:
+            return error_result(str(exc))
+        result: dict[str, Any] = await run_tool(context._session, context.request, tool, valid)
+        if tool.wrap_structured and "structuredContent" in result:
+            result = {**result, "structuredContent": {"result": result["structuredContent"]}}
+        return result
+
+
+def _describe(tools: list[dict[str, Any]]) -> str:
+    """The tools found, as text for models that read no structured content."""
+    import orjson
+
+    if not tools:
+        return "No tool matches: try other words."
+    return orjson.dumps(tools).decode()

@@ -1,0 +1,91 @@
+"""The search transform: a server of the search catalog's 93 tools lists ``search_tools`` and
+``call_tool`` only; a search finds the right tool, ``call_tool`` runs it, in both eras; the
+tools stay callable by name; visibility applies; a missing extra says what to install."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pytest
+
+from tests.servers.catalog import TARGETS
+from tests.support.helpers import LEGACY, MODERN, open_peer
+from toolwire import Client, Context, Server
+from toolwire.cli.common import load_server
+from toolwire.extras import ExtraMissing
+
+
+def catalog_server(**options: Any) -> Server:
+    """Every catalog server mounted in one (``mail_send_email``...), searchable."""
+    server = Server("everything", **options)
+    for target in TARGETS:
+        name, _, path = target.partition("=")
+        server.mount(load_server(path), name)
+    return server
+
+
+@pytest.mark.parametrize("version", [LEGACY[-1], MODERN])
+async def test_a_big_server_lists_two_tools_and_finds_and_runs_the_one_needed(version: str) -> None:
+    server = catalog_server(tool_search=True)
+    assert len(server.registry) > 80
+    peer = await open_peer(server, version)
+    try:
+        listed = (await peer.request("tools/list"))["result"]["tools"]
+        found = await peer.call("search_tools", {"query": "what's the weather going to be in Paris", "limit": 3})
+        tools = found["result"]["structuredContent"]["tools"]
+        ran = await peer.call("call_tool", {"name": tools[0]["name"], "arguments": {"city": "Paris"}})
+        unknown = await peer.call("call_tool", {"name": "no_such_tool", "arguments": {}})
+        invalid = await peer.call("call_tool", {"name": tools[0]["name"], "arguments": {"city": 3}})
+    finally:
+        await peer.connection.close()
+    assert [tool["name"] for tool in listed] == ["search_tools", "call_tool"]
+    assert len(tools) == 3 and tools[0]["name"].startswith("weather_")
+    assert "inputSchema" in tools[0]
+    assert not ran["result"].get("isError"), ran
+    assert unknown["result"]["isError"] and "Unknown tool: no_such_tool" in unknown["result"]["content"][0]["text"]
+    assert invalid["result"]["isError"]
+
+
+async def test_the_tools_stay_callable_by_name_and_hidden_ones_are_not_found() -> None:
+    server = Server("small")
+
+    @server.tool
+    def send_email(to: str, subject: str) -> str:
+        """Send an email message."""
+        return f"sent to {to}"
+
+    @server.tool
+    def delete_email(message_id: str) -> str:
+        """Delete an email message."""
+        return f"deleted {message_id}"
+
+    @server.tool
+    def lock(ctx: Context) -> str:
+        ctx.session_visibility.disable("delete_email")
+        return "locked"
+
+    server.expose_search(limit=10)
+    async with Client(server, protocol=LEGACY[-1]) as client:
+        assert [tool.name for tool in await client.list_tools()] == ["search_tools", "call_tool"]
+        direct = await client.call_tool("send_email", {"to": "ada", "subject": "hi"})
+        before = await client.call_tool("search_tools", {"query": "email"})
+        await client.call_tool("lock")
+        after = await client.call_tool("search_tools", {"query": "email"})
+        refused = await client.call_tool("call_tool", {"name": "delete_email", "arguments": {"message_id": "1"}})
+    assert direct.content[0].text == "sent to ada"
+    assert [t["name"] for t in before.structured["tools"]] == ["send_email", "delete_email"]
+    assert [t["name"] for t in after.structured["tools"]] == ["send_email"]
+    assert refused.is_error
+
+
+def test_without_the_search_extra_exposing_search_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "bm25s", None)
+    with pytest.raises(ExtraMissing, match=r"toolwire\[search\]"):
+        Server("x", tool_search=True)
+
+
+def test_search_is_exposed_once() -> None:
+    server = Server("y", tool_search=True)
+    with pytest.raises(ValueError, match="already"):
+        server.expose_search()
