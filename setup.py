@@ -58,8 +58,12 @@ def compiled_extensions() -> list[Extension]:
     from mypyc.build import mypycify  # a build requirement (pyproject.toml)
 
     paths = [f"src/toolwire/{package}" for package in COMPILED]
+    # mypy's options (pyproject.toml's and these): the packages' imports that are not compiled
+    # are not analysed (toolwire's others need libraries the build does not install), except
+    # stubs, which are (orjson's: a build requirement, so that its calls compile typed).
+    options = ["--follow-imports=skip"]
     # group_name: the runtime they share is the top-level module toolwire__mypyc.
-    return list(mypycify(paths, opt_level="3", group_name="toolwire"))
+    return list(mypycify([*options, *paths], opt_level="3", group_name="toolwire"))
 
 
 setup(ext_modules=compiled_extensions() if compile_requested(set(sys.argv[1:])) else [])
