@@ -20,6 +20,11 @@ handshake done before the calls), and stateless 2026-07-28 requests carrying ``_
   one keep-alive connection and one request at a time, JSON answers (each checked). It
   counts the HTTP server, the ASGI application and all the above, in the server's process.
 
+The toolwire counted is the one the children import: this tree's ``src`` with
+``PYTHONPATH=src``, or the compiled build (``docs/performance.md``, "The compiled build")
+installed in the venv whose Python runs this, or built in place in a copy of the tree whose
+``src`` is on ``PYTHONPATH``. The first line of the results says which build it was.
+
 ``--functions K`` lists, per path and era, the K functions with the most instructions per
 call (their own, the start-up left out), from ``callgrind_annotate``.
 """
@@ -43,6 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import callgrind
 import http_load
+
+from toolwire.build import build_name
 
 LEGACY, MODERN = http_load.LEGACY, http_load.MODERN
 ERAS = (LEGACY, MODERN)
@@ -298,12 +305,12 @@ def main() -> None:
                     f"{path} {era}: {row['instructions_per_call']:,.0f} instructions per call ({row['seconds']} s)",
                     file=sys.stderr,
                 )
-    commit = revision()
+    commit, python, build = revision(), sys.version.split()[0], build_name()
     if args.json:
-        print(json.dumps({"commit": commit, "python": sys.version.split()[0], "rows": rows}, indent=2))
+        print(json.dumps({"commit": commit, "python": python, "build": build, "rows": rows}, indent=2))
     else:
         seconds = time.monotonic() - started
-        print(f"commit {commit}, Python {sys.version.split()[0]}, {seconds:.0f} s\n")
+        print(f"commit {commit}, Python {python}, toolwire {build}, {seconds:.0f} s\n")
         print(table(rows))
 
 

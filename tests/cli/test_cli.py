@@ -19,6 +19,7 @@ import pytest
 from tests.support.clirun import TOOLWIRE, environment, failed, finish, start, toolwire, toolwire_all
 from tests.support.rawclient import RawClient, toolwire_command
 from toolwire import Server
+from toolwire.build import build_name
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVERS = ROOT / "tests" / "servers"
@@ -295,7 +296,7 @@ def test_help_for_each_command_the_version_and_unknown_words() -> None:
         assert shown.returncode == 0 and shown.stdout.startswith("usage: toolwire run FILE[:OBJECT]")
         assert "--issuer" in shown.stdout and "toolwire tools" not in shown.stdout
     assert help_call.returncode == 0 and help_call.stdout.startswith("usage: toolwire call TARGET TOOL")
-    assert (version.returncode, version.stdout) == (0, "toolwire 0.1.0\n")
+    assert (version.returncode, version.stdout) == (0, f"toolwire 0.1.0 ({build_name()})\n")
     assert failed(unknown, 2).startswith("toolwire: unknown command 'frobnicate': the commands are run, tools, call")
     assert unknown.stderr.count("\n") == 1  # one line: no usage text after it to hide the reason
     assert failed(nothing, 2) == "toolwire: a command is needed (toolwire -h lists them)"

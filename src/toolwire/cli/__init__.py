@@ -67,8 +67,9 @@ def _main(args: list[str]) -> int:
         return 0
     if command in ("-V", "--version"):
         from .. import __version__
+        from ..build import build_name
 
-        sys.stdout.write(f"toolwire {__version__}\n")
+        sys.stdout.write(f"toolwire {__version__} ({build_name()})\n")
         return 0
     if command not in COMMANDS:
         known = ", ".join(COMMANDS)

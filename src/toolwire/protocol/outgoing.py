@@ -12,6 +12,8 @@ peer is one of three small objects, like h11's events:
 * :class:`Notification` — a notification (progress, log, list changed, ...).
 * :class:`ServerRequest` — a request of the server's to the client (sampling, elicitation,
   roots), whose answer arrives as a :class:`~toolwire.protocol.connection.Response`.
+* :class:`Relayed` — a notification or server request encoded elsewhere (by another replica
+  of an HTTP server) and passed on as it is.
 
 ``data`` holds the message encoded once, exactly as it goes on the wire (with the stream's
 terminator, when there is one). A transport that only moves bytes writes ``data``; one that
@@ -83,3 +85,15 @@ class ServerRequest(Outgoing):
 
     def __repr__(self) -> str:
         return f"ServerRequest({self.id!r}, {self.method!r})"
+
+
+class Relayed(Outgoing):
+    """A message another replica encoded, passed on for a stream held here: a notification or
+    a server request, never an answer (answers go on their request's own stream). It is here,
+    not with the replicas, because the compiled build's classes take no subclasses from
+    modules that are not compiled (docs/performance.md, "The compiled build")."""
+
+    __slots__ = ()
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data

@@ -39,16 +39,6 @@ SSE_HEADERS = [
 ]
 
 
-class Relayed(Outgoing):
-    """A message another replica passed on for a ``GET`` stream held here: a notification
-    or a server request, never an answer (answers go on their request's own stream)."""
-
-    __slots__ = ()
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-
 class Channel:
     """Messages for one HTTP exchange; ``expected`` answers end it (0: never).
 

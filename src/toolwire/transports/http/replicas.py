@@ -20,10 +20,10 @@ import orjson
 from ...logs import get_logger
 from ...protocol.errors import INTERNAL_ERROR, INVALID_REQUEST
 from ...protocol.incoming import RequestId
-from ...protocol.outgoing import Notification, Outgoing
+from ...protocol.outgoing import Notification, Outgoing, Relayed
 from . import sse
 from .asgi import HttpError, Send
-from .channel import SSE_HEADERS, Relayed
+from .channel import SSE_HEADERS
 from .sessions import LegacySession, SessionManager, TooManySessions
 from .shared import (
     BROADCAST,

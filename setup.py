@@ -1,0 +1,69 @@
+"""The compiled build: setuptools compiles the packages in ``COMPILED`` with mypyc.
+
+Everything else about the package is in ``pyproject.toml``. The same source files are the
+pure-Python package, which is what is installed when they are not compiled:
+
+* ``TOOLWIRE_COMPILE=1`` compiles (an editable install too: its edits then take effect only
+  after the next install); a build without a C compiler or mypyc then fails, saying why;
+* ``TOOLWIRE_COMPILE=0`` does not;
+* unset: a wheel or a plain ``pip install .`` compiles when a C compiler is found, an
+  editable install (``pip install -e .``) does not, so that edits take effect at once.
+
+``toolwire --version`` says which build is in use (:mod:`toolwire.build`, whose
+``COMPILED`` names the same packages).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+import sysconfig
+
+from setuptools import Extension, setup
+
+#: The packages compiled, whole: the sans-IO protocol core (it imports nothing else of toolwire).
+COMPILED = ("protocol",)
+#: The setuptools commands that build the package (others, such as the metadata that pip asks
+#: for first, need no translation to C), and those of them that make an editable install.
+BUILDING = frozenset({"bdist_wheel", "build", "build_ext", "install", "editable_wheel", "develop"})
+EDITABLE = frozenset({"editable_wheel", "develop"})
+
+
+def compile_requested(commands: set[str]) -> bool:
+    """Whether running ``commands`` compiles; ``SystemExit`` for a ``TOOLWIRE_COMPILE`` that
+    is neither ``0`` nor ``1``, or for ``1`` where no C compiler is found."""
+    switch = os.environ.get("TOOLWIRE_COMPILE", "")
+    if switch not in ("", "0", "1"):
+        sys.exit(f"TOOLWIRE_COMPILE must be 0 or 1, not {switch!r}")
+    if switch == "0" or not commands & BUILDING:
+        return False
+    if switch == "1":
+        if sys.platform != "win32" and not c_compiler_found():
+            sys.exit("TOOLWIRE_COMPILE=1, but the C compiler Python was built with (sysconfig's CC) is not here")
+        return True
+    return not commands & EDITABLE and c_compiler_found()
+
+
+def c_compiler_found() -> bool:
+    """Whether the C compiler Python was built with (sysconfig's ``CC``) is on this machine;
+    false on Windows, whose compiler is not named there (``TOOLWIRE_COMPILE=1`` compiles)."""
+    compiler = sysconfig.get_config_var("CC")
+    return bool(compiler) and shutil.which(shlex.split(compiler)[0]) is not None
+
+
+def compiled_extensions() -> list[Extension]:
+    """The mypyc extension modules of ``COMPILED`` (translating them to C takes a while)."""
+    from mypyc.build import mypycify  # a build requirement (pyproject.toml)
+
+    paths = [f"src/toolwire/{package}" for package in COMPILED]
+    # mypy's options (pyproject.toml's and these): the packages' imports that are not compiled
+    # are not analysed (toolwire's others need libraries the build does not install), except
+    # stubs, which are (orjson's: a build requirement, so that its calls compile typed).
+    options = ["--follow-imports=skip"]
+    # group_name: the runtime they share is the top-level module toolwire__mypyc.
+    return list(mypycify([*options, *paths], opt_level="3", group_name="toolwire"))
+
+
+setup(ext_modules=compiled_extensions() if compile_requested(set(sys.argv[1:])) else [])
