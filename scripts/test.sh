@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Set everything up, then run every check: ruff, mypy --strict (src), the whole test suite,
 # the official MCP conformance suite against toolwire's server and client, and the wheel
-# installed with [chat] in a fresh venv (scripts/wheel-check.sh, about 30 s).
+# installed with [chat] in a fresh venv (scripts/wheel-check.sh, about 30 s), and the compiled
+# build (scripts/compiled-check.sh, about 90 s: the protocol core compiled with mypyc, its
+# tests and the conformance suite's server side run against it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -16,3 +18,5 @@ echo "== MCP conformance suite"
 python tests/conformance/run.py
 echo "== the wheel, installed with [chat] in a fresh venv"
 ./scripts/wheel-check.sh
+echo "== the compiled build (mypyc), in a fresh venv"
+./scripts/compiled-check.sh
