@@ -35,7 +35,6 @@ unanswered. With no guards, none of this costs anything: the session skips the s
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -44,6 +43,8 @@ from ..protocol.errors import INTERNAL_ERROR, ProtocolError
 from ..tools.results import error_result
 
 if TYPE_CHECKING:
+    import asyncio
+
     from ..auth.identity import Identity
     from ..protocol.incoming import Request, RequestId
     from ..tools.tool import Tool
