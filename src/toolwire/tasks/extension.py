@@ -25,9 +25,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..protocol.codec import codec_for
 from ..protocol.errors import INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError
 from ..protocol.incoming import Request
-from ..protocol.versions import META_SUBSCRIPTION_ID, MODERN_VERSIONS, TASKS_EXTENSION
+from ..protocol.versions import META_SUBSCRIPTION_ID, SUPPORTED_VERSIONS, TASKS_EXTENSION
 from ..server.dispatch import declares, extension_missing
 from ..server.extensions import CallClaim, Extension
 from .methods import task_method
@@ -38,9 +39,10 @@ if TYPE_CHECKING:
     from ..server.session import ServerSession
     from ..tools.tool import Tool
 
-#: The version in which tasks were part of the core protocol.
-CORE_TASKS_VERSION = "2025-11-25"
-_BOTH = (CORE_TASKS_VERSION, *MODERN_VERSIONS)
+#: The versions whose codecs have tasks in the core protocol (2025-11-25), and those that
+#: have them as this extension (2026-07-28).
+CORE = [version for version in SUPPORTED_VERSIONS if codec_for(version).tasks]
+EXTENDED = [version for version in SUPPORTED_VERSIONS if codec_for(version).modern]
 _LEGACY_CAPABILITY: dict[str, Any] = {"tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}
 
 
@@ -50,20 +52,20 @@ class TasksExtension(Extension):
     id = TASKS_EXTENSION
 
     def capabilities(self, version: str) -> dict[str, Any]:
-        if version == CORE_TASKS_VERSION:
+        codec = codec_for(version)
+        if codec.tasks:
             return _LEGACY_CAPABILITY
-        if version in MODERN_VERSIONS:
+        if codec.modern:
             return {"extensions": {self.id: {}}}
         return {}
 
     def install(self, server: Server) -> None:
         table = server.dispatch
-        table.register("tasks/get", task_method, versions=_BOTH, requires=self.id)
-        table.register("tasks/cancel", task_method, versions=_BOTH, requires=self.id)
-        core = [CORE_TASKS_VERSION]
-        table.register("tasks/result", task_method, versions=core, missing="tasks/get carries the result")
-        table.register("tasks/list", task_method, versions=core)
-        table.register("tasks/update", task_method, versions=MODERN_VERSIONS, requires=self.id)
+        table.register("tasks/get", task_method, versions=CORE + EXTENDED, requires=self.id)
+        table.register("tasks/cancel", task_method, versions=CORE + EXTENDED, requires=self.id)
+        table.register("tasks/result", task_method, versions=CORE, missing="tasks/get carries the result")
+        table.register("tasks/list", task_method, versions=CORE)
+        table.register("tasks/update", task_method, versions=EXTENDED, requires=self.id)
 
     def tool_definition(self, tool: Tool) -> dict[str, Any] | None:
         return {"execution": {"taskSupport": tool.task}} if tool.task is not None else None
@@ -87,7 +89,7 @@ class TasksExtension(Extension):
                     f"declare the {TASKS_EXTENSION} extension in the request's client capabilities",
                 )
             return None
-        if codec.version != CORE_TASKS_VERSION:
+        if not codec.tasks:
             return None
         asked = request.params.get("task")
         if asked is None:
