@@ -23,6 +23,7 @@ from ...protocol.errors import INTERNAL_ERROR, INVALID_REQUEST
 from ...protocol.versions import SUPPORTED_VERSIONS
 from ...server.extensions import Document, Endpoint
 from .asgi import HttpError, Scope, Send, headers
+from .channel import respond
 
 if TYPE_CHECKING:
     from ...auth.server.resource import ProtectedResource
@@ -72,7 +73,7 @@ class Documents:
         checks.check_origin({"host": asked.get("host", "")})
         method = scope.get("method")
         if method == "OPTIONS":
-            await _send(send, 204, _PREFLIGHT + _ALLOW)
+            await respond(send, 204, headers=_PREFLIGHT + _ALLOW)
             return
         if method not in ("GET", "HEAD"):
             raise HttpError(
@@ -88,10 +89,11 @@ class Documents:
         tag = b'"' + base64.urlsafe_b64encode(hashlib.sha256(body).digest()[:18]) + b'"'
         common = [(b"etag", tag), (b"cache-control", f"public, max-age={document.max_age}".encode()), *_CORS]
         if _matches(asked.get("if-none-match"), tag.decode()):
-            await _send(send, 304, common)
+            await respond(send, 304, headers=common)
             return
         described = [(b"content-type", document.media_type.encode()), (b"content-length", str(len(body)).encode())]
-        await _send(send, 200, described + common, body if method == "GET" else b"")
+        await send({"type": "http.response.start", "status": 200, "headers": described + common})
+        await send({"type": "http.response.body", "body": body if method == "GET" else b""})
 
     def _endpoint(self, scope: Scope, host: str) -> Endpoint:
         if self.auth is not None:
@@ -110,10 +112,3 @@ def _matches(if_none_match: str | None, tag: str) -> bool:
         if item == "*" or item.removeprefix("W/") == tag:
             return True
     return False
-
-
-async def _send(send: Send, status: int, response_headers: list[tuple[bytes, bytes]], body: bytes = b"") -> None:
-    if status != 200:
-        response_headers = [*response_headers, (b"content-length", b"0")]
-    await send({"type": "http.response.start", "status": status, "headers": response_headers})
-    await send({"type": "http.response.body", "body": body})
