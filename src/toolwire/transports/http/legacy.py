@@ -327,9 +327,14 @@ def _without_notifications(identity: ServerIdentity) -> ServerIdentity:
         else offer
         for name, offer in identity.capabilities.items()
     }
-    copy = ServerIdentity(identity.info, capabilities, identity.instructions, identity.ttl_ms, identity.cache_scope)
-    copy.contributions = identity.contributions
-    return copy
+    return ServerIdentity(
+        identity.info,
+        capabilities,
+        identity.instructions,
+        identity.ttl_ms,
+        identity.cache_scope,
+        contributions=identity.contributions,
+    )
 
 
 def _legacy_status(answer: Answer) -> int:
