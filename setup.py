@@ -1,4 +1,4 @@
-"""The compiled build: setuptools compiles the packages in ``COMPILED`` with mypyc.
+"""The compiled build: setuptools compiles what ``COMPILED`` names with mypyc.
 
 Everything else about the package is in ``pyproject.toml``. The same source files are the
 pure-Python package, which is what is installed when they are not compiled:
@@ -10,12 +10,13 @@ pure-Python package, which is what is installed when they are not compiled:
   editable install (``pip install -e .``) does not, so that edits take effect at once.
 
 ``toolwire --version`` says which build is in use (:mod:`toolwire.build`, whose
-``COMPILED`` names the same packages).
+``COMPILED`` names what is compiled).
 """
 
 from __future__ import annotations
 
 import os
+import runpy
 import shlex
 import shutil
 import sys
@@ -23,8 +24,8 @@ import sysconfig
 
 from setuptools import Extension, setup
 
-#: The packages compiled, whole: the sans-IO protocol core (it imports nothing else of toolwire).
-COMPILED = ("protocol",)
+#: What is compiled (packages whole, and modules): the hot path, named in toolwire/build.py.
+COMPILED: tuple[str, ...] = runpy.run_path("src/toolwire/build.py")["COMPILED"]
 #: The setuptools commands that build the package (others, such as the metadata that pip asks
 #: for first, need no translation to C), and those of them that make an editable install.
 BUILDING = frozenset({"bdist_wheel", "build", "build_ext", "install", "editable_wheel", "develop"})
@@ -57,13 +58,19 @@ def compiled_extensions() -> list[Extension]:
     """The mypyc extension modules of ``COMPILED`` (translating them to C takes a while)."""
     from mypyc.build import mypycify  # a build requirement (pyproject.toml)
 
-    paths = [f"src/toolwire/{package}" for package in COMPILED]
-    # mypy's options (pyproject.toml's and these): the packages' imports that are not compiled
-    # are not analysed (toolwire's others need libraries the build does not install), except
-    # stubs, which are (orjson's: a build requirement, so that its calls compile typed).
-    options = ["--follow-imports=skip"]
+    paths = [path for name in COMPILED for path in _source(name)]
+    # mypy's options (pyproject.toml's and these): the rest of toolwire is analysed, so that
+    # calls into it compile typed, its errors not reported; the libraries the build does not
+    # install (httpx, uvicorn, ...) are typed Any. orjson's stubs are there: a build requirement.
+    options = ["--follow-imports=silent", "--ignore-missing-imports"]
     # group_name: the runtime they share is the top-level module toolwire__mypyc.
     return list(mypycify([*options, *paths], opt_level="3", group_name="toolwire"))
+
+
+def _source(name: str) -> list[str]:
+    """The source of ``name`` (``protocol``, ``server.session``): a package's folder or a module's file."""
+    path = "src/toolwire/" + name.replace(".", "/")
+    return [path] if os.path.isdir(path) else [f"{path}.py"]
 
 
 setup(ext_modules=compiled_extensions() if compile_requested(set(sys.argv[1:])) else [])

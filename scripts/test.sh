@@ -2,8 +2,8 @@
 # Set everything up, then run every check: ruff, mypy --strict (src), the whole test suite,
 # the official MCP conformance suite against toolwire's server and client, and the wheel
 # installed with [chat] in a fresh venv (scripts/wheel-check.sh, about 30 s), and the compiled
-# build (scripts/compiled-check.sh, about 90 s: the protocol core compiled with mypyc, its
-# tests and the conformance suite's server side run against it).
+# build (scripts/compiled-check.sh: the hot modules compiled with mypyc, the whole test suite
+# and the conformance suite run again against it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh

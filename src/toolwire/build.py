@@ -1,29 +1,47 @@
-"""Which build of toolwire is installed: which of its packages the compiled build compiled
-with mypyc (``setup.py``, whose ``COMPILED`` names the same packages) run as extension
-modules here. ``toolwire --version`` says it."""
+"""Which build of toolwire is installed: whether the modules the compiled build compiles with
+mypyc (``setup.py`` reads :data:`COMPILED` from this file) run as extension modules here.
+``toolwire --version`` says it."""
 
 from __future__ import annotations
 
 import importlib
 import importlib.machinery
 
-#: The packages the compiled build compiles, whole.
-COMPILED = ("protocol",)
+#: What the compiled build compiles: the hot path of a call, from the wire to the tool and
+#: back (a package: all of its modules). The rest (start-up, the CLI, the client, the host,
+#: the HTTP transport's request orchestration: see docs/performance.md) stays Python.
+COMPILED = (
+    "protocol",
+    "server.session",
+    "server.calls",
+    "server.dispatch",
+    "server.lists",
+    "server.subscriptions",
+    "server.request_state",
+    "tools.validation",
+    "tools.results",
+    "tools.content",
+    "transports.http.checks",
+    "transports.http.wire.connection",
+    "transports.http.wire.request",
+    "transports.http.wire.heads",
+    "transports.http.wire.settings",
+)
 
 
-def compiled_packages() -> list[str]:
-    """The packages of :data:`COMPILED` that are extension modules in this installation
-    (empty for the pure-Python package); imports them."""
+def compiled_modules() -> list[str]:
+    """The entries of :data:`COMPILED` that are extension modules in this installation (empty
+    for the pure-Python package); imports them."""
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
     found = []
-    for package in COMPILED:
-        module = importlib.import_module(f"{__package__}.{package}")
+    for name in COMPILED:
+        module = importlib.import_module(f"{__package__}.{name}")
         if (module.__file__ or "").endswith(suffixes):
-            found.append(package)
+            found.append(name)
     return found
 
 
 def build_name() -> str:
-    """``compiled: protocol`` (the packages compiled) or ``pure Python``."""
-    compiled = compiled_packages()
-    return f"compiled: {', '.join(compiled)}" if compiled else "pure Python"
+    """``compiled: 15 of 15 hot modules`` (how many run compiled) or ``pure Python``."""
+    compiled = compiled_modules()
+    return f"compiled: {len(compiled)} of {len(COMPILED)} hot modules" if compiled else "pure Python"

@@ -109,11 +109,11 @@ class ServerSession:
         self._loop = asyncio.get_running_loop()
         #: The loop the session runs on (tools that run on worker threads come back to it).
         self.loop = self._loop
-        self._thread = threading.get_ident()
+        self._loop_thread = threading.get_ident()
         self._tasks: dict[RequestId, asyncio.Task[None]] = {}
         #: Calls run in their caller's task (see handle_inline): whether this session called
         #: them off (cancelled them) since.
-        self._inline: dict[RequestId, bool] = {}
+        self._inline_calls: dict[RequestId, bool] = {}
         self._adopting: list[Coroutine[Any, Any, None]] | None = None
         #: Calls started and not yet run (Python 3.11), in order: run by one task, see
         #: _run_queued. By request id: the request and its work.
@@ -227,7 +227,7 @@ class ServerSession:
         client request it belongs to, if any."""
         if message is None or self._closed:
             return
-        if threading.get_ident() != self._thread:
+        if threading.get_ident() != self._loop_thread:
             self._loop.call_soon_threadsafe(self.send, message, related)
         elif self._route is None:
             self._write(message.data)  # type: ignore[misc]
@@ -290,7 +290,7 @@ class ServerSession:
         adopting = self._adopting
         if adopting is not None and not adopting and self._may_run_inline(request, tool):
             adopting.append(self._finish(request, work))
-            self._inline[request.id] = False
+            self._inline_calls[request.id] = False
             # With its loop given, current_task() skips get_running_loop(), which on Python
             # 3.11 makes a getpid() system call: one per request over HTTP.
             self._tasks[request.id] = asyncio.current_task(self._loop)  # type: ignore[assignment]
@@ -363,7 +363,7 @@ class ServerSession:
         """Whether ``request``, a call of ``tool`` (if it is a ``tools/call`` of a registered
         one), can only end with its answer (it cannot detach as a task, which would outlive
         the caller's request)."""
-        return tool is not None and tool.task is None and request.id not in self._inline
+        return tool is not None and tool.task is None and request.id not in self._inline_calls
 
     def caller(self, request: Request) -> Identity | None:
         """Who sent ``request``, when the transport verified it (HTTP with ``auth=``), which
@@ -386,13 +386,13 @@ class ServerSession:
         except asyncio.CancelledError:
             # Cancelled by the client or at shutdown: nothing more is sent for it. A call run
             # inline takes back the cancellations this session made; others are its caller's.
-            called_off = self._inline.pop(request.id, None)
+            called_off = self._inline_calls.pop(request.id, None)
             if called_off is not None:
                 task = asyncio.current_task(self._loop)
                 if not called_off or task is None or task.uncancel() > 0:
                     raise
         finally:
-            self._inline.pop(request.id, None)
+            self._inline_calls.pop(request.id, None)
             if request.task is None:  # a task's id may serve a newer request by now
                 self._tasks.pop(request.id, None)
 
@@ -477,7 +477,7 @@ class ServerSession:
         moved onto the session's loop instead (and dropped once the session is gone)."""
         if self._closed or self._loop.is_closed():
             return False
-        if threading.get_ident() == self._thread:
+        if threading.get_ident() == self._loop_thread:
             return True
         self._loop.call_soon_threadsafe(callback, argument)
         return False
@@ -514,8 +514,8 @@ class ServerSession:
             return
         task = self._tasks.get(id)
         if task is not None:
-            if id in self._inline:
-                self._inline[id] = True
+            if id in self._inline_calls:
+                self._inline_calls[id] = True
             task.cancel()
 
     # -- shutdown --------------------------------------------------------------------------
@@ -548,7 +548,9 @@ class ServerSession:
             self._call_off(id)
         # A call run in its caller's task (handle_inline) is not waited for: that task goes on
         # past the call (an HTTP request, whose stream ends only once this session has closed).
-        await asyncio.gather(*{task for id, task in pending.items() if id not in self._inline}, return_exceptions=True)
+        await asyncio.gather(
+            *{task for id, task in pending.items() if id not in self._inline_calls}, return_exceptions=True
+        )
         for request, _ in list(self.subscriptions.values()):
             self.send(self.connection.respond(request, {"_meta": {META_SUBSCRIPTION_ID: request.id}}), request.id)
         self.subscriptions.clear()

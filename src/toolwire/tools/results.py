@@ -25,18 +25,20 @@ class ToolError(ToolwireError):
     the message. Never masked: this is what the model is meant to read."""
 
 
+#: ``structured`` not given (``None`` is a structured value).
+UNSET: Any = object()
+
+
 class ToolResult:
     """A whole tool result: content blocks, optional structured content, error flag, ``_meta``."""
 
     __slots__ = ("content", "is_error", "meta", "structured")
 
-    _UNSET: Any = object()
-
     def __init__(
         self,
         content: Iterable[Content | str] | Content | str = (),
         *,
-        structured: Any = _UNSET,
+        structured: Any = UNSET,
         is_error: bool = False,
         meta: dict[str, Any] | None = None,
     ) -> None:
@@ -48,7 +50,7 @@ class ToolResult:
 
     def to_dict(self) -> dict[str, Any]:
         result: dict[str, Any] = {"content": self.content}
-        if self.structured is not ToolResult._UNSET:
+        if self.structured is not UNSET:
             result["structuredContent"] = to_json_value(self.structured)
         if self.is_error:
             result["isError"] = True

@@ -36,6 +36,9 @@ class ArgumentsInvalid(ToolwireError, ValueError):
 #: The most subschemas one validation may apply (``$ref`` and ``allOf`` expanded): enough for
 #: any real schema, and far below what makes validation take seconds.
 MAX_SCHEMA_EXPANSION = 100_000
+#: The deepest nesting of subschemas a schema may have: far beyond any real one, and a fixed
+#: bound rather than Python's recursion limit, which the compiled build does not meet.
+MAX_SCHEMA_DEPTH = 256
 #: Keywords whose value is a subschema, a list of them, or a map of them (``$defs`` is not
 #: applied by itself, only through a ``$ref``).
 _ONE = (
@@ -79,7 +82,7 @@ def compile_schema(schema: dict[str, Any]) -> Any:
 def schema_expansion(schema: Any, limit: int) -> int:
     """How many subschemas validating one instance may apply, with local ``$ref`` targets expanded
     (a recursive reference counts once: it applies to a smaller part of the instance); stops
-    counting past ``limit``. Schemas nested too deeply to walk count as past it."""
+    counting past ``limit``. Schemas nested deeper than :data:`MAX_SCHEMA_DEPTH` count as past it."""
     sizes: dict[int, int] = {}
     walking: set[int] = set()
 
@@ -105,6 +108,8 @@ def schema_expansion(schema: Any, limit: int) -> int:
             return sizes[key]
         if key in walking:
             return 1
+        if len(walking) >= MAX_SCHEMA_DEPTH:
+            return limit + 1
         walking.add(key)
         total = 1
         children = [node.get(word) for word in _ONE]
@@ -120,10 +125,7 @@ def schema_expansion(schema: Any, limit: int) -> int:
         sizes[key] = total
         return total
 
-    try:
-        return size(schema)
-    except RecursionError:
-        return limit + 1
+    return size(schema)
 
 
 class Validator:

@@ -5,7 +5,6 @@ served at its well-known paths."""
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -55,19 +54,8 @@ class Checks:
             from ...auth.server.resource import AuthError
 
             self._auth_error = AuthError
-        catalogs = (server.registry, server.resources, server.resource_templates, server.prompts)
-        self._gated = any(catalog.gated for catalog in catalogs)  # kept current by the catalogs
-
-        checks = weakref.ref(self)
-
-        def regate() -> None:
-            alive = checks()
-            if alive is not None:
-                alive._gated = any(catalog.gated for catalog in catalogs)
-
-        for catalog in catalogs:
-            catalog.on_change(regate)
-        if auth is None and self._gated:
+        self._catalogs = (server.registry, server.resources, server.resource_templates, server.prompts)
+        if auth is None and self._gated():
             log.warning(
                 "some tools, resources or prompts need scopes, but this HTTP server has no auth=: "
                 "nothing checks them, and anyone who can reach it may use them"
@@ -92,6 +80,10 @@ class Checks:
         if parts.scheme in ("http", "https") and _host_allowed(parts.netloc, self.allowed_hosts - {"*"}):
             return
         raise HttpError(403, INVALID_REQUEST, f"Forbidden: Origin {origin!r} is not allowed (see allowed_origins)")
+
+    def _gated(self) -> bool:
+        """Whether some tool, resource or prompt needs scopes (read per request: they change)."""
+        return any(catalog.gated for catalog in self._catalogs)
 
     async def metadata(self, scope: Scope, send: Send) -> None:
         """The Protected Resource Metadata document, to anyone (it is public, and browsers'
@@ -123,7 +115,7 @@ class Checks:
         """403 if ``message`` (or one of a batch) names a tool, resource or prompt whose
         scopes ``caller`` lacks. Returns what a single message names (see
         :meth:`Server.target_of`), when it had to be looked up, else :data:`UNKNOWN`."""
-        if caller is None or self.auth is None or not self._gated:
+        if caller is None or self.auth is None or not self._gated():
             return UNKNOWN
         target = UNKNOWN
         for item in message if isinstance(message, list) else (message,):

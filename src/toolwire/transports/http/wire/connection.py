@@ -228,7 +228,7 @@ class HttpConnection(asyncio.Protocol):
             raise _Refused(501, f"the transfer coding {coding!r} is not supported: only chunked is")
         url = self._url
         if url[:1] != b"/" or b"?" in url or b"#" in url:
-            parsed = httptools.parse_url(url)
+            parsed: Any = httptools.parse_url(url)  # not its stubs' URL: a part it lacks is None
             raw_path, query = parsed.path, parsed.query or b""
         else:
             raw_path, query = url, b""  # the usual origin-form path, as is
