@@ -5,7 +5,7 @@
 #   protocol core is imported from the venv's extension modules;
 # - unpacked, it is what the whole test suite and the conformance suite (server and client)
 #   run against (PYTHONPATH at the unpacked wheel, ahead of this tree's editable install;
-#   the check fails if the session is imported from anywhere else). Behaviour is the pure
+#   the check fails if the core is imported from anywhere else). Behaviour is the pure
 #   build's: any difference is a bug in one of them.
 # Prints the time each step took. Usable alone; needs a C compiler and what scripts/setup.sh
 # installs. Arguments go to pytest.
@@ -45,9 +45,9 @@ step "installed it in a fresh venv: $shown"
 
 "$PYTHON" -m zipfile -e "$wheel" "$work/unpacked"
 export PYTHONPATH="$work/unpacked"
-imported="$("$PYTHON" -c 'import toolwire.server.session as s; print(s.__file__)')"
+imported="$("$PYTHON" -c 'import toolwire.protocol.connection as c; print(c.__file__)')"
 if [[ "$imported" != "$work/unpacked/"*.so ]]; then
-    echo "the session was imported from $imported, not the unpacked wheel's extension modules" >&2
+    echo "the protocol core was imported from $imported, not the unpacked wheel's extension modules" >&2
     exit 1
 fi
 "$PYTHON" -m pytest -q -p no:cacheprovider "$@"
