@@ -13,7 +13,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 unset PYTHONPATH
 PYTHON="${PYTHON:-.venv/bin/python}"
-work="$(mktemp -d)"
+# A fixed name, not mktemp's: the tests read tracebacks whose paths are under it, and a random
+# name there looks like a secret to the log's redaction, which hides the whole path.
+work="${TMPDIR:-/tmp}/toolwire-compiled-check"
+rm -rf "$work" && mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 step() { echo "compiled-check: $1 ($SECONDS s so far)"; }
 
