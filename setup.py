@@ -68,7 +68,7 @@ def compiled_extensions() -> list[Extension]:
 
 
 def _source(name: str) -> list[str]:
-    """The source of ``name`` (``protocol``, ``server.session``): a package's folder or a module's file."""
+    """The source of ``name`` (``protocol``, ``server.dispatch``): a package's folder or a module's file."""
     path = "src/toolwire/" + name.replace(".", "/")
     return [path] if os.path.isdir(path) else [f"{path}.py"]
 
