@@ -95,7 +95,8 @@ class FileSink:
             self._rotate()
         view = memoryview(data)
         while view:
-            view = view[os.write(self._fd, view) :]
+            written = os.write(self._fd, view)
+            view = view[written:]
         self._size += len(data)
         if self.durability == "fsync":
             os.fsync(self._fd)
