@@ -93,10 +93,14 @@ def _runtime_fixed() -> str:
     to find before mypyc's own; exits saying so if this mypyc's file is not the one fixed."""
     from mypyc.build import include_dir
 
-    source = open(os.path.join(include_dir(), "exc_ops.c"), encoding="utf-8").read()
+    with open(os.path.join(include_dir(), "exc_ops.c"), encoding="utf-8") as file:
+        source = file.read()
     broken, fixed = _THROW
     if source.count(broken) != 1:
-        sys.exit("mypyc's exc_ops.c is not the one setup.py fixes (see _THROW): check whether this mypyc keeps a thrown exception's traceback")
+        sys.exit(
+            "mypyc's exc_ops.c is not the one setup.py fixes (_THROW): check whether this mypyc keeps"
+            " the traceback of an exception thrown into a compiled coroutine, and drop or adapt the fix"
+        )
     folder = os.path.join("build", "mypyc-runtime-fixed")
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "exc_ops.c"), "w", encoding="utf-8") as file:
