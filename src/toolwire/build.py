@@ -9,11 +9,12 @@ import importlib.machinery
 
 #: What the compiled build compiles (a package: all of its modules): the hot path of a call.
 #: The protocol core; the session, its dispatch table and the ``tools/call`` path; validation
-#: and results; the stdio pipes; the HTTP server's connection, request and headers, its checks
-#: and the ASGI application; the guards' seam and the guards that run on every call. Their
-#: code avoids what mypyc compiles wrongly (tests/project/test_compiled_build.py checks it;
-#: docs/performance.md, "The compiled build", says what and why). ``server.stepping`` stays
-#: interpreted on purpose: it catches what compiled code is slow to catch.
+#: and results; the stdio pipes; the HTTP server's connection, request and headers, its
+#: checks, the ASGI application and its 2026-07-28 requests; the guards' seam and the guards
+#: that run on every call. Their code avoids what mypyc compiles wrongly
+#: (tests/project/test_compiled_build.py checks it; docs/performance.md, "The compiled
+#: build", says what and why). ``server.stepping`` stays interpreted on purpose: it catches
+#: what compiled code is slow to catch.
 COMPILED = (
     "protocol",
     "server.session",
@@ -27,6 +28,7 @@ COMPILED = (
     "tools.content",
     "pipes",
     "transports.http.app",
+    "transports.http.modern",
     "transports.http.checks",
     "transports.http.wire.connection",
     "transports.http.wire.request",
@@ -52,6 +54,6 @@ def compiled_modules() -> list[str]:
 
 
 def build_name() -> str:
-    """``compiled: 21 of 21 hot modules`` (how many run compiled) or ``pure Python``."""
+    """``compiled: 22 of 22 hot modules`` (how many run compiled) or ``pure Python``."""
     compiled = compiled_modules()
     return f"compiled: {len(compiled)} of {len(COMPILED)} hot modules" if compiled else "pure Python"
