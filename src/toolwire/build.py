@@ -13,11 +13,11 @@ import importlib.machinery
 #: checks, the ASGI application and its 2026-07-28 requests; the guards' seam and the guards
 #: that run on every call. Their code avoids what mypyc compiles wrongly
 #: (tests/project/test_compiled_build.py checks it; docs/performance.md, "The compiled
-#: build", says what and why). ``server.stepping`` stays interpreted on purpose: it catches
-#: what compiled code is slow to catch.
+#: build", says what and why).
 COMPILED = (
     "protocol",
     "server.session",
+    "server.stepping",
     "server.dispatch",
     "server.calls",
     "server.lists",
@@ -54,6 +54,6 @@ def compiled_modules() -> list[str]:
 
 
 def build_name() -> str:
-    """``compiled: 22 of 22 hot modules`` (how many run compiled) or ``pure Python``."""
+    """``compiled: 23 of 23 hot modules`` (how many run compiled) or ``pure Python``."""
     compiled = compiled_modules()
     return f"compiled: {len(compiled)} of {len(COMPILED)} hot modules" if compiled else "pure Python"

@@ -29,17 +29,13 @@ def hazards(path: Path) -> list[str]:
     an ``except`` block (each may re-raise, or match, an exception handled during the await
     instead of its own); a call in a slice's bounds (other than ``len``: on an object mypyc does
     not know, such as a ``memoryview``, it is called twice); and attributes whose C name is a
-    GCC keyword (the C does not compile). And one that is slow compiled: catching the
-    ``StopIteration`` of a finished coroutine (:func:`toolwire.server.stepping.first_step` does,
-    interpreted)."""
+    GCC keyword (the C does not compile)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Try | ast.TryStar):
             if any(_awaits(statement) for statement in node.finalbody):
                 found.append(f"{path.name}:{node.finalbody[0].lineno}: await in finally")
             for handler in node.handlers:
-                if isinstance(handler.type, ast.Name) and handler.type.id == "StopIteration":
-                    found.append(f"{path.name}:{handler.lineno}: except StopIteration (slow compiled)")
                 waits = [inner.lineno for inner in ast.walk(handler) if isinstance(inner, AWAITING)]
                 if waits and any(
                     isinstance(inner, ast.Raise) and inner.exc is None and inner.lineno > min(waits)
@@ -91,10 +87,6 @@ def test_the_check_finds_each_hazard(tmp_path: Path) -> None:
         "        raise exc\n"
         "    async with lock:\n"
         "        pass\n"
-        "    try:\n"
-        "        lock.step.send(None)\n"
-        "    except StopIteration:\n"
-        "        pass\n"
         "    return memoryview(lock.data)[lock.take() :], lock.data[: len(lock.data)]\n"
     )
     assert hazards(sample) == [
@@ -102,6 +94,5 @@ def test_the_check_finds_each_hazard(tmp_path: Path) -> None:
         "sample.py:5: await in finally",
         "sample.py:8: bare raise after an await in except",
         "sample.py:14: async with",
-        "sample.py:18: except StopIteration (slow compiled)",
-        "sample.py:20: a call in a slice's bounds",
+        "sample.py:16: a call in a slice's bounds",
     ]

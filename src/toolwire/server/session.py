@@ -46,7 +46,7 @@ from ..protocol.versions import META_SUBSCRIPTION_ID
 from ..tools.tool import Tool
 from .context import ClientRequestFailed, Context, InputRequired
 from .request_state import binding, seal, unseal
-from .stepping import Rest, first_step
+from .stepping import Rest
 
 if TYPE_CHECKING:
     from ..auth.identity import Identity
@@ -334,20 +334,20 @@ class ServerSession:
             self._tasks[id] = task
             context = contextvars.copy_context()
             rest: Rest | None = None
-            try:  # its first step, at once, in its own context
-                finished, value = first_step(work, context)
-            except Exception:
-                log.exception("a call failed outside its tool")
-                self._tasks.pop(id, None)
-                continue
-            if finished:  # answered without waiting: what _finish does, without its coroutine
-                self._send_here(value, id)
+            try:  # its first step, at once, in its own context (as stepping.at_once, inlined here)
+                waiting = context.run(work.send, None)
+            except StopIteration as done:  # answered without waiting: what _finish does, without its coroutine
+                self._send_here(done.value, id)
                 if request.task is None:
                     self._tasks.pop(id, None)
                 if not task.cancelling():
                     continue
+            except Exception:
+                log.exception("a call failed outside its tool")
+                self._tasks.pop(id, None)
+                continue
             else:
-                rest = Rest(work.__await__(), value, context)
+                rest = Rest(work.__await__(), waiting, context)
                 if len(self._waited) < MAX_WAITED:
                     self._waited.add(what)
             if queue:

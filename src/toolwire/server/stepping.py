@@ -5,14 +5,12 @@ task or a turn of the event loop; most of toolwire's awaitables (a body already 
 tool that does not wait) finish there. What is left is awaited in whichever task awaits the
 returned rest, which then receives its cancellation, as ``yield from`` would. A
 :class:`Rest` given a ``context`` runs every step in it, as a task would run them in its own.
-``first_step(work, context)`` is the first step of a coroutine, in a context, for the session's
-queue of calls.
 """
 
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable
 from typing import Any
 
 
@@ -26,19 +24,6 @@ def at_once(awaitable: Awaitable[Any]) -> tuple[Any, Awaitable[Any] | None]:
     except StopIteration as done:
         return done.value, None
     return None, Rest(steps, pending)
-
-
-def first_step(work: Coroutine[Any, Any, Any], context: contextvars.Context) -> tuple[bool, Any]:
-    """Run ``work``'s first step in ``context``: ``(True, its value)`` if it finished there,
-    else ``(False, what it waits on)``. What it raises propagates.
-
-    This module stays interpreted in the compiled build (:data:`toolwire.build.COMPILED`):
-    compiled code that catches the ``StopIteration`` of a coroutine that finished makes a
-    traceback entry with a frame of its own for it (a stdio call's instructions: 4% more)."""
-    try:
-        return False, context.run(work.send, None)
-    except StopIteration as done:
-        return True, done.value
 
 
 class Rest:
