@@ -10,7 +10,7 @@ import importlib.machinery
 #: What the compiled build compiles (a package: all of its modules): the hot path of a call.
 #: The protocol core; the session, its dispatch table and the ``tools/call`` path; validation
 #: and results; the stdio pipes; the HTTP server's connection, request and headers, its
-#: checks, the ASGI application and its 2026-07-28 requests; the guards' seam and the guards
+#: checks, the ASGI application and its requests of each era; the guards' seam and the guards
 #: that run on every call. Their code avoids what mypyc compiles wrongly
 #: (tests/project/test_compiled_build.py checks it; docs/performance.md, "The compiled
 #: build", says what and why).
@@ -29,6 +29,7 @@ COMPILED = (
     "pipes",
     "transports.http.app",
     "transports.http.modern",
+    "transports.http.legacy",
     "transports.http.checks",
     "transports.http.wire.connection",
     "transports.http.wire.request",
@@ -54,6 +55,6 @@ def compiled_modules() -> list[str]:
 
 
 def build_name() -> str:
-    """``compiled: 23 of 23 hot modules`` (how many run compiled) or ``pure Python``."""
+    """``compiled: 24 of 24 hot modules`` (how many run compiled) or ``pure Python``."""
     compiled = compiled_modules()
     return f"compiled: {len(compiled)} of {len(COMPILED)} hot modules" if compiled else "pure Python"
