@@ -263,8 +263,9 @@ def measure(path: str, era: str, calls: int, folder: Path, functions: int, objec
     if objects:
         by_object: dict[str, int] = {}
         for name, difference in own.items():
-            # callgrind_annotate names a function's file in brackets, unless it has no symbols
-            where = name.rsplit(" [", 1)[1].rstrip("]").split("/")[-1] if name.endswith("]") else "(no symbols)"
+            # callgrind_annotate names a function's file in brackets, though not always (the garbage
+            # collector's and some of the interpreter's own, mostly)
+            where = name.rsplit(" [", 1)[1].rstrip("]").split("/")[-1] if name.endswith("]") else "(file not named)"
             by_object[where] = by_object.get(where, 0) + difference
         top = sorted(by_object.items(), key=lambda item: -item[1])
         row["objects"] = [{"name": name, "per_call": difference / calls} for name, difference in top]
