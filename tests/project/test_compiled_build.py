@@ -27,7 +27,8 @@ def hazards(path: Path) -> list[str]:
     """What ``path`` does that mypyc 2.4 compiles wrongly: an ``await`` in a ``finally`` block
     or an ``async with`` (whose exit awaits in one), and a bare ``raise`` after an ``await`` in
     an ``except`` block (each may re-raise, or match, an exception handled during the await
-    instead of its own); a call in a slice's bounds (other than ``len``: on an object mypyc does
+    instead of its own); one name for the exceptions of ``except`` clauses of different types in
+    a function (it is typed as the first, and the others fail its check); a call in a slice's bounds (other than ``len``: on an object mypyc does
     not know, such as a ``memoryview``, it is called twice); and attributes whose C name is a
     GCC keyword (the C does not compile)."""
     found = []
@@ -49,6 +50,16 @@ def hazards(path: Path) -> list[str]:
             for inner in ast.walk(bound)
         ):
             found.append(f"{path.name}:{node.lineno}: a call in a slice's bounds")
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            caught: dict[str, set[str]] = {}
+            for handler in ast.walk(node):
+                if isinstance(handler, ast.ExceptHandler) and handler.name and handler.type:
+                    caught.setdefault(handler.name, set()).add(ast.unparse(handler.type))
+            found += [
+                f"{path.name}:{node.lineno}: {name!r} names exceptions of different types in {node.name}"
+                for name, types in caught.items()
+                if len(types) > 1
+            ]
         elif isinstance(node, ast.AsyncWith):
             found.append(f"{path.name}:{node.lineno}: async with")
         elif isinstance(node, ast.Attribute) and node.attr in C_KEYWORD_CLASHES:
@@ -88,6 +99,15 @@ def test_the_check_finds_each_hazard(tmp_path: Path) -> None:
         "    async with lock:\n"
         "        pass\n"
         "    return memoryview(lock.data)[lock.take() :], lock.data[: len(lock.data)]\n"
+        "\n"
+        "\n"
+        "def read(lock):\n"
+        "    try:\n"
+        "        return lock.read()\n"
+        "    except ValueError as exc:\n"
+        "        return exc\n"
+        "    except Exception as exc:  # typed as the ValueError above, compiled\n"
+        "        return exc\n"
     )
     assert hazards(sample) == [
         "sample.py:3: attribute _thread",
@@ -95,4 +115,5 @@ def test_the_check_finds_each_hazard(tmp_path: Path) -> None:
         "sample.py:8: bare raise after an await in except",
         "sample.py:14: async with",
         "sample.py:16: a call in a slice's bounds",
+        "sample.py:19: 'exc' names exceptions of different types in read",
     ]

@@ -184,8 +184,8 @@ class Audit:
         except asyncio.CancelledError:
             outcome = "cancelled"
             raise
-        except Exception as exc:
-            error = type(exc).__name__
+        except Exception as other:
+            error = type(other).__name__
             raise
         finally:
             took = round((time.monotonic() - began) * 1000, 3)

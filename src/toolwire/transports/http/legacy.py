@@ -101,9 +101,9 @@ class LegacyWire:
                 if self.replicas is not None:
                     self.replicas.opened(legacy)
                 await self.exchange(legacy, caller, body, message, receive, send, opening=client)
-            except BaseException as exc:
+            except BaseException as failure:
                 await self.sessions.end(legacy.id)
-                raise exc  # by name, after the await: not a finally (mypyc, see toolwire.build)
+                raise failure  # by name, after the await: not a finally (mypyc, see toolwire.build)
             if legacy.session.connection.legacy is None:  # the handshake failed: nothing opened
                 await self.sessions.end(legacy.id)
             return

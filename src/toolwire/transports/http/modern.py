@@ -108,10 +108,10 @@ class ModernWire:
         self.requests.add(worker.session)
         try:
             await self._serve(worker, client, caller, body, message, calls, target, receive, send)
-        except BaseException as exc:
+        except BaseException as failure:
             if not self._done_with(worker, client):
                 await worker.session.close(grace=0)
-            raise exc  # by name, after the await: not a finally (mypyc, see toolwire.build)
+            raise failure  # by name, after the await: not a finally (mypyc, see toolwire.build)
         if not self._done_with(worker, client):
             await worker.session.close(grace=0)
 
