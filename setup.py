@@ -64,7 +64,48 @@ def compiled_extensions() -> list[Extension]:
     # install (httpx, uvicorn, ...) are typed Any. orjson's stubs are there: a build requirement.
     options = ["--follow-imports=silent", "--ignore-missing-imports"]
     # group_name: the runtime they share is the top-level module toolwire__mypyc.
-    return list(mypycify([*options, *paths], opt_level="3", group_name="toolwire"))
+    extensions = list(mypycify([*options, *paths], opt_level="3", group_name="toolwire"))
+    fixed = _runtime_fixed()
+    for extension in extensions:
+        extension.include_dirs.insert(0, fixed)  # searched first: its files stand in for mypyc's
+    return extensions
+
+
+#: mypyc's generators (coroutines included) take ``throw(exception)``, as asyncio's tasks call
+#: it, as ``raise exception`` with no traceback: the exception's own is dropped (CPython's
+#: ``throw`` keeps it). An exception a worker thread raised, thrown into a compiled coroutine
+#: awaiting its future, lost the thread's frames. The fix: ``throw`` keeps the exception's own.
+_THROW = (
+    "        value = type;\n        type = (PyObject *)Py_TYPE(value);\n",
+    "        value = type;\n        type = (PyObject *)Py_TYPE(value);\n"
+    "        if (Py_IsNone(traceback)) {  // toolwire's fix: throw(exception) keeps its traceback\n"
+    "            PyObject *own = PyException_GetTraceback(value);\n"
+    "            if (own != NULL) {\n"
+    "                Py_DECREF(own);  // value holds it\n"
+    "                traceback = own;\n"
+    "            }\n"
+    "        }\n",
+)
+
+
+def _runtime_fixed() -> str:
+    """A folder holding mypyc's runtime file ``exc_ops.c`` with the fix above, for the compiler
+    to find before mypyc's own; exits saying so if this mypyc's file is not the one fixed."""
+    from mypyc.build import include_dir
+
+    with open(os.path.join(include_dir(), "exc_ops.c"), encoding="utf-8") as file:
+        source = file.read()
+    broken, fixed = _THROW
+    if source.count(broken) != 1:
+        sys.exit(
+            "mypyc's exc_ops.c is not the one setup.py fixes (_THROW): check whether this mypyc keeps"
+            " the traceback of an exception thrown into a compiled coroutine, and drop or adapt the fix"
+        )
+    folder = os.path.join("build", "mypyc-runtime-fixed")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "exc_ops.c"), "w", encoding="utf-8") as file:
+        file.write(source.replace(broken, fixed))
+    return os.path.abspath(folder)
 
 
 def _source(name: str) -> list[str]:

@@ -58,7 +58,11 @@ def count(out: Path, arguments: Sequence[str]) -> int:
 
 def per_function(path: Path) -> dict[str, int]:
     """Each function's own instructions in a callgrind file."""
-    listing = subprocess.run(["callgrind_annotate", "--threshold=100", str(path)], capture_output=True, text=True)
+    # --auto=no: the per-function summary only, not the source annotated line by line (whose
+    # "=> callee" lines would count as functions)
+    listing = subprocess.run(
+        ["callgrind_annotate", "--auto=no", "--threshold=100", str(path)], capture_output=True, text=True
+    )
     found: dict[str, int] = {}
     for line in listing.stdout.splitlines():
         match = re.match(r"\s*([\d,]+) \([^)]*\)\s+(\S.*)", line)

@@ -1,6 +1,6 @@
 """Instructions per ``tools/call``, counted under callgrind: the yardstick of changes to the core.
 
-    python benchmarks/instructions.py [--calls N] [--only stdio|http] [--json] [--functions K]
+    python benchmarks/instructions.py [--calls N] [--only stdio|http] [--json] [--functions K] [--objects]
 
 Timing on a shared host swings by tens of per cent; the instructions a process executes,
 counted by ``valgrind --tool=callgrind``, are the same run after run. Each path below runs
@@ -26,7 +26,9 @@ installed in the venv whose Python runs this, or built in place in a copy of the
 ``src`` is on ``PYTHONPATH``. The first line of the results says which build it was.
 
 ``--functions K`` lists, per path and era, the K functions with the most instructions per
-call (their own, the start-up left out), from ``callgrind_annotate``.
+call (their own, the start-up left out), from ``callgrind_annotate``; ``--objects`` adds them
+up by the file their code is in: the interpreter (``python3.11``), the compiled modules
+(``toolwire__mypyc``), uvloop, orjson, httptools, the C library.
 """
 
 from __future__ import annotations
@@ -234,8 +236,9 @@ def count_http(era: str, calls: int, folder: Path) -> tuple[int, Path]:
 # -- the run ---------------------------------------------------------------------------------
 
 
-def measure(path: str, era: str, calls: int, folder: Path, functions: int) -> dict[str, Any]:
-    """One path and era: its two runs, the count per call and (``functions``) where it goes."""
+def measure(path: str, era: str, calls: int, folder: Path, functions: int, objects: bool) -> dict[str, Any]:
+    """One path and era: its two runs, the count per call and (``functions``, ``objects``)
+    where it goes."""
     started = time.monotonic()
     if path == "stdio":
         bursts = max(calls // BURST, 1)
@@ -253,10 +256,19 @@ def measure(path: str, era: str, calls: int, folder: Path, functions: int) -> di
         "instructions": [small, large],
         "seconds": round(time.monotonic() - started, 1),
     }
+    own = callgrind.per_function_difference(small_file, large_file) if functions or objects else {}
     if functions:
-        own = callgrind.per_function_difference(small_file, large_file)
         top = sorted(own.items(), key=lambda item: -item[1])[:functions]
         row["functions"] = [{"name": name, "per_call": difference / calls} for name, difference in top]
+    if objects:
+        by_object: dict[str, int] = {}
+        for name, difference in own.items():
+            # callgrind_annotate names a function's file in brackets, though not always (the garbage
+            # collector's and some of the interpreter's own, mostly)
+            where = name.rsplit(" [", 1)[1].rstrip("]").split("/")[-1] if name.endswith("]") else "(file not named)"
+            by_object[where] = by_object.get(where, 0) + difference
+        top = sorted(by_object.items(), key=lambda item: -item[1])
+        row["objects"] = [{"name": name, "per_call": difference / calls} for name, difference in top]
     return row
 
 
@@ -269,6 +281,11 @@ def table(rows: list[dict[str, Any]]) -> str:
             for function in row["functions"]:
                 name = function["name"].rsplit(" [", 1)[0].split("/")[-1]
                 lines.append(f"{function['per_call']:12,.0f} {name}")
+        if "objects" in row:
+            lines.append(f"\n{row['path']}, {row['era']}: instructions per call by the file their code is in")
+            lines += [
+                f"{found['per_call']:12,.0f} {found['name']}" for found in row["objects"] if found["per_call"] >= 50
+            ]
     return "\n".join(lines)
 
 
@@ -286,6 +303,7 @@ def main() -> None:
     parser.add_argument("--only", choices=("stdio", "http"), help="one path only")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
     parser.add_argument("--functions", type=int, default=0, help="list the K functions with most per call")
+    parser.add_argument("--objects", action="store_true", help="add the instructions up by the file of their code")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
@@ -299,7 +317,7 @@ def main() -> None:
         for path in paths:
             for era in ERAS:
                 calls = args.calls or DEFAULT_CALLS[path]
-                row = measure(path, era, calls, Path(folder), args.functions)
+                row = measure(path, era, calls, Path(folder), args.functions, args.objects)
                 rows.append(row)
                 print(
                     f"{path} {era}: {row['instructions_per_call']:,.0f} instructions per call ({row['seconds']} s)",

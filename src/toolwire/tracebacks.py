@@ -12,6 +12,8 @@ import traceback
 _LIBRARY = sysconfig.get_paths()["stdlib"]
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _INSTALLED = f"{os.sep}site-packages{os.sep}toolwire{os.sep}"
+#: The file name of a compiled module's frames (the compiled build): the path it was built from.
+_COMPILED = "src/toolwire/"
 _FRAME = re.compile(r'^(\s*)File "([^"]*)", line \d+')
 
 
@@ -42,7 +44,7 @@ def own_lines(text: str) -> str:
         frame = _FRAME.match(line)
         if frame is not None:
             path = frame.group(2)
-            if path.startswith((_PACKAGE, "<frozen")) or _INSTALLED in path:
+            if path.startswith((_PACKAGE, "<frozen", _COMPILED)) or _INSTALLED in path:
                 skipping = len(frame.group(1))
                 continue
         kept.append(line)

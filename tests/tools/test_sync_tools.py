@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 import threading
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.helpers import open_peer
 from tests.support.httpserve import fresh_server
 from toolwire import Server
 from toolwire.client import Client
@@ -145,3 +148,41 @@ async def test_through_a_server_plain_functions_run_off_the_loop_unless_inline(t
         assert text(await client.call_tool("where")) != "MainThread"
         assert time.monotonic() - started < 0.4, "a blocking tool held up the others"
         assert text(await napping) == "slept 0.5"
+
+
+def _tenth(x: int) -> int:
+    return 10 // x
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
+async def test_a_failed_tools_logged_traceback_keeps_the_frames_that_ran_on_a_worker_thread(version: str) -> None:
+    """The exception of a plain function reaches the call's coroutines thrown in by the event
+    loop (as what the future awaited raised): its frames on the worker thread stay in the
+    traceback logged, in both builds (mypyc's generators dropped them: docs/performance.md)."""
+    server = Server("frames")
+
+    @server.tool()
+    def divide(x: int) -> int:
+        return _tenth(x)
+
+    @server.tool()
+    async def divide_later(x: int) -> int:
+        return await asyncio.to_thread(_tenth, x)
+
+    logged: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = logged.append  # type: ignore[method-assign]
+    logger = logging.getLogger("toolwire")
+    logger.addHandler(handler)
+    try:
+        peer = await open_peer(server, version)
+        for name in ("divide", "divide_later"):
+            answer = await peer.call(name, {"x": 0})
+            assert answer["result"]["isError"] is True, answer
+    finally:
+        logger.removeHandler(handler)
+    frames = [
+        [frame.name for frame in traceback.extract_tb(record.exc_info[2])] for record in logged if record.exc_info
+    ]
+    assert len(frames) == 2 and all(names[-1] == "_tenth" for names in frames), frames
+    assert "divide" in frames[0] and "divide_later" in frames[1], frames

@@ -95,7 +95,8 @@ class FileSink:
             self._rotate()
         view = memoryview(data)
         while view:
-            view = view[os.write(self._fd, view) :]
+            written = os.write(self._fd, view)
+            view = view[written:]
         self._size += len(data)
         if self.durability == "fsync":
             os.fsync(self._fd)
@@ -183,8 +184,8 @@ class Audit:
         except asyncio.CancelledError:
             outcome = "cancelled"
             raise
-        except Exception as exc:
-            error = type(exc).__name__
+        except Exception as other:
+            error = type(other).__name__
             raise
         finally:
             took = round((time.monotonic() - began) * 1000, 3)

@@ -170,9 +170,9 @@ class ServerConnection:
         """Add the events of one message to ``events``."""
         try:
             message = orjson.loads(data) if decoded is _NOT_DECODED else decoded
-        except orjson.JSONDecodeError as exc:
+        except orjson.JSONDecodeError as invalid:
             if not (blank_ok and not data.strip()):  # blank lines between messages are tolerated
-                events.append(self._error(None, PARSE_ERROR, f"Parse error: the message is not valid JSON ({exc})"))
+                events.append(self._error(None, PARSE_ERROR, f"Parse error: the message is not valid JSON ({invalid})"))
             return
         if decoded is _NOT_DECODED and len(data) > 2 * self.max_depth and too_deep(data, message, self.max_depth):
             problem = f"Invalid Request: JSON nested deeper than {self.max_depth} levels"
@@ -185,8 +185,8 @@ class ServerConnection:
             event = self._receive(message, None)
         except ProtocolError as exc:
             event = self._error(_id_of(message), exc.code, exc.message, exc.data)
-        except Exception as exc:  # a check we lack must cost this message only, never the stream
-            problem = f"Internal error: the message could not be handled ({type(exc).__name__}: {exc})"
+        except Exception as unexpected:  # a check we lack must cost this message only, never the stream
+            problem = f"Internal error: the message could not be handled ({type(unexpected).__name__}: {unexpected})"
             event = self._error(_id_of(message), INTERNAL_ERROR, problem)
         if event is not None:
             events.append(event)

@@ -138,8 +138,8 @@ async def run_tool(
                 request.claim = claim
                 await claim.begin(session, request, tool, context)
             result = tool.result(await tool.invoke(arguments, context, session.loop))  # Tool.call, one coroutine less
-        except (Exception, InputRequired) as exc:
-            result = _tool_failed(session, request, tool, arguments, context, exc)
+        except (Exception, InputRequired) as raised:
+            result = _tool_failed(session, request, tool, arguments, context, raised)
     except ProtocolError as exc:
         if not answer:
             raise

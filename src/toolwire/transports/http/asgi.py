@@ -180,6 +180,13 @@ async def stream_beside(
     await streamer
 
 
+async def watching_disconnect(receive: Receive, serve: Callable[[asyncio.Event], Awaitable[None]]) -> None:
+    """``serve(disconnected)`` within :func:`watch_disconnect` (for code the compiled build
+    compiles, which holds no ``async with``: see :data:`toolwire.build.COMPILED`)."""
+    async with watch_disconnect(receive) as disconnected:
+        await serve(disconnected)
+
+
 @contextlib.asynccontextmanager
 async def watch_disconnect(receive: Receive) -> Any:
     """An event set when the client goes away, watched for as long as the block runs."""

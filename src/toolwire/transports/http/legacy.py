@@ -32,7 +32,7 @@ from .asgi import (
     is_initialize,
     request_id,
     stream_beside,
-    watch_disconnect,
+    watching_disconnect,
 )
 from .channel import Channel, respond
 from .sessions import LegacySession, SessionManager, TooManySessions
@@ -97,15 +97,15 @@ class LegacyWire:
             except TooManySessions as exc:
                 what = "Too many requests" if exc.status == 429 else "Service unavailable"
                 raise HttpError(exc.status, INTERNAL_ERROR, f"{what}: {exc}", request_id(message)) from None
-            ok = False
             try:
                 if self.replicas is not None:
                     self.replicas.opened(legacy)
                 await self.exchange(legacy, caller, body, message, receive, send, opening=client)
-                ok = legacy.session.connection.legacy is not None
-            finally:
-                if not ok:
-                    await self.sessions.end(legacy.id)
+            except BaseException as failure:
+                await self.sessions.end(legacy.id)
+                raise failure  # by name, after the await: not a finally (mypyc, see toolwire.build)
+            if legacy.session.connection.legacy is None:  # the handshake failed: nothing opened
+                await self.sessions.end(legacy.id)
             return
         found = await self.held(session_id, caller, request_id(message))
         _check_version(found, headers, request_id(message))
@@ -205,8 +205,10 @@ class LegacyWire:
         legacy = LegacySession("stateless", self.server, connection, None)
         try:
             await self.exchange(legacy, caller, body, message, receive, send)
-        finally:
+        except BaseException as exc:
             await legacy.session.close(grace=0)
+            raise exc  # by name, after the await: not a finally (mypyc, see toolwire.build)
+        await legacy.session.close(grace=0)
 
     # -- GET and DELETE ------------------------------------------------------------------------
 
@@ -218,24 +220,29 @@ class LegacyWire:
             raise HttpError(400, INVALID_REQUEST, "Bad Request: no Mcp-Session-Id header")
         legacy = await self.held(session_id, caller, None)
         _check_version(legacy, headers, None)
-        last = headers.get("last-event-id")
-        async with watch_disconnect(receive) as disconnected:
-            if last is not None:
-                await self._resume(legacy, last, send, disconnected)
-                return
-            if legacy.standalone is not None:
-                raise HttpError(409, INVALID_REQUEST, "Conflict: this session already has a GET stream open")
-            resumable = legacy.resumable
-            channel = Channel(
-                0,
-                resumable=legacy.name_stream if resumable else None,
-                store=self.store if resumable else None,
-                keep_alive=self.keep_alive,
-            )
-            if legacy.detached is not None:  # replaced: what waited for a resumption is dropped
-                legacy.release(legacy.detached, [])
-                legacy.detached = None
-            await self._standalone(legacy, channel, channel.stream(send, disconnected))
+        stream = functools.partial(self._get_stream, legacy, headers.get("last-event-id"), send)
+        await watching_disconnect(receive, stream)
+
+    async def _get_stream(
+        self, legacy: LegacySession, last: str | None, send: Send, disconnected: asyncio.Event
+    ) -> None:
+        """The GET stream of ``legacy``: resumed after event ``last``, or its standalone stream."""
+        if last is not None:
+            await self._resume(legacy, last, send, disconnected)
+            return
+        if legacy.standalone is not None:
+            raise HttpError(409, INVALID_REQUEST, "Conflict: this session already has a GET stream open")
+        resumable = legacy.resumable
+        channel = Channel(
+            0,
+            resumable=legacy.name_stream if resumable else None,
+            store=self.store if resumable else None,
+            keep_alive=self.keep_alive,
+        )
+        if legacy.detached is not None:  # replaced: what waited for a resumption is dropped
+            legacy.release(legacy.detached, [])
+            legacy.detached = None
+        await self._standalone(legacy, channel, channel.stream(send, disconnected))
 
     async def _standalone(self, legacy: LegacySession, channel: Channel, serving: Awaitable[Any]) -> None:
         """Serve a session's GET stream; when its connection drops, it waits (if resumable)

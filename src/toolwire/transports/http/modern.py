@@ -103,50 +103,76 @@ class ModernWire:
         except ProtocolError as exc:
             raise HttpError(400, exc.code, exc.message, id, exc.data) from None
         worker = self._idle.pop() if self._idle else _Stateless(self.server)
-        worker.channel = channel = Channel(1, status=_modern_status, keep_alive=self.keep_alive)
-        connection, session = worker.connection, worker.session
-        session.peer = client
-        self.requests.add(session)
-        listening = False
+        worker.channel = Channel(1, status=_modern_status, keep_alive=self.keep_alive)
+        worker.session.peer = client
+        self.requests.add(worker.session)
         try:
-            events = connection.receive_message(body, message)
-            for event in events:
-                if type(event) is Answer:
-                    await respond(send, _immediate_status(event), event.data)
-                    return
-            request = events[0] if events else None
-            if type(request) is Request:
-                request.auth = caller
-                if calls and target is not UNKNOWN:
-                    request.target = target  # no await since the look-up: still what it names
-            if type(request) is Request and request.method == "subscriptions/listen":
-                self._open_listen_stream(client, id)
-                listening = True
-            rest = await first_steps(session, events)
-            if rest is None:
-                answer = channel.immediate_answer()
-                if answer is not None:
-                    await respond(send, _modern_status(answer), answer.data)
-                    return
-                if not listening and channel.complete():
-                    await channel.send_whole(send)  # all queued: nothing to wait for
-                    return
-            serve = channel.stream if listening else channel.serve  # a subscription streams at once
-            gone = (
-                functools.partial(session.cancel, request.id, "the client closed the response stream")
-                if isinstance(request, Request)
-                else None
-            )
-            await stream_beside(rest, receive, functools.partial(serve, send), gone)
-        finally:
-            if listening:
-                self._close_listen_stream(client)
-            self.requests.discard(session)
-            worker.channel = None
-            if worker.clean and len(self._idle) < MAX_IDLE_WORKERS:
-                self._idle.append(worker)
-            else:
-                await session.close(grace=0)
+            await self._serve(worker, client, caller, body, message, calls, target, receive, send)
+        except BaseException as failure:
+            if not self._done_with(worker, client):
+                await worker.session.close(grace=0)
+            raise failure  # by name, after the await: not a finally (mypyc, see toolwire.build)
+        if not self._done_with(worker, client):
+            await worker.session.close(grace=0)
+
+    async def _serve(
+        self,
+        worker: _Stateless,
+        client: str,
+        caller: Identity | None,
+        body: bytes,
+        message: dict[str, Any],
+        calls: bool,
+        target: Any,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        """Answer ``message`` on ``worker``'s connection and session (see :meth:`post`)."""
+        channel, session = worker.channel, worker.session
+        assert channel is not None
+        events = worker.connection.receive_message(body, message)
+        for event in events:
+            if type(event) is Answer:
+                await respond(send, _immediate_status(event), event.data)
+                return
+        request = events[0] if events else None
+        if type(request) is Request:
+            request.auth = caller
+            if calls and target is not UNKNOWN:
+                request.target = target  # no await since the look-up: still what it names
+        listening = type(request) is Request and request.method == "subscriptions/listen"
+        if listening:
+            self._open_listen_stream(client, request_id(message))
+            worker.listening = True
+        rest = await first_steps(session, events)
+        if rest is None:
+            answer = channel.immediate_answer()
+            if answer is not None:
+                await respond(send, _modern_status(answer), answer.data)
+                return
+            if not listening and channel.complete():
+                await channel.send_whole(send)  # all queued: nothing to wait for
+                return
+        serve = channel.stream if listening else channel.serve  # a subscription streams at once
+        gone = (
+            functools.partial(session.cancel, request.id, "the client closed the response stream")
+            if isinstance(request, Request)
+            else None
+        )
+        await stream_beside(rest, receive, functools.partial(serve, send), gone)
+
+    def _done_with(self, worker: _Stateless, client: str) -> bool:
+        """``worker``'s request is over: true if it is idle, ready for the next one; false if
+        it is not clean, and its session must be closed."""
+        if worker.listening:
+            worker.listening = False
+            self._close_listen_stream(client)
+        self.requests.discard(worker.session)
+        worker.channel = None
+        if worker.clean and len(self._idle) < MAX_IDLE_WORKERS:
+            self._idle.append(worker)
+            return True
+        return False
 
     def _open_listen_stream(self, client: str, id: RequestId | None) -> None:
         """Count a ``subscriptions/listen`` stream of ``client``; 429 at a cap."""
@@ -174,10 +200,11 @@ class _Stateless:
     channel of its own exchange. Requests are independent (any may come from any client),
     so a pair that is done cleanly serves the next: making one costs more than a call."""
 
-    __slots__ = ("channel", "connection", "session")
+    __slots__ = ("channel", "connection", "listening", "session")
 
     def __init__(self, server: Server) -> None:
         self.channel: Channel | None = None
+        self.listening = False  # its request is a subscriptions/listen stream, counted
         self.connection = server.connection(terminator=b"")
         self.session = ServerSession(server, self.connection, route=self.route, listen=False)
 

@@ -123,10 +123,10 @@ class HttpConnection(asyncio.Protocol):
                 request.wake()
             self._backlog = None
             self._pause_reading()
-        except httptools.HttpParserError as exc:  # a callback's exception is its context
-            refused = exc.__context__
+        except httptools.HttpParserError as invalid:  # a callback's exception is its context
+            refused = invalid.__context__
             if not isinstance(refused, _Refused):
-                refused = _Refused(400, f"the request is not valid HTTP/1.1 ({exc})")
+                refused = _Refused(400, f"the request is not valid HTTP/1.1 ({invalid})")
             self._read_no_more(refused)
         else:
             if self._unparsed > MAX_HEAD_BYTES:  # a header, or trailer, that never ends
