@@ -10,8 +10,9 @@ from pathlib import Path
 from toolwire.build import COMPILED
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "toolwire"
-#: Attribute names that mypyc's C code spells as a GCC keyword (it prefixes a ``_``).
+#: The nodes that await.
 AWAITING = (ast.Await, ast.AsyncWith, ast.AsyncFor)
+#: Attribute names that mypyc's C code spells as a GCC keyword (it prefixes a ``_``).
 C_KEYWORD_CLASHES = {f"_{word}" for word in ("thread", "inline", "asm", "const", "volatile", "restrict", "signed")}
 
 
@@ -27,10 +28,11 @@ def hazards(path: Path) -> list[str]:
     """What ``path`` does that mypyc 2.4 compiles wrongly: an ``await`` in a ``finally`` block
     or an ``async with`` (whose exit awaits in one), and a bare ``raise`` after an ``await`` in
     an ``except`` block (each may re-raise, or match, an exception handled during the await
-    instead of its own); one name for the exceptions of ``except`` clauses of different types in
-    a function (it is typed as the first, and the others fail its check); a call in a slice's bounds (other than ``len``: on an object mypyc does
-    not know, such as a ``memoryview``, it is called twice); and attributes whose C name is a
-    GCC keyword (the C does not compile)."""
+    instead of its own); one name for the exceptions of ``except`` clauses of different types
+    in a function (it is typed as the first, and the others fail its check); a call in a
+    slice's bounds (other than ``len``: on an object mypyc does not know, such as a
+    ``memoryview``, it is called twice); and attributes whose C name is a GCC keyword (the C
+    does not compile)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Try | ast.TryStar):
