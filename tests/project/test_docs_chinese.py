@@ -35,7 +35,6 @@ BEHIND = {
     "conformance.md",
     "context.md",
     "dev.md",
-    "extensions.md",
     "guards.md",
     "host.md",
     "http.md",
