@@ -39,7 +39,6 @@ BEHIND = {
     "host.md",
     "http.md",
     "knowledge-base.md",
-    "large-tool-sets.md",
     "performance.md",  # the twin holds "The compiled build" only
     "prompts.md",
     "protocol-versions.md",
