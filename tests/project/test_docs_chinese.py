@@ -38,7 +38,6 @@ BEHIND = {
     "guards.md",
     "host.md",
     "http.md",
-    "knowledge-base.md",
     "performance.md",  # the twin holds "The compiled build" only
     "prompts.md",
     "protocol-versions.md",
