@@ -12,6 +12,9 @@ test says so). For each pair:
 - each page links to its twin, and every relative link of a Chinese page resolves.
 
 ``docs/zh/`` may hold pages of its own (the tutorial), which have no English twin.
+
+README.zh-CN.md links every page of the docs that README.md links (the Chinese twin, or the
+English page while there is none) and names every extra README.md names.
 """
 
 from __future__ import annotations
@@ -135,3 +138,11 @@ def test_the_links_of_a_chinese_page_resolve(page: Path) -> None:
     for target in LINK.findall(page.read_text(encoding="utf-8")):
         if not target.startswith(("http:", "https:", "mailto:")):
             assert (page.parent / target).resolve().exists(), f"docs/zh/{page.name} links to a missing {target}"
+
+
+def test_the_chinese_readme_links_the_pages_and_names_the_extras_the_english_one_does() -> None:
+    english = (ROOT / "README.md").read_text(encoding="utf-8")
+    chinese = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    pages = set(re.findall(r"\]\(docs/([a-z-]+\.md)", english))
+    assert pages - set(re.findall(r"\]\(docs/(?:zh/)?([a-z-]+\.md)", chinese)) == set()
+    assert set(re.findall(r"`\[(\w+)\]`", english)) - set(re.findall(r"`\[(\w+)\]`", chinese)) == set()
