@@ -50,7 +50,6 @@ BEHIND = {
     "serving.md",
     "tasks.md",
     "testing.md",
-    "tools.md",
 }
 
 FENCE = re.compile(r"^(?P<before>[^\n]*)\n```(?P<language>[^\n`]*)\n(?P<code>.*?)\n```$", re.M | re.S)
