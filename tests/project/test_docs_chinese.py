@@ -45,7 +45,6 @@ BEHIND = {
     "resources.md",
     "scaling.md",
     "security.md",
-    "serving.md",
     "tasks.md",
     "testing.md",
 }
