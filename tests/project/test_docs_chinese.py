@@ -38,7 +38,6 @@ BEHIND = {
     "context.md",
     "dev.md",
     "guards.md",
-    "http.md",
     "performance.md",  # the twin holds "The compiled build" only
     "prompts.md",
     "protocol-versions.md",
