@@ -42,7 +42,6 @@ BEHIND = {
     "protocol-versions.md",
     "resources.md",
     "scaling.md",
-    "security.md",
     "tasks.md",
     "testing.md",
 }
