@@ -36,7 +36,6 @@ BEHIND = {
     "conformance.md",
     "context.md",
     "dev.md",
-    "guards.md",
     "performance.md",  # the twin holds "The compiled build" only
     "prompts.md",
     "protocol-versions.md",
