@@ -41,7 +41,6 @@ BEHIND = {
     "protocol-versions.md",
     "resources.md",
     "scaling.md",
-    "tasks.md",
     "testing.md",
 }
 
