@@ -32,7 +32,6 @@ CHINESE = sorted((DOCS / "zh").glob("*.md"))
 
 # Pages whose Chinese twin is missing or holds only some sections: make one level, then drop it here.
 BEHIND = {
-    "authorization.md",
     "conformance.md",
     "context.md",
     "dev.md",
