@@ -33,12 +33,9 @@ CHINESE = sorted((DOCS / "zh").glob("*.md"))
 # Pages whose Chinese twin is missing or holds only some sections: make one level, then drop it here.
 BEHIND = {
     "conformance.md",
-    "context.md",
     "dev.md",
     "performance.md",  # the twin holds "The compiled build" only
-    "prompts.md",
     "protocol-versions.md",
-    "resources.md",
     "scaling.md",
     "testing.md",
 }
