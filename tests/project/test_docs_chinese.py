@@ -32,12 +32,9 @@ CHINESE = sorted((DOCS / "zh").glob("*.md"))
 
 # Pages whose Chinese twin is missing or holds only some sections: make one level, then drop it here.
 BEHIND = {
-    "conformance.md",
     "dev.md",
     "performance.md",  # the twin holds "The compiled build" only
-    "protocol-versions.md",
     "scaling.md",
-    "testing.md",
 }
 
 FENCE = re.compile(r"^(?P<before>[^\n]*)\n```(?P<language>[^\n`]*)\n(?P<code>.*?)\n```$", re.M | re.S)
