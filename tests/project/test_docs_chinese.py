@@ -32,7 +32,6 @@ CHINESE = sorted((DOCS / "zh").glob("*.md"))
 
 # Pages whose Chinese twin is missing or holds only some sections: make one level, then drop it here.
 BEHIND = {
-    "dev.md",
     "performance.md",  # the twin holds "The compiled build" only
     "scaling.md",
 }
