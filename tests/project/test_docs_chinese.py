@@ -33,7 +33,6 @@ CHINESE = sorted((DOCS / "zh").glob("*.md"))
 # Pages whose Chinese twin is missing or holds only some sections: make one level, then drop it here.
 BEHIND = {
     "performance.md",  # the twin holds "The compiled build" only
-    "scaling.md",
 }
 
 FENCE = re.compile(r"^(?P<before>[^\n]*)\n```(?P<language>[^\n`]*)\n(?P<code>.*?)\n```$", re.M | re.S)
