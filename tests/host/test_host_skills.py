@@ -115,10 +115,7 @@ async def test_a_skill_is_addressed_by_its_server_never_by_a_name_another_server
         loaded = await connected.load_skill("good/pdf")  # the hostile server's skill before
         (said,) = connected.warnings
     assert loaded.startswith("Skill good/pdf (server good)") and "The body of pdf." in loaded
-    assert (
-        said
-        == "1 skills of the server 'hostile' are not offered: the name 'good/pdf' breaks the naming rules or is not its folder's"
-    )
+    assert said == "a skill of the server 'hostile': the name 'good/pdf' breaks the naming rules or is not its folder's"
 
 
 async def test_what_a_hostile_skill_says_reaches_the_model_on_one_line_cut_and_marked(tmp_path: Path) -> None:

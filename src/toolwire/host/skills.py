@@ -63,7 +63,8 @@ def offered_skills(listed: dict[str, list[SkillEntry]]) -> tuple[list[OfferedSki
     for server, entries in listed.items():
         fit, refused = _fit(entries)
         if refused:
-            notes.append(f"{len(refused)} skills of the server {server!r} are not offered: {refused[0]}")
+            more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+            notes.append(f"a skill of the server {server!r}: {refused[0]}{more}")
         if len(fit) > MAX_PER_SERVER:
             notes.append(f"the server {server!r} lists {len(fit)} skills: only its first {MAX_PER_SERVER} are offered")
         kept += [(server, entry) for entry in fit[:MAX_PER_SERVER]]

@@ -41,7 +41,8 @@ CORE_SCHEMA = [
         "-+.0123456789",
     ),
 ]
-_INT64 = range(-(2**63), 2**64)
+#: The integers JSON is written with as they are (64 bits, signed or not); larger ones become doubles.
+_EXACT = range(-(2**63), 2**64)
 
 
 class YAMLRefused(ValueError):
@@ -121,8 +122,11 @@ def _loader_class() -> type[Any]:
             digits = text[2:] if base != 10 else text
             if len(digits) > MAX_DIGITS:
                 raise YAMLRefused(f"the number {text[:20]}... is too large for JSON: quote it{self.where(node)}")
-            value = int(digits, base)
-            return value if value in _INT64 else self.finite(value, text, node)
+            try:
+                value = int(digits, base)
+            except ValueError:  # what an explicit !!int tags
+                raise YAMLRefused(f"{text[:20]!r} is not an integer{self.where(node)}") from None
+            return value if value in _EXACT else self.finite(value, text, node)
 
         def real(self, node: Any) -> float:
             text = str(self.construct_scalar(node))
