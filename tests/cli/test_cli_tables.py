@@ -89,7 +89,7 @@ def test_tools_that_run_as_tasks_are_marked(protocol: list[str]) -> None:
 def test_call_checks_the_arguments_before_sending_them(words: list[str], said: str) -> None:
     done = toolwire("call", SEED, *words)
     assert done.returncode == 2
-    assert done.stderr.strip() == f"toolwire: {said}"
+    assert done.stderr.strip() == f"toolwire: {said} (see toolwire call -h)"
 
 
 @pytest.mark.parametrize("era", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"])

@@ -57,9 +57,6 @@ def main(command: str, argv: list[str]) -> int:
     try:
         invocation = parse(command, argv)
         return asyncio.run(_chat(invocation) if command == "chat" else _ask(invocation))
-    except UsageError as exc:
-        sys.stderr.write(f"toolwire: {printable(str(exc))}\n")
-        return 2
     except KeyboardInterrupt:
         return 130
 

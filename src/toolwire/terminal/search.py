@@ -46,12 +46,10 @@ exit status: 0 done (also when nothing matches); 1 no server could be started, o
 def main(argv: list[str]) -> int:
     """Run ``toolwire search ARGV...``; returns the exit status (see the module's description)."""
     try:
-        require("search", "toolwire search")
         own, server_command = split_command(argv)
-        return asyncio.run(_search(parser().parse_intermixed_args(own), server_command))
-    except UsageError as exc:
-        sys.stderr.write(f"toolwire: {printable(str(exc))}\n")
-        return 2
+        options = parser().parse_intermixed_args(own)  # -h first: the help needs no extra
+        require("search", "toolwire search")
+        return asyncio.run(_search(options, server_command))
     except ExtraMissing as exc:
         sys.stderr.write(f"toolwire: {exc}\n")
         return 1
