@@ -98,9 +98,11 @@ async def _search(options: argparse.Namespace, server_command: list[str] | None)
 
 
 def _print(matches: list[ToolMatch], query: str) -> None:
-    """A table of the tools found: rank, name, server, score, the description's first line."""
+    """A table of the tools found: rank, name, server, score, the description's first sentence."""
     from rich.console import Console
     from rich.table import Table
+
+    from .table import summary
 
     console = Console(highlight=False)
     if not matches:
@@ -110,13 +112,12 @@ def _print(matches: list[ToolMatch], query: str) -> None:
     for column in ("#", "tool", "server", "score", "description"):
         table.add_column(column, justify="right" if column in ("#", "score") else "left")
     for rank, match in enumerate(matches, 1):
-        about = (match.tool.description or "").strip().splitlines()
         table.add_row(
             str(rank),
             printable(match.name, lines=False),
             printable(match.server, lines=False),
             f"{match.score:.2f}",
-            printable(about[0] if about else "", lines=False),
+            printable(summary(match.tool.description), lines=False),
         )
     console.print(table)
 
