@@ -121,3 +121,9 @@ def test_chinese_text_round_trips_unchanged_in_every_era(era: str) -> None:
     weather = next(tool for tool in json.loads(listed.stdout) if tool["name"] == "weather")
     assert weather["description"] == "查询一个城市的天气预报。返回每天的最高和最低气温。"
     assert weather["inputSchema"]["properties"]["城市"]["description"] == "城市的名字"  # from the 参数: section
+
+
+def test_counts_are_singular_for_one() -> None:
+    from toolwire.terminal.output import counted
+
+    assert [counted(n, "tool") for n in (0, 1, 2)] == ["0 tools", "1 tool", "2 tools"]

@@ -35,7 +35,7 @@ from rich.text import Text
 
 from ..client import PromptInfo, ResourceInfo, ResourceTemplateInfo, TaskInfo, ToolInfo
 from ..lookalikes import marks
-from .output import printable
+from .output import counted, printable
 from .schemas import parameters
 from .wrapping import Kinsoku
 
@@ -181,7 +181,7 @@ def _heading(server_info: dict[str, Any], version: str | None, counts: str) -> K
 
 
 def _count(items: list[Any], noun: str) -> str:
-    return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}" if items else f"no {noun}s"
+    return counted(len(items), noun) if items else f"no {noun}s"
 
 
 def _name(name: str, display_name: str, style: str = "bold") -> Kinsoku:
