@@ -143,3 +143,11 @@ def test_the_chinese_readme_installs_the_extras_of_its_knowledge_base_line_befor
     readme = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
     before, found, _ = readme.partition("toolwire chat examples/knowledge_base.py")
     assert found and "pip install -e '.[chat,kb]'" in before
+
+
+def test_the_tasks_client_is_a_program_plain_python_runs() -> None:
+    text = (ROOT / "docs" / "tasks.md").read_text(encoding="utf-8")
+    client = text.split("## The client", 1)[1]
+    code = BLOCK.search(client)
+    assert code is not None
+    compile(code.group("code"), "docs/tasks.md", "exec")  # no top-level await: a SyntaxError before
