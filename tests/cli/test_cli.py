@@ -469,7 +469,9 @@ def test_failures_are_said_once_with_the_servers_reason() -> None:
     assert first == "toolwire: tool 'boom' failed: RuntimeError: kaput"  # not "Tool 'boom'", nor twice
     assert server_said[0] == "  the server's stderr during the call:" and server_said[-1] == "  RuntimeError: kaput"
     assert failed(refused, 1) == "toolwire: tool 'fail' failed: nope, not today"
-    assert failed(huge, 2) == "toolwire: ratio=1e400: the number is too large for JSON (at most about 1.8e308)"
+    assert failed(huge, 2) == (
+        "toolwire: ratio=1e400: the number is too large for JSON (at most about 1.8e308) (see toolwire call -h)"
+    )
     assert failed(missing, 1) == "toolwire: resource not found: notes://x (there is no note called x)"
 
 
