@@ -272,7 +272,7 @@ function renderBlock(block) {
     case "resource": {
       const resource = block.resource || {};
       return el("div", {}, el("p", {}, "embedded resource ", el("code", {}, resource.uri || "")),
-        "text" in resource ? el("pre", {}, resource.text) : el("p", {}, `${resource.mimeType || "binary"}, ${counted(atob(resource.blob || "").length, "byte")}`));
+        "text" in resource ? el("pre", {}, resource.text) : el("p", {}, `${resource.mimeType || "binary"}, ${counted(Math.floor(String(resource.blob || "").replace(/=+$/, "").length * 3 / 4), "byte")}`));
     }
     default: return el("pre", {}, JSON.stringify(block, null, 2));
   }
