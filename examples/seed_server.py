@@ -21,8 +21,12 @@ It is meant to be read. Each tool shows one part of the API:
 Configuration, read when a tool runs (not at import), from the environment:
 
 =========================  ==================================================================
-``TOOLWIRE_EXAMPLES_ROOT``  the directory the file tools may touch (default: ``sample_data``
-                            next to this file)
+``TOOLWIRE_EXAMPLES_ROOT``  the directory the file tools may touch (default: your own copy of
+                            ``sample_data``, made on first use in your data folder:
+                            ``$XDG_DATA_HOME/toolwire/seed-workspace``, by default
+                            ``~/.local/share/toolwire/seed-workspace``; on Windows under
+                            ``%LOCALAPPDATA%``), so that ``delete_file`` and ``create_record``
+                            never change the files next to this one
 ``TOOLWIRE_EXAMPLES_DB``    the SQLite database of ``create_record`` (default:
                             ``records.sqlite3`` in the root)
 ``TOOLWIRE_WEATHER_URL``    base URL of the Open-Meteo forecast API
@@ -37,8 +41,10 @@ import json
 import math
 import os
 import re
+import shutil
 import sqlite3
 import stat
+import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -253,10 +259,35 @@ def text_analyzer(text: str) -> TextStats:
 
 
 def workspace_root() -> Path:
-    """The directory the file tools work in (``TOOLWIRE_EXAMPLES_ROOT``), fully resolved."""
-    root = Path(os.environ.get("TOOLWIRE_EXAMPLES_ROOT") or HERE / "sample_data").resolve()
+    """The directory the file tools work in, fully resolved: ``TOOLWIRE_EXAMPLES_ROOT``, or
+    else the user's own copy of the samples (:func:`user_workspace`)."""
+    given = os.environ.get("TOOLWIRE_EXAMPLES_ROOT")
+    root = Path(given).resolve() if given else user_workspace()
     if not root.is_dir():
         raise ToolError("The workspace root is not a directory: check TOOLWIRE_EXAMPLES_ROOT")
+    return root
+
+
+def user_workspace() -> Path:
+    """``toolwire/seed-workspace`` in the user's data folder (``$XDG_DATA_HOME``, else
+    ``%LOCALAPPDATA%`` or ``~/.local/share``), made on first use as a copy of ``sample_data``:
+    the tools change that copy, never the files of the repository. ``ToolError`` (naming no
+    path) if it cannot be made."""
+    try:
+        base = os.environ.get("XDG_DATA_HOME") or os.environ.get("LOCALAPPDATA") or Path.home() / ".local" / "share"
+        root = (Path(base) / "toolwire" / "seed-workspace").resolve()
+        if not root.is_dir():
+            root.parent.mkdir(parents=True, exist_ok=True)
+            fresh = tempfile.mkdtemp(prefix=".seed-workspace-", dir=root.parent)
+            ignored = shutil.ignore_patterns("__pycache__", "*.pyc", "records.sqlite3")
+            shutil.copytree(HERE / "sample_data", fresh, ignore=ignored, dirs_exist_ok=True)
+            try:
+                os.rename(fresh, root)  # whole at once: a server starting meanwhile never sees half a copy
+            except OSError:  # another server made it first
+                shutil.rmtree(fresh, ignore_errors=True)
+    except (OSError, RuntimeError) as exc:  # RuntimeError: no home directory
+        said = getattr(exc, "strerror", None) or type(exc).__name__
+        raise ToolError(f"The workspace could not be made ({said}): set TOOLWIRE_EXAMPLES_ROOT to a folder") from None
     return root
 
 

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.clirun import TOOLWIRE, environment, failed, finish, start, toolwire, toolwire_all
+from tests.support.clirun import TOOLWIRE, absent, environment, failed, finish, start, toolwire, toolwire_all
 from tests.support.rawclient import RawClient, toolwire_command
 from toolwire import Server
 from toolwire.build import build_name
+from toolwire.extras import EXTRAS
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVERS = ROOT / "tests" / "servers"
@@ -116,7 +117,7 @@ def test_key_value_arguments_take_the_schema_types() -> None:
             "call",
             CLI_SERVER,
             "kinds",
-            "--json",
+            "--input",
             '{"count": 3, "flag": true, "items": [1, 2], "name": "123", "extra": 5}',
         ],
     )
@@ -228,16 +229,19 @@ def test_server_failures_exit_1() -> None:
 USAGE_ERRORS = [
     (["call", BASIC, "echo", "text"], "expected KEY=VALUE, not 'text'"),
     (["call", BASIC, "echo", "text=a", "text=b"], "text is given twice"),
-    (["call", BASIC, "echo", "text=a", "--json", "{}"], "give the arguments as KEY=VALUE words or as --json, not both"),
-    (["call", BASIC, "echo", "--json", "{text"], "--json is not valid JSON"),
-    (["call", BASIC, "echo", "--json", "[1]"], "--json must be a JSON object, and '[1]' is a JSON array"),
+    (
+        ["call", BASIC, "echo", "text=a", "--input", "{}"],
+        "give the arguments as KEY=VALUE words or as --input, not both",
+    ),
+    (["call", BASIC, "echo", "--input", "{text"], "--input is not valid JSON"),
+    (["call", BASIC, "echo", "--input", "[1]"], "--input must be a JSON object, and '[1]' is a JSON array"),
     (["call", BASIC, "countdown", "n=three"], "n=three: n is of type integer, so its value must be JSON"),
     (["call", BASIC], "the name of the tool to call is needed"),
     (["call", "echo", "--"], "a command line is needed after --"),
     (["tools"], "a TARGET is needed"),
     (["tools", "nowhere.py"], "no such file: nowhere.py"),
     (["tools", "npx some-server"], "'npx some-server' is not a TARGET"),
-    (["tools", BASIC, "--protocol", "1999-01-01"], "argument --protocol: invalid choice"),
+    (["tools", BASIC, "--protocol", "1999-01-01"], "argument --protocol: '1999-01-01' is not one of"),
     (["tools", BASIC, "--timeout", "soon"], "argument --timeout: expected a positive number of seconds"),
     (["tools", "https://example.com/mcp", "--env", "A=1"], "--env applies to servers started as processes"),
 ]
@@ -246,6 +250,51 @@ USAGE_ERRORS = [
 def test_usage_errors_exit_2() -> None:
     for (args, message), done in zip(USAGE_ERRORS, toolwire_all(*(args for args, _ in USAGE_ERRORS)), strict=True):
         assert failed(done, 2).startswith(f"toolwire: {message}"), args
+        assert failed(done, 2).endswith(f" (see toolwire {args[0]} -h)") and done.stderr.count("\n") == 1, args
+
+
+def test_usage_errors_say_what_to_do_and_name_the_help() -> None:
+    cases = {
+        ("call", BASIC, "echo", "Paris"): "expected KEY=VALUE, not 'Paris': put the name of its parameter before it"
+        " (NAME=Paris) (see toolwire call -h)",
+        ("call", BASIC): "the name of the tool to call is needed after TARGET: toolwire tools TARGET lists them"
+        " (see toolwire call -h)",
+        ("read", "README.md"): "'README.md' is not a TARGET: give FILE.py, FILE.py:OBJECT, an http(s) URL, or a"
+        " command line after -- (see toolwire read -h)",
+        ("tols", BASIC): "unknown command 'tols': did you mean 'tools'? (see toolwire -h)",
+        (
+            "tools",
+            BASIC,
+            "--jsno",
+        ): "unknown option for tools: '--jsno': did you mean '--json'? (see toolwire tools -h)",
+        ("call", BASIC, "echo", "--tiemout=3"): "unknown option for call: '--tiemout=3': did you mean '--timeout'?"
+        " (see toolwire call -h)",
+        ("tools", BASIC, "--protocol", "2025-11-26"): "argument --protocol: '2025-11-26' is not one of 2024-11-05,"
+        " 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28: did you mean '2025-11-25'? (see toolwire tools -h)",
+        ("auth", "lgoin"): "argument ACTION: 'lgoin' is not one of login, logout, status: did you mean 'login'?"
+        " (see toolwire auth -h)",
+        ("install", "cursr", BASIC): "unknown client 'cursr': did you mean 'cursor'? (see toolwire install -h)",
+        ("search", "--limt", "3", "q"): "unknown option for search: '--limt': did you mean '--limit'?"
+        " (see toolwire search -h)",
+    }
+    for (words, said), done in zip(cases.items(), toolwire_all(*(list(words) for words in cases)), strict=True):
+        assert failed(done, 2) == f"toolwire: {said}" and done.stderr.count("\n") == 1, words
+
+
+def test_call_takes_its_arguments_with_input_and_prints_json_with_json() -> None:
+    given, old, printed = toolwire_all(
+        ["call", BASIC, "echo", "--input", '{"text": "hi"}'],
+        ["call", BASIC, "--json", '{"text": "hi"}', "echo"],
+        ["call", BASIC, "echo", "text=hi", "--json"],
+    )
+    assert (given.returncode, given.stdout, given.stderr) == (0, "hi\n", "")
+    assert (old.returncode, old.stdout) == (0, "hi\n")  # the old form still works, with one line saying so
+    assert old.stderr == (
+        "toolwire: warning: call --json ARGS is now --input ARGS (--json alone prints the result as JSON);"
+        " the old form will go in a later version\n"
+    )
+    assert printed.returncode == 0 and printed.stderr == ""
+    assert json.loads(printed.stdout)["content"] == [{"type": "text", "text": "hi"}]
 
 
 # -- progress, interruption, help -------------------------------------------------------------
@@ -303,21 +352,32 @@ def test_help_for_each_command_the_version_and_unknown_words() -> None:
     assert failed(bare_run, 2).startswith("toolwire: run needs a FILE")
 
 
-def test_every_command_answers_dash_h_and_dash_dash_help() -> None:
-    overview = toolwire("-h").stdout.split("\n\n", 1)[0]  # the usage lines: one or more per command
+#: The environment of a plain ``pip install toolwire``: every extra's modules missing.
+NO_EXTRAS = absent(*sorted({module for modules in EXTRAS.values() for module in modules}))
+
+
+@pytest.mark.parametrize("environ", [{}, NO_EXTRAS], ids=["extras", "no_extras"])
+def test_every_command_answers_dash_h_and_dash_dash_help(environ: dict[str, str]) -> None:
+    overview = toolwire("-h", **environ).stdout.split("\n\n", 1)[0]  # the usage lines: one or more per command
     lines = [line.removeprefix("usage:").split() for line in overview.splitlines()]
     names = dict.fromkeys(words[1] for words in lines if words[:1] == ["toolwire"])
     assert len(names) == 17, names
     commands = [[name] for name in names] + [["auth", action] for action in ("login", "logout", "status")]
     invocations = [[*command, flag] for command in commands for flag in ("-h", "--help")]
-    runs = toolwire_all(*invocations)
+    invocations += [["help", *command] for command in commands if len(command) == 1]
+    runs = [finish(process) for process in [start(*words, **environ) for words in invocations]]
     unhelped = {
         " ".join(words): done.stderr.strip()
         for words, done in zip(invocations, runs, strict=True)
-        if done.returncode or done.stderr or not done.stdout.startswith(f"usage: toolwire {' '.join(words[:-1])}")
+        if done.returncode or done.stderr or not done.stdout.startswith(f"usage: toolwire {shown(words)}")
     }
     assert not unhelped, unhelped
     assert all("options:" in done.stdout for done in runs)  # each option described
+
+
+def shown(words: list[str]) -> str:
+    """The command whose help ``toolwire WORDS...`` shows (``help X`` and ``X -h`` are the same)."""
+    return " ".join(words[1:] if words[0] == "help" else words[:-1])
 
 
 def test_mistakes_in_every_command_are_one_line_naming_its_help() -> None:
@@ -409,7 +469,9 @@ def test_failures_are_said_once_with_the_servers_reason() -> None:
     assert first == "toolwire: tool 'boom' failed: RuntimeError: kaput"  # not "Tool 'boom'", nor twice
     assert server_said[0] == "  the server's stderr during the call:" and server_said[-1] == "  RuntimeError: kaput"
     assert failed(refused, 1) == "toolwire: tool 'fail' failed: nope, not today"
-    assert failed(huge, 2) == "toolwire: ratio=1e400: the number is too large for JSON (at most about 1.8e308)"
+    assert failed(huge, 2) == (
+        "toolwire: ratio=1e400: the number is too large for JSON (at most about 1.8e308) (see toolwire call -h)"
+    )
     assert failed(missing, 1) == "toolwire: resource not found: notes://x (there is no note called x)"
 
 
@@ -576,8 +638,9 @@ def test_structured_content_is_printed_only_when_it_adds_something(version: str,
     assert "iVBOR" not in pictured.stdout  # the image was saved, its base64 not dumped
 
 
-def test_call_raw_prints_the_result_as_sent() -> None:
-    raw, failing = toolwire_all(["call", CLI_SERVER, "numbers", "--raw"], ["call", FAILING, "fail", "--raw"])
+@pytest.mark.parametrize("flag", ["--json", "--raw"])  # --raw: its old name
+def test_call_json_prints_the_result_as_sent(flag: str) -> None:
+    raw, failing = toolwire_all(["call", CLI_SERVER, "numbers", flag], ["call", FAILING, "fail", flag])
     assert raw.returncode == 0 and json.loads(raw.stdout)["structuredContent"] == [1, 2, 3]
     assert failing.returncode == 1 and json.loads(failing.stdout)["isError"] is True
     assert failing.stderr == "toolwire: tool 'fail' reported an error (isError)\n"

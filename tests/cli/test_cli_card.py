@@ -41,6 +41,6 @@ def test_card_says_why_there_is_none() -> None:
         f"toolwire: no server card at {url}: HTTP 406, nor at {url}/server-card: HTTP 404"
     )
     assert failed(toolwire("card", "weather.example.com"), 2) == (
-        "toolwire: a server card is read from an http(s) URL, not 'weather.example.com'"
+        "toolwire: a server card is read from an http(s) URL, not 'weather.example.com' (see toolwire card -h)"
     )
     assert failed(toolwire("card"), 2) == "toolwire: the following arguments are required: URL (see toolwire card -h)"

@@ -197,7 +197,10 @@ USAGE_ERRORS = [
     (["prompt", LIBRARY], "the name of the prompt to get is needed"),
     (["prompt", LIBRARY, "recommend", "genre"], "expected KEY=VALUE, not 'genre'"),
     (["prompt", LIBRARY, "recommend", "genre=a", "genre=b"], "genre is given twice"),
-    (["prompt", "recommend", "--protocol", "1999-01-01", "--", "server"], "argument --protocol: invalid choice"),
+    (
+        ["prompt", "recommend", "--protocol", "1999-01-01", "--", "server"],
+        "argument --protocol: '1999-01-01' is not one of",
+    ),
     (["prompts", "library.txt"], "'library.txt' is not a TARGET"),
 ]
 
@@ -205,6 +208,7 @@ USAGE_ERRORS = [
 def test_usage_errors_exit_2() -> None:
     for (args, message), done in zip(USAGE_ERRORS, toolwire_all(*(args for args, _ in USAGE_ERRORS)), strict=True):
         assert failed(done, 2).startswith(f"toolwire: {message}"), (args, done.stderr)
+        assert failed(done, 2).endswith(f" (see toolwire {args[0]} -h)"), (args, done.stderr)
 
 
 def test_help() -> None:

@@ -16,6 +16,7 @@ from tests.support.httpserve import SERVERS
 
 WIDE = str(SERVERS / "wide.py")
 JOBS = str(SERVERS / "jobs.py")
+DESCRIPTIONS = str(SERVERS / "descriptions.py")
 SEED = str(Path(__file__).resolve().parents[2] / "examples" / "seed_server.py")
 
 
@@ -51,6 +52,25 @@ def test_descriptions_stop_at_their_first_sentence_and_objects_show_their_fields
     assert "items*: array[Item{name*: string, quantity: integer}]" in done.stdout
     assert "address*: Address{city*: string, street: string | null}" in done.stdout
     assert "城市*: string" in done.stdout and "天数: integer = 3" in done.stdout
+
+
+def test_a_description_shows_its_whole_first_sentence_or_ends_with_an_ellipsis() -> None:
+    table = toolwire("tools", DESCRIPTIONS, COLUMNS="300")
+    assert table.returncode == 0, table.stderr
+    rows = {
+        line.split("│")[1].strip(): line.split("│")[4].strip()
+        for line in table.stdout.splitlines()
+        if line.startswith("│") and line.split("│")[1].strip()
+    }
+    assert (
+        rows["wrapped"]
+        == "Index the documents of the folder: new and changed files are read, cut into passages and kept."
+    )
+    assert rows["abbreviated"] == "Convert units, e.g. miles to kilometres, and back."
+    assert rows["chinese"] == "把文件夹里的文档编入索引：新的和改过的文件被读入、切成段落并保存。"
+    assert rows["unfinished"] == "Look up a word…"  # the description goes on
+    endless = rows["endless"]
+    assert endless.endswith(" for whichever purpose it…") and len(endless) <= 201  # cut at a word
 
 
 def test_hints_the_server_did_not_give_are_marked_as_defaults_when_piped() -> None:
@@ -89,7 +109,7 @@ def test_tools_that_run_as_tasks_are_marked(protocol: list[str]) -> None:
 def test_call_checks_the_arguments_before_sending_them(words: list[str], said: str) -> None:
     done = toolwire("call", SEED, *words)
     assert done.returncode == 2
-    assert done.stderr.strip() == f"toolwire: {said}"
+    assert done.stderr.strip() == f"toolwire: {said} (see toolwire call -h)"
 
 
 @pytest.mark.parametrize("era", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"])
@@ -101,3 +121,9 @@ def test_chinese_text_round_trips_unchanged_in_every_era(era: str) -> None:
     weather = next(tool for tool in json.loads(listed.stdout) if tool["name"] == "weather")
     assert weather["description"] == "查询一个城市的天气预报。返回每天的最高和最低气温。"
     assert weather["inputSchema"]["properties"]["城市"]["description"] == "城市的名字"  # from the 参数: section
+
+
+def test_counts_are_singular_for_one() -> None:
+    from toolwire.terminal.output import counted
+
+    assert [counted(n, "tool") for n in (0, 1, 2)] == ["0 tools", "1 tool", "2 tools"]

@@ -5,6 +5,7 @@ Every test collects the page's errors: there must be none."""
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import shutil
 import subprocess
@@ -89,6 +90,7 @@ async def open_page(browser: Any, url: str) -> Page:
 async def test_the_calculator_form_gives_the_answer_and_annotations_show(browser: Any) -> None:
     with inspector(SEED) as url:
         page = await open_page(browser, url)
+        assert await page.page.locator("#tool p").inner_text() == "11 tools: pick one."
         destructive = page.page.locator('#tools li[data-name="delete_file"]')
         await destructive.click()
         assert await page.page.locator("#tool .badge.destructive").inner_text() == "destructive"
@@ -251,6 +253,7 @@ async def test_the_authored_example_view_votes_through_its_app_only_tool(browser
         assert await tea.inner_text() == "0"
         await view.locator('button[data-option="tea"]').click()  # the view calls vote through the page
         await view.locator("#status").filter(has_text="counted your vote for tea").wait_for()
+        await shown_whole(page)  # down to the status line under the buttons
         assert await tea.inner_text() == "1"
         assert await view.locator('button[data-option="coffee"] .votes').inner_text() == "0"
         await page.pick("poll_results")  # the server counted it: the model's tool says so
@@ -259,6 +262,15 @@ async def test_the_authored_example_view_votes_through_its_app_only_tool(browser
         await page.page.wait_for_selector("#tool .result pre")
         assert await page.page.locator("#tool .result pre").first.inner_text() == "Tea or coffee? (tea: 1, coffee: 0)"
         assert page.errors == []
+
+
+async def shown_whole(page: Page) -> None:
+    """Wait until the MCP Apps view on the page is shown whole: the view fits its frame in the
+    sandbox, and that frame fits the sandbox's own frame, the size the view asked for."""
+    fits = "() => document.documentElement.scrollHeight <= window.innerHeight"
+    for frame in page.page.frames:
+        if frame.parent_frame is not None:  # the sandbox proxy's page, and the view's
+            await frame.wait_for_function(fits, timeout=10_000)
 
 
 async def test_a_view_written_with_the_official_app_sdk_runs_in_the_page(browser: Any) -> None:
@@ -340,6 +352,28 @@ async def test_an_era_switch_and_a_restart_when_the_file_changes(browser: Any, t
         await page.page.wait_for_selector("#tool .result pre")
         assert await page.page.locator("#tool .result pre").first.inner_text() == "fresh"
         assert page.errors == []
+
+
+async def test_one_tool_is_one_tool(browser: Any, tmp_path: Path) -> None:
+    source = tmp_path / "single.py"
+    source.write_text(
+        'from toolwire import Server\n\nserver = Server("single")\n\n\n@server.tool\ndef only() -> str:\n    return "x"\n'
+    )
+    with inspector(str(source)) as url:
+        page = await open_page(browser, url)
+        assert await page.page.locator("#tool p").inner_text() == "1 tool: pick one."
+        assert page.errors == []
+
+
+def test_dev_h_and_the_docs_describe_the_same_options_alike() -> None:
+    docs = (ROOT / "docs" / "dev.md").read_text(encoding="utf-8").split("## Options", 1)[1].split("\n## ", 1)[0]
+    documented = dict(re.findall(r"^\| `(--[\w-]+)[^`]*` \| (.+) \|$", docs, re.M))
+    command = [sys.executable, "-m", "toolwire", "dev", "-h"]
+    shown = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "COLUMNS": "400"}, timeout=30)
+    options = {word for word in re.findall(r"--[\w-]+", shown.stdout) if word != "--help"}
+    assert set(documented) == options, shown.stdout
+    for option, said in documented.items():
+        assert f"{option} " in shown.stdout and " ".join(said.split()) in " ".join(shown.stdout.split()), option
 
 
 def test_the_inspector_answers_only_with_its_token_and_its_own_host() -> None:

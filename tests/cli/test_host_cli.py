@@ -124,8 +124,9 @@ def test_ask_exits_1_when_the_model_api_fails(model: ModelServer) -> None:
 def test_ask_without_a_question_says_the_question_is_missing() -> None:
     for words in ([HOSTED], [f"h={HOSTED}"], ["http://127.0.0.1:1/mcp"], []):
         done = toolwire("ask", *words, DEEPSEEK_API_KEY="x")
-        assert (
-            failed(done, 2) == 'toolwire: the question is needed, after the servers: toolwire ask TARGET... "question"'
+        assert failed(done, 2) == (
+            'toolwire: the question is needed, after the servers: toolwire ask TARGET... "question"'
+            " (see toolwire ask -h)"
         )
 
 
@@ -139,6 +140,7 @@ def test_a_missing_key_is_one_line_and_exit_2() -> None:
     done = toolwire("ask", HOSTED, "hello")
     assert failed(done, 2) == (
         "toolwire: no API key: set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY (or pass --api-key)"
+        " (see toolwire ask -h)"
     )
 
 
@@ -395,7 +397,7 @@ def test_an_unknown_server_in_trust_or_a_rule_is_an_error_naming_the_servers(mod
         toolwire("ask", seed, "go", *url, *flags)
         for flags in (["--trust", "seed"], ["--allow", "seed/calculator"], ["--deny", "sed*/*"])
     )
-    known = "the servers are: seed_server (a target is named after its file, or NAME=TARGET)"
+    known = "the servers are: seed_server (a target is named after its file, or NAME=TARGET) (see toolwire ask -h)"
     assert failed(trust, 2) == f"toolwire: no server is called 'seed' (to trust); {known}"
     assert failed(allow, 2) == f"toolwire: no server is called 'seed' (in the rule allow 'seed/calculator'); {known}"
     assert failed(deny, 2) == f"toolwire: no server is called 'sed*' (in the rule deny 'sed*/*'); {known}"

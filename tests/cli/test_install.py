@@ -92,7 +92,7 @@ def test_a_file_that_does_not_import_is_not_installed(tmp_path: Path) -> None:
     assert done.stderr == f"toolwire: could not import {broken}: SyntaxError: '(' was never closed (line 2)\n"
     missing = toolwire("install", "cursor", f"{SEED}:missing", **home_of(tmp_path))
     assert missing.returncode == 2
-    assert missing.stderr == f"toolwire: {SEED} has no object named 'missing'\n"
+    assert missing.stderr == f"toolwire: {SEED} has no object named 'missing' (see toolwire install -h)\n"
     assert not (tmp_path / "home" / ".cursor").exists()
 
 

@@ -91,7 +91,7 @@ async def test_the_models_names_for_tools_are_not_rules() -> None:
     assert failed(done, 2) == (
         "toolwire: the rule allow 'seed__delete_file' reads like the model's name of the tool 'delete_file' of the"
         " server 'seed'; rules name tools as SERVER/TOOL: write seed/delete_file (or */seed__delete_file for tools"
-        " really named so)"
+        " really named so) (see toolwire ask -h)"
     )
 
 

@@ -123,3 +123,33 @@ def test_the_docs_say_how_to_install_extras_before_toolwire_is_on_pypi() -> None
         text = (ROOT / document).read_text(encoding="utf-8")
         assert "[chat]'" in text or "[redis]'" in text, document
         assert "pip install -e '" in text and "PyPI" in text, document
+
+
+#: A list of extras in the docs: three or more `[name]` in a row, separated by commas.
+EXTRAS_LIST = re.compile(r"`\[[\w-]+\]`(?:(?:[,，、]\s*|\s+and\s+)`\[[\w-]+\]`){2,}")  # noqa: RUF001
+
+
+def test_every_list_of_extras_names_them_all() -> None:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = set(project["optional-dependencies"]) - {"test"}  # the test command's own
+    for document in ("README.md", "README.zh-CN.md", "docs/index.md", "docs/zh/index.md"):
+        lists = EXTRAS_LIST.findall((ROOT / document).read_text(encoding="utf-8"))
+        assert lists, f"{document} lists no extras"
+        for listed in lists:
+            assert set(re.findall(r"`\[([\w-]+)\]`", listed)) == extras, f"{document}: {listed}"
+
+
+def test_the_chinese_readme_installs_the_extras_of_its_knowledge_base_line_before_it() -> None:
+    readme = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    before, found, _ = readme.partition("toolwire chat examples/knowledge_base.py")
+    assert found and "pip install -e '.[chat,kb]'" in before
+
+
+def test_the_tasks_client_is_a_program_plain_python_runs() -> None:
+    text = (ROOT / "docs" / "tasks.md").read_text(encoding="utf-8")
+    client = text.split("## The client", 1)[1]
+    code = BLOCK.search(client)
+    assert code is not None
+    compile(code.group("code"), "docs/tasks.md", "exec")  # no top-level await: a SyntaxError before

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.clirun import toolwire
 from tests.support.rawclient import RawClient, modern_meta
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
@@ -738,10 +739,34 @@ def test_resolve_in_root_reads_the_root_when_called(monkeypatch: pytest.MonkeyPa
     with pytest.raises(ToolError, match="not a directory"):
         example.resolve_in_root("x")
     monkeypatch.delenv("TOOLWIRE_EXAMPLES_ROOT")
-    assert example.workspace_root() == (EXAMPLES / "sample_data").resolve()
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert example.workspace_root() == (tmp_path / "data" / "toolwire" / "seed-workspace").resolve()
+
+
+def test_the_tools_change_a_copy_of_the_samples_in_the_users_data_folder(tmp_path: Path) -> None:
+    """Without TOOLWIRE_EXAMPLES_ROOT, the first call copies sample_data to the user's data
+    folder; the tools that write change that copy, never the repository's files."""
+    samples = EXAMPLES / "sample_data"
+    before = {path: path.read_bytes() for path in samples.rglob("*") if path.is_file()}
+    data = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    created, deleted, read = (
+        toolwire("call", SERVER, *words, **data)
+        for words in (
+            ["create_record", "table=notes", 'data={"text": "hi"}'],
+            ["delete_file", "path=README.md"],
+            ["get_file_content", "path=data/sales.csv", "endLine=1"],
+        )
+    )
+    assert (created.returncode, deleted.returncode, read.returncode) == (0, 0, 0), created.stderr + deleted.stderr
+    assert read.stdout.startswith("region,product")
+    after = {path: path.read_bytes() for path in samples.rglob("*") if path.is_file()}
+    assert after == before  # nothing written, nothing deleted
+    copy = tmp_path / "data" / "toolwire" / "seed-workspace"
+    assert (copy / "records.sqlite3").is_file() and not (copy / "README.md").exists()
+    assert (copy / "src" / "inventory.py").read_bytes() == (samples / "src" / "inventory.py").read_bytes()
 
 
 def test_sample_data_stays_small() -> None:
-    files = [f for f in (EXAMPLES / "sample_data").rglob("*") if f.is_file() and f.name != "records.sqlite3"]
+    files = [f for f in (EXAMPLES / "sample_data").rglob("*") if f.is_file() and "__pycache__" not in f.parts]
     assert {f.suffix for f in files} >= {".py", ".ts", ".md", ".csv"}
     assert sum(os.path.getsize(f) for f in files) < 200 * 1024

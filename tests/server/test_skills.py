@@ -136,6 +136,7 @@ def test_toolwire_run_refuses_a_broken_skill_in_one_line(tmp_path: Path) -> None
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"toolwire: --skills {tmp_path / 'broken'}: {tmp_path / 'broken' / 'SKILL.md'}: it has no description"
+        " (see toolwire run -h)"
     ]
 
 

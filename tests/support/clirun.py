@@ -15,6 +15,12 @@ def environment(**extra: str) -> dict[str, str]:
     return {**os.environ, "COLUMNS": "200", "TTY_COMPATIBLE": "0", **extra}
 
 
+def absent(*modules: str) -> dict[str, str]:
+    """The environment of a process that cannot import ``modules`` (see ``tests/absent``)."""
+    path = os.pathsep.join(filter(None, [str(Path(__file__).parents[1] / "absent"), os.environ.get("PYTHONPATH")]))
+    return {"PYTHONPATH": path, "TOOLWIRE_TEST_ABSENT": ",".join(modules)}
+
+
 def start(*args: str, cwd: Path | None = None, **env: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [*TOOLWIRE, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd, env=environment(**env)

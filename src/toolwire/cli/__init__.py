@@ -18,7 +18,8 @@ needs. Without ``:object`` it serves the module's ``server``, ``mcp`` or ``app``
 :class:`~toolwire.Server` instance; an object that is a function is called to make one.
 
 Every command has an :mod:`argparse` parser (``toolwire COMMAND -h``) whose mistakes are one
-line, ``toolwire: ...``, and exit status 2. Everything after the first ``--`` is a command
+line, ``toolwire: ...`` ending with ``(see toolwire COMMAND -h)``, and exit status 2 (a
+mistyped command or option gets a "did you mean"). Everything after the first ``--`` is a command
 line that is not toolwire's: a server's to start, or the served file's own (``run``).
 
 A command is an entry of :data:`COMMANDS` (its module imported only when it is the command)
@@ -32,22 +33,29 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from .common import ImportFailed, ServingFailed, UsageError
+from .common import ImportFailed, ServingFailed, UsageError, did_you_mean
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; exits with the command's status: 2 and one line on stderr for a
-    usage error, 1 for a server file that fails to import or to serve, or a missing extra
-    (one line naming it). ``toolwire help COMMAND`` is ``toolwire COMMAND -h``."""
+    usage error (ending with the command's help: :meth:`UsageError.line`), 1 for a server
+    file that fails to import or to serve, or a missing extra (one line naming it).
+    ``toolwire help COMMAND`` is ``toolwire COMMAND -h``."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) >= 2 and args[0] == "help":
         args = [args[1], "-h"]
     try:
         raise SystemExit(_main(args))
-    except (UsageError, ImportFailed, ServingFailed) as exc:
+    except UsageError as exc:  # every command's: here alone, so that each names its help
+        from ..terminal.output import printable  # not at start: `run` imports as little as it can
+
+        command = args[0] if args and args[0] in COMMANDS else None
+        sys.stderr.write(printable(f"toolwire: {exc.line(command)}", lines=False) + "\n")
+        raise SystemExit(2) from None
+    except (ImportFailed, ServingFailed) as exc:
         detail = getattr(exc, "detail", "")  # the traceback of a file that failed to import
         sys.stderr.write(f"toolwire: {exc}\n" + (f"{detail}\n" if detail else ""))
-        raise SystemExit(2 if isinstance(exc, UsageError) else 1) from None
+        raise SystemExit(1) from None
     except ImportError as exc:
         from ..extras import ExtraMissing  # not at start: `run` imports as little as it can
 
@@ -72,8 +80,9 @@ def _main(args: list[str]) -> int:
         sys.stdout.write(f"toolwire {__version__} ({build_name()})\n")
         return 0
     if command not in COMMANDS:
-        known = ", ".join(COMMANDS)
-        raise UsageError(f"unknown command {command!r}: the commands are {known} (toolwire -h describes them)")
+        guess = did_you_mean(command, list(COMMANDS))
+        said = guess or f": the commands are {', '.join(COMMANDS)}"
+        raise UsageError(f"unknown command {command!r}{said}")
     return COMMANDS[command](command, argv)
 
 
@@ -152,7 +161,7 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--
                                          [--max-connections-per-client N]
                                          [--issuer URL [--audience URI] [--scope SCOPE ...]]] [-- ARG ...]
        toolwire tools TARGET [--json] [options]
-       toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]
+       toolwire call TARGET TOOL [KEY=VALUE ...] [--input JSON] [--json] [--out DIR] [options]
        toolwire resources TARGET [--json] [options]
        toolwire read TARGET URI [--json] [--out DIR] [options]
        toolwire prompts TARGET [--json] [options]

@@ -7,13 +7,22 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from typing import Any, NoReturn
 
 
 class UsageError(Exception):
-    """The command line asks for something that cannot be done; the message says why (exit
-    status 2)."""
+    """The command line asks for something that cannot be done; the message says why and
+    what to do. :func:`toolwire.cli.main` prints it as one line naming the command's help
+    (:meth:`line`) and exits with status 2."""
+
+    def line(self, command: str | None) -> str:
+        """The message, ending with where to read more: ``(see toolwire COMMAND -h)``, or
+        ``toolwire -h`` without a command (unless the message names that help itself)."""
+        shown = f"toolwire {command} -h" if command else "toolwire -h"
+        said = str(self)
+        return said if shown in said else f"{said} (see {shown})"
 
 
 class ServingFailed(Exception):
@@ -40,16 +49,42 @@ class ImportFailed(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """An argparse parser whose mistakes raise :class:`UsageError`, one line that names
-    ``-h``, instead of printing the usage and exiting."""
+    """An argparse parser whose mistakes raise :class:`UsageError`, one line, instead of
+    printing the usage and exiting; a mistyped option or choice gets a "did you mean"."""
 
     def error(self, message: str) -> NoReturn:
         unrecognized = "unrecognized arguments: "
         if message.startswith(unrecognized):
             word = message[len(unrecognized) :].split(" ")[0]
             command = self.prog.removeprefix("toolwire ")
-            message = f"unknown option for {command}: {word!r}" if word.startswith("-") else f"unexpected {word!r}"
-        raise UsageError(f"{message} (see {self.prog} -h)")
+            if not word.startswith("-"):
+                raise UsageError(f"unexpected {word!r}")
+            options = [option for option in self._option_string_actions if option.startswith("--")]
+            message = f"unknown option for {command}: {word!r}{did_you_mean(word.partition('=')[0], options)}"
+        choice = INVALID_CHOICE.fullmatch(message)
+        if choice:
+            offered = re.findall(r"'([^']*)'", choice["choices"])
+            listed = ", ".join(offered)
+            message = f"{choice['argument']}: {choice['word']!r} is not one of {listed}"
+            message += did_you_mean(choice["word"], offered)
+        raise UsageError(message)
+
+
+#: argparse's message for a value that is not one of an argument's choices.
+INVALID_CHOICE = re.compile(
+    r"(?P<argument>argument \S+): invalid choice: '(?P<word>.*)' \(choose from (?P<choices>.*)\)"
+)
+
+
+def did_you_mean(word: str, known: list[str]) -> str:
+    """``: did you mean 'X'?`` for the one of ``known`` closest to a mistyped ``word``, or
+    ``""`` if none is close (options are compared without their dashes: ``--out`` is not
+    ``--timeout`` mistyped)."""
+    import difflib
+
+    names = {name.lstrip("-"): name for name in known}
+    close = difflib.get_close_matches(word.lstrip("-"), list(names), n=1, cutoff=0.7)
+    return f": did you mean {names[close[0]]!r}?" if close else ""
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):

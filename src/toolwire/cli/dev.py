@@ -25,9 +25,20 @@ def main(command: str, argv: list[str]) -> int:
         "TARGET: FILE.py[:OBJECT], an http(s) URL, or any server's command line after --.",
     )
     parser.add_argument("target", metavar="TARGET", nargs="?", help=argparse.SUPPRESS)
-    parser.add_argument("--port", type=_port, default=0, help="the inspector's port (default: any free one)")
-    parser.add_argument("--protocol", metavar="VERSION", choices=SUPPORTED_VERSIONS, help="speak this version only")
-    parser.add_argument("--no-browser", dest="browser", action="store_false", help="do not open a browser")
+    parser.add_argument("--port", type=_port, default=0, help="the inspector's port (default: a free one)")
+    parser.add_argument(
+        "--protocol",
+        metavar="VERSION",
+        choices=SUPPORTED_VERSIONS,
+        help="the protocol version to start in (default: the newest the server speaks); the page's protocol menu"
+        " switches to another",
+    )
+    parser.add_argument(
+        "--no-browser",
+        dest="browser",
+        action="store_false",
+        help="do not open the page in a browser (its address is printed either way)",
+    )
     options = parser.parse_args(argv)
     target: str | list[str] = one_target("dev", options.target, server_command)
     file = None

@@ -43,15 +43,15 @@ def main(command: str, argv: list[str]) -> int:
     0: done. 1: the tool reported an error, the resource or prompt does not exist, or the
     server could not be started or reached, answered with an error, crashed, broke the
     protocol or its own output schema, sent something unreadable, or took longer than the
-    timeout. 2: the command line is wrong. 130: interrupted (Ctrl-C).
+    timeout. 130: interrupted (Ctrl-C). A mistake on the command line raises
+    :class:`UsageError` (status 2).
     Every failure is one line ``toolwire: ...`` on stderr, never a traceback (a crashed
     server's own last words on stderr follow, indented).
     """
     try:
         return asyncio.run(_run(parse(command, argv)))
-    except UsageError as exc:
-        _fail(str(exc))
-        return 2
+    except UsageError:
+        raise  # toolwire.cli says it, naming the command's help
     except ClientError as exc:
         _fail(str(exc))
         return 1

@@ -21,7 +21,7 @@ import time
 from ..auth.client.errors import AuthorizationError
 from ..auth.client.oauth import TOKENS_PREFIX, OAuth, tokens_key
 from ..auth.client.tokenstore import user_store
-from ..cli.common import Parser, UsageError, command_parser
+from ..cli.common import Parser, command_parser
 
 
 def terminal_oauth() -> OAuth:
@@ -36,9 +36,6 @@ def main(argv: list[str]) -> int:
         if options.action == "status":
             return status(options.url)
         return asyncio.run(login(options.url)) if options.action == "login" else logout(options.url)
-    except UsageError as exc:
-        sys.stderr.write(f"toolwire: {exc}\n")
-        return 2
     except KeyboardInterrupt:
         return 130
 

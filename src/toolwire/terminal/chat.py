@@ -39,7 +39,7 @@ from ..host import (
 )
 from ..host.elicitation import form_fields, parse_field
 from .hostline import HostInvocation, build_host, parse
-from .output import for_stream, printable
+from .output import counted, for_stream, printable
 from .render import Screen
 
 EXIT_WORDS = {"exit", "quit", "退出", "/quit", "/exit"}
@@ -57,9 +57,6 @@ def main(command: str, argv: list[str]) -> int:
     try:
         invocation = parse(command, argv)
         return asyncio.run(_chat(invocation) if command == "chat" else _ask(invocation))
-    except UsageError as exc:
-        sys.stderr.write(f"toolwire: {printable(str(exc))}\n")
-        return 2
     except KeyboardInterrupt:
         return 130
 
@@ -211,7 +208,7 @@ def _command(text: str, host: Host, conversation: Conversation, screen: Screen) 
     elif word == "/servers":
         for name, server in host.servers.items():
             trusted = " (trusted)" if name in host.policy.trusted else ""
-            state = f"{len(server.tools)} tools" if server.alive else f"not connected: {server.error}"
+            state = counted(len(server.tools), "tool") if server.alive else f"not connected: {server.error}"
             screen.say(f"  {name}{trusted}: {state}")
     elif word == "/allowed":
         always = sorted(
@@ -230,7 +227,7 @@ def _command(text: str, host: Host, conversation: Conversation, screen: Screen) 
             screen.say(f"  cannot save: {exc.strerror or exc}", "red")
     elif word == "/usage":
         usage = conversation.usage
-        screen.say(f"  {usage.input_tokens} tokens in, {usage.output_tokens} out")
+        screen.say(f"  {counted(usage.input_tokens, 'token')} in, {usage.output_tokens} out")
     else:
         screen.say(HELP, lines=True)
 

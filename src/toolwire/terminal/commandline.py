@@ -2,7 +2,7 @@
 ``read``, ``prompts``, ``prompt``, ``tasks`` and ``task``.
 
     toolwire tools TARGET [--json] [options]
-    toolwire call TARGET TOOL [KEY=VALUE ...] [--json ARGS] [--out DIR] [options]
+    toolwire call TARGET TOOL [KEY=VALUE ...] [--input JSON] [--json] [--out DIR] [options]
     toolwire resources TARGET [--json] [options]
     toolwire read TARGET URI [--json] [--out DIR] [options]
     toolwire prompts TARGET [--json] [options]
@@ -40,23 +40,26 @@ TARGETS = "FILE.py, FILE.py:OBJECT, an http(s) URL, or a command line after --"
 class Command:
     """What a command takes besides TARGET and the options every command has.
 
-    ``subject`` is the word after TARGET (``TOOL``, ``URI``, ``NAME``; empty for none) and
-    ``needed`` names it in the error when it is missing; ``pairs``: ``KEY=VALUE`` words follow
-    it; ``json``: the help of ``--json`` as a flag (empty: ``--json ARGS``, the arguments
-    object); ``out``: the help of ``--out DIR`` (empty: no such option).
+    ``subject`` is the word after TARGET (``TOOL``, ``URI``, ``NAME``; empty for none),
+    ``needed`` names it in the error when it is missing and ``listed`` says where to find
+    one; ``pairs``: ``KEY=VALUE`` words follow it; ``json``: the help of ``--json`` (print
+    what the server sent, as JSON); ``out``: the help of ``--out DIR`` (empty: no such
+    option). ``call`` alone also takes ``--input JSON``, the whole arguments object.
     """
 
     description: str
     subject: str = ""
     needed: str = ""
+    listed: str = ""
     pairs: bool = False
     json: str = ""
     out: str = ""
 
     def usage(self, name: str) -> str:
         """The two forms of ``toolwire NAME ...``: with a TARGET, and with a command after ``--``."""
-        words = [self.subject, "[KEY=VALUE ...]" if self.pairs else "", "[--json]" if self.json else "[--json ARGS]"]
-        rest = " ".join(word for word in [*words, "[--out DIR]" if self.out else ""] if word)
+        given = "[KEY=VALUE ...] [--input JSON]" if name == "call" else "[KEY=VALUE ...]" if self.pairs else ""
+        words = [self.subject, given, "[--json]", "[--out DIR]" if self.out else ""]
+        rest = " ".join(word for word in words if word)
         return f"toolwire {name} TARGET {rest} [options]\n       toolwire {name} {rest} [options] -- COMMAND [ARG ...]"
 
 
@@ -73,12 +76,16 @@ COMMANDS = {
         "KEY=VALUE: a parameter whose schema type is string takes VALUE as it is; any other\n"
         "takes VALUE as JSON (count=3 flag=true items='[1, 2]'); a parameter the schema says\n"
         "nothing about takes VALUE as JSON if it is JSON, as a string otherwise.\n\n"
+        "--input '{...}' gives the whole arguments object as JSON instead (--json ARGS, its old\n"
+        "name, still works, with a warning).\n\n"
         "--task runs the call as a task (a tool that must be one is always run so): its id is\n"
         "printed on stderr, with its status and progress until it ends. Interrupted, the task\n"
         "goes on on the server: `toolwire task TARGET ID --wait` takes it up again.",
         subject="TOOL",
         needed="the name of the tool to call",
+        listed="toolwire tools TARGET lists them",
         pairs=True,
+        json="print the result as the server sent it, as JSON (exit status 1 when it is an error)",
         out=MEDIA_OUT,
     ),
     "resources": Command(
@@ -94,6 +101,7 @@ COMMANDS = {
         "of several entries are each preceded by a line naming their URI.",
         subject="URI",
         needed="the URI of the resource to read",
+        listed="toolwire resources TARGET lists them",
         json="print the contents as the server sent them, as a JSON array",
         out="where binary contents are saved (default: here)",
     ),
@@ -113,6 +121,7 @@ COMMANDS = {
         "result; --cancel cancels it.",
         subject="ID",
         needed="the id of the task",
+        listed="toolwire call TARGET TOOL --task says it; toolwire tasks TARGET lists some",
         json="print the task (and its result) as the server sent them",
         out=MEDIA_OUT,
     ),
@@ -122,6 +131,7 @@ COMMANDS = {
         "KEY=VALUE: the prompt's arguments. Their values are strings, passed as they are.",
         subject="NAME",
         needed="the name of the prompt to get",
+        listed="toolwire prompts TARGET lists them",
         pairs=True,
         json="print the result as the server sent it",
         out=MEDIA_OUT,
@@ -145,7 +155,7 @@ class Invocation:
     ``target`` is a command to start (a list) or a URL; ``subject`` the tool, resource URI or
     prompt the command is about; ``pairs`` are the ``KEY=VALUE`` words (values still text:
     a tool's schema decides what they become), ``arguments`` the object given with
-    ``call --json``; ``as_json``: print what the server sent, as JSON.
+    ``call --input``; ``as_json``: print what the server sent, as JSON.
     """
 
     command: str
@@ -159,7 +169,6 @@ class Invocation:
     arguments: dict[str, Any] | None = None
     out: str = "."
     log_level: str | None = None
-    raw: bool = False
     task: bool = False
     wait: bool = False
     cancel: bool = False
@@ -177,11 +186,13 @@ def parse(command: str, argv: list[str]) -> Invocation:
     and exits with status 0."""
     spec = COMMANDS[command]
     argv, server_command = split_command(argv)
+    if command == "call":
+        argv = _old_json_input(argv)
     options = _parser(command, spec).parse_intermixed_args(argv)
     words: list[str] = options.words
     if server_command is None:
         if not words:
-            raise UsageError(f"a TARGET is needed: {TARGETS}")
+            raise UsageError(f"a TARGET is needed: give {TARGETS}")
         target, words = _target(words[0]), words[1:]
     else:
         target = server_command
@@ -191,41 +202,53 @@ def parse(command: str, argv: list[str]) -> Invocation:
     invocation = Invocation(command, target, env, options.protocol, options.timeout)
     invocation.shown_target = " ".join(["--", *server_command]) if server_command else str(options.words[0])
     invocation.log_level = options.log
-    invocation.raw = getattr(options, "raw", False)
     invocation.task = getattr(options, "task", False)
     invocation.wait = getattr(options, "wait", False)
     invocation.cancel = getattr(options, "cancel", False)
     if invocation.wait and invocation.cancel:
         raise UsageError("--wait and --cancel do not go together")
-    if spec.json:
-        invocation.as_json = options.json
+    invocation.as_json = options.json
     if spec.out:
         invocation.out = options.out
     if spec.subject:
         if not words:
-            raise UsageError(f"{spec.needed} is needed")
+            raise UsageError(f"{spec.needed} is needed after TARGET: {spec.listed}")
         invocation.subject, words = words[0], words[1:]
     if not spec.pairs:
         if words:
             raise UsageError(f"unexpected {words[0]!r}: toolwire {command} takes one {spec.subject or 'TARGET'}")
         return invocation
     invocation.pairs = _pairs(words)
-    if not spec.json and options.json is not None:
+    if getattr(options, "input", None) is not None:
         if invocation.pairs:
-            raise UsageError("give the arguments as KEY=VALUE words or as --json, not both")
-        invocation.arguments = _json_object(options.json)
+            raise UsageError("give the arguments as KEY=VALUE words or as --input, not both")
+        invocation.arguments = _json_object(options.input)
     return invocation
+
+
+def _old_json_input(argv: list[str]) -> list[str]:
+    """``call``'s words with the old form of ``--input``, ``--json ARGS`` (a JSON object or
+    array after it, or ``--json=ARGS``), made ``--input ARGS``; a warning on stderr says so.
+    ``--json`` followed by anything else is the flag that prints the result as JSON."""
+    words = list(argv)
+    for index, word in enumerate(words):
+        following = words[index + 1] if index + 1 < len(words) else ""
+        if word.startswith("--json=") or (word == "--json" and following.lstrip().startswith(("{", "["))):
+            words[index] = word.replace("--json", "--input", 1)
+            sys.stderr.write(
+                "toolwire: warning: call --json ARGS is now --input ARGS (--json alone prints the result as JSON);"
+                " the old form will go in a later version\n"
+            )
+    return words
 
 
 def _parser(command: str, spec: Command) -> Parser:
     parser = command_parser(command, spec.usage(command), spec.description, EPILOG)
     parser.add_argument("words", nargs="*", help=argparse.SUPPRESS)
-    if spec.json:
-        parser.add_argument("--json", action="store_true", help=spec.json)
-    else:
-        parser.add_argument("--json", metavar="ARGS", help="the whole arguments object, as JSON")
+    names = ["--json", "--raw"] if command == "call" else ["--json"]  # --raw: call's old name of --json
+    parser.add_argument(*names, dest="json", action="store_true", help=spec.json)
     if command == "call":
-        parser.add_argument("--raw", action="store_true", help="print the result as the server sent it, as JSON")
+        parser.add_argument("--input", metavar="JSON", help="the whole arguments object, as JSON")
         parser.add_argument("--task", action="store_true", help="run the call as a task, showing its status")
     if command == "task":
         parser.add_argument("--wait", action="store_true", help="wait for the end and print the result")
@@ -270,7 +293,7 @@ def _target(word: str) -> str | list[str]:
         if not os.path.isfile(path):
             raise UsageError(f"no such file: {path}")
         return [sys.executable, "-m", "toolwire", "run", word]
-    raise UsageError(f"{word!r} is not a TARGET ({TARGETS})")
+    raise UsageError(f"{word!r} is not a TARGET: give {TARGETS}")
 
 
 def _pairs(words: list[str]) -> list[tuple[str, str]]:
@@ -278,7 +301,7 @@ def _pairs(words: list[str]) -> list[tuple[str, str]]:
     for word in words:
         key, equals, value = word.partition("=")
         if not equals or not key:
-            raise UsageError(f"expected KEY=VALUE, not {word!r}")
+            raise UsageError(f"expected KEY=VALUE, not {word!r}: put the name of its parameter before it (NAME={word})")
         if key in pairs:
             raise UsageError(f"{key} is given twice")
         pairs[key] = value
@@ -289,9 +312,9 @@ def _json_object(text: str) -> dict[str, Any]:
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
-        raise UsageError(f"--json is not valid JSON: {exc}") from None
+        raise UsageError(f"--input is not valid JSON: {exc}") from None
     if not isinstance(value, dict):
-        raise UsageError(f"--json must be a JSON object, and {text!r} is a JSON {json_type(value)}")
+        raise UsageError(f"--input must be a JSON object, and {text!r} is a JSON {json_type(value)}")
     return value
 
 

@@ -104,7 +104,7 @@ async def _call_as_task(client: Client, invocation: Invocation, tool: str, progr
 
 def _print_call(result: CallToolResult, tool: str, invocation: Invocation) -> None:
     """Print a call's result (or raise for an ``isError`` one)."""
-    if invocation.raw:
+    if invocation.as_json:
         write_json(result.raw)
         if result.is_error:
             raise ClientError(f"tool {tool!r} reported an error (isError)")

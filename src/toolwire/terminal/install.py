@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from ..cli.common import ImportFailed, Parser, UsageError, command_parser, load_server
+from ..cli.common import ImportFailed, Parser, UsageError, command_parser, did_you_mean, load_server
 from .commandline import env_pair
 
 CLIENTS = "claude-desktop, claude-code, cursor, vscode, windsurf"
@@ -64,7 +64,8 @@ def target(client: str, system: str | None = None, home: Path | None = None, cwd
         return Target(cwd / ".vscode" / "mcp.json", "servers", typed=True)  # this workspace's
     if client == "windsurf":
         return Target(home / ".codeium" / "windsurf" / "mcp_config.json", "mcpServers")
-    raise UsageError(f"unknown client {client!r}: use one of {CLIENTS}")
+    guess = did_you_mean(client, CLIENTS.split(", "))
+    raise UsageError(f"unknown client {client!r}" + (guess or f": use one of {CLIENTS}"))
 
 
 def entry(file: str, env: dict[str, str], typed: bool) -> dict[str, Any]:
@@ -122,9 +123,6 @@ def main(argv: list[str]) -> int:
             return 0
         sys.stdout.write(f"toolwire: {install(chosen, name, item)}; restart {client} to load it\n")
         return 0
-    except UsageError as exc:
-        sys.stderr.write(f"toolwire: {exc}\n")
-        return 2
     except (OSError, ValueError, ImportFailed) as exc:
         sys.stderr.write(f"toolwire: {exc}\n")
         return 1

@@ -79,6 +79,11 @@ def printable(text: str, lines: bool = True) -> str:
     return INVISIBLE.sub(_escape, text)
 
 
+def counted(count: int, noun: str) -> str:
+    """``1 tool``, ``2 tools``, ``0 tools``: a count and its noun, plural unless one."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def for_stream(text: str, stream: TextIO) -> str:
     """``text`` as :func:`printable` makes it when ``stream`` is a terminal, else as it is."""
     return printable(text) if stream.isatty() else text
@@ -126,7 +131,7 @@ class Saver:
         path = os.path.normpath(os.path.join(self.out, name))
         with open(path, "wb") as file:
             file.write(data)
-        write(f"saved {path} ({mime_type or 'no MIME type'}, {len(data)} bytes)")
+        write(f"saved {path} ({mime_type or 'no MIME type'}, {counted(len(data), 'byte')})")
 
 
 def print_block(block: ContentBlock, saver: Saver) -> None:

@@ -31,7 +31,7 @@ from ..host import (
     ToolsChanged,
     ToolsLoaded,
 )
-from .output import printable
+from .output import counted, printable
 from .wrapping import clipped
 
 if TYPE_CHECKING:
@@ -221,7 +221,7 @@ class Screen:
             if isinstance(message, dict):
                 self.say(f"    {message.get('role', '?')}: {fold(message.get('content'))}")
         if request.get("maxTokens"):
-            self.say(f"    at most {request['maxTokens']} tokens")
+            self.say(f"    at most {counted(request['maxTokens'], 'token')}")
 
     def elicitation(self, event: ElicitationNeeded) -> None:
         self.say(f"? The server {event.server} asks: {event.message}", "bold yellow", lines=True)

@@ -46,12 +46,10 @@ exit status: 0 done (also when nothing matches); 1 no server could be started, o
 def main(argv: list[str]) -> int:
     """Run ``toolwire search ARGV...``; returns the exit status (see the module's description)."""
     try:
-        require("search", "toolwire search")
         own, server_command = split_command(argv)
-        return asyncio.run(_search(parser().parse_intermixed_args(own), server_command))
-    except UsageError as exc:
-        sys.stderr.write(f"toolwire: {printable(str(exc))}\n")
-        return 2
+        options = parser().parse_intermixed_args(own)  # -h first: the help needs no extra
+        require("search", "toolwire search")
+        return asyncio.run(_search(options, server_command))
     except ExtraMissing as exc:
         sys.stderr.write(f"toolwire: {exc}\n")
         return 1
@@ -100,9 +98,11 @@ async def _search(options: argparse.Namespace, server_command: list[str] | None)
 
 
 def _print(matches: list[ToolMatch], query: str) -> None:
-    """A table of the tools found: rank, name, server, score, the description's first line."""
+    """A table of the tools found: rank, name, server, score, the description's first sentence."""
     from rich.console import Console
     from rich.table import Table
+
+    from .table import summary
 
     console = Console(highlight=False)
     if not matches:
@@ -112,13 +112,12 @@ def _print(matches: list[ToolMatch], query: str) -> None:
     for column in ("#", "tool", "server", "score", "description"):
         table.add_column(column, justify="right" if column in ("#", "score") else "left")
     for rank, match in enumerate(matches, 1):
-        about = (match.tool.description or "").strip().splitlines()
         table.add_row(
             str(rank),
             printable(match.name, lines=False),
             printable(match.server, lines=False),
             f"{match.score:.2f}",
-            printable(about[0] if about else "", lines=False),
+            printable(summary(match.tool.description), lines=False),
         )
     console.print(table)
 

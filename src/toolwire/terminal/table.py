@@ -13,8 +13,8 @@ the specification's characters, mixed scripts, or looking like another tool's na
 
 What a user types (tool names, URIs, parameter names) is never shortened: a column too
 narrow for it breaks it across lines, never before closing punctuation (``。``, ``"``) that
-follows a character (:class:`.wrapping.Kinsoku`). Descriptions are cut to their first sentence, and
-long defaults to a few words.
+follows a character (:class:`.wrapping.Kinsoku`). Descriptions are cut to their first sentence
+(:func:`summary`: "…" where even that must be cut), and long defaults to a few words.
 
 ``resources``: a row per resource (URI, name and title, MIME type, size, description), then
 a table of the resource templates (URI template, name and title, MIME type, description).
@@ -26,6 +26,7 @@ characters.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.console import Console
@@ -34,7 +35,7 @@ from rich.text import Text
 
 from ..client import PromptInfo, ResourceInfo, ResourceTemplateInfo, TaskInfo, ToolInfo
 from ..lookalikes import marks
-from .output import printable
+from .output import counted, printable
 from .schemas import parameters
 from .wrapping import Kinsoku
 
@@ -180,7 +181,7 @@ def _heading(server_info: dict[str, Any], version: str | None, counts: str) -> K
 
 
 def _count(items: list[Any], noun: str) -> str:
-    return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}" if items else f"no {noun}s"
+    return counted(len(items), noun) if items else f"no {noun}s"
 
 
 def _name(name: str, display_name: str, style: str = "bold") -> Kinsoku:
@@ -263,16 +264,44 @@ def _warned(warning: str, description: Kinsoku) -> Kinsoku:
 
 
 def _summary(description: Any) -> Kinsoku:
-    return Kinsoku(printable(_first_sentence(_first_line(description))))
+    return Kinsoku(printable(summary(description)))
 
 
-def _first_sentence(line: str) -> str:
-    """``line`` up to the end of its first sentence (``. `` or ``。``), if it goes on after."""
-    for end in (". ", "。", "! ", "? "):
-        cut = line.find(end)
-        if 0 < cut < len(line) - len(end):
-            return line[: cut + len(end)].rstrip()
-    return line
+#: The longest summary shown: a first sentence longer is cut at a word, ending with "…".
+SUMMARY_LENGTH = 200
+#: The end of a sentence: ``.``, ``!`` or ``?`` before a space (not in "e.g." or "i.e."), or
+#: a full-width one.
+SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)[.!?](?=\s)|[。！？]")  # noqa: RUF001
+
+
+def summary(description: Any) -> str:
+    """The first sentence of a description (nothing if it is not text), its lines joined;
+    ending with "…" where it has to be cut: a first paragraph that ends mid-sentence before
+    more text, or a sentence longer than :data:`SUMMARY_LENGTH`."""
+    text = description.strip() if isinstance(description, str) else ""
+    paragraph = _joined(text.split("\n\n", 1)[0].splitlines())
+    end = SENTENCE_END.search(paragraph)
+    shown = paragraph[: end.end()] if end else paragraph
+    if len(shown) > SUMMARY_LENGTH:
+        cut = shown[:SUMMARY_LENGTH]
+        return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(",;:") + "…"
+    if end is None and len(shown) < len(text) and not SENTENCE_END.match(shown[-1] + " "):
+        return shown + "…"
+    return shown
+
+
+def _joined(lines: list[str]) -> str:
+    """Lines wrapped from one paragraph, joined again: by a space, but not between two wide
+    (CJK) characters."""
+    joined = ""
+    for line in (line.strip() for line in lines):
+        wide = bool(joined) and bool(line) and _is_wide(joined[-1]) and _is_wide(line[0])
+        joined += line if wide or not joined else " " + line
+    return joined
+
+
+def _is_wide(character: str) -> bool:
+    return ord(character) >= 0x2E80  # CJK radicals onwards: scripts written without spaces
 
 
 def _first_line(description: Any) -> str:

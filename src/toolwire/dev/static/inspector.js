@@ -21,6 +21,9 @@ function el(tag, attributes, ...children) {
   return node;
 }
 
+// "1 tool", "2 tools", "0 tools": a count and its noun, plural unless one.
+function counted(count, noun) { return `${count} ${noun}${count === 1 ? "" : "s"}`; }
+
 async function api(action, body) {
   const response = await fetch("/api/" + action, {
     method: "POST",
@@ -82,7 +85,7 @@ async function loadTools() {
     list.append(item);
     if (selectedTool && selectedTool === tool.name) showTool(tool, item);
   }
-  if (!selectedTool) $("tool").replaceChildren(el("p", {}, `${tools.length} tools: pick one.`));
+  if (!selectedTool) $("tool").replaceChildren(el("p", {}, `${counted(tools.length, "tool")}: pick one.`));
 }
 
 function hints(tool) {
@@ -163,7 +166,7 @@ function progressSummary(progress) {
   if (!progress || !progress.count) return "";
   const last = progress.last || {};
   const amount = last.total ? `${last.progress} / ${last.total} (${Math.round(100 * last.progress / last.total)}%)` : `${last.progress}`;
-  return `${progress.count} progress notification${progress.count === 1 ? "" : "s"}; the last: ${amount}${last.message ? " — " + last.message : ""}`;
+  return `${counted(progress.count, "progress notification")}; the last: ${amount}${last.message ? " — " + last.message : ""}`;
 }
 
 // What the server wrote on stderr during a failed call: its print() output, its traceback.
@@ -269,7 +272,7 @@ function renderBlock(block) {
     case "resource": {
       const resource = block.resource || {};
       return el("div", {}, el("p", {}, "embedded resource ", el("code", {}, resource.uri || "")),
-        "text" in resource ? el("pre", {}, resource.text) : el("p", {}, `${resource.mimeType || "binary"}, ${(resource.blob || "").length * 3 / 4} bytes`));
+        "text" in resource ? el("pre", {}, resource.text) : el("p", {}, `${resource.mimeType || "binary"}, ${counted(Math.floor(String(resource.blob || "").replace(/=+$/, "").length * 3 / 4), "byte")}`));
     }
     default: return el("pre", {}, JSON.stringify(block, null, 2));
   }
