@@ -15,8 +15,8 @@
   ``glpat-``, Slack ``xox?-``, AWS ``AKIA...``, Google ``AIza...``, Stripe ``sk_live_``/``rk_``,
   JWTs), URLs' passwords (``https://user:pw@host``), and long high-entropy runs (32+
   characters of letters, digits and ``+/_-=`` with at least 3.5 bits of entropy each), but
-  not within an absolute path whose every name is shorter than that (``/home/ci1/src/app``,
-  or a temporary folder's random name: ``/tmp/tmp.Xq3ZpT7bKc/server.py``).
+  not within an absolute path unless a name in it holds one (``/home/ci1/src/app``, and a
+  temporary folder's random name: ``/tmp/check.Xq3ZpT7bKc/unpacked/toolwire/server.py``).
 
 :class:`RedactingFilter` applies :func:`redact_text` to log records (their message and
 traceback); ``toolwire run`` installs it on its stderr handler.
@@ -92,17 +92,14 @@ def redact_text(text: str) -> str:
     """``text`` with secret-looking strings replaced."""
     for pattern in _PATTERNS:
         text = pattern.sub(_replacement, text)
-    paths = [
-        found.span()
-        for found in _ABSOLUTE_PATH.finditer(text)
-        if all(len(name) < 32 for name in found.group().split("/"))
-    ]
+    paths = [found.span() for found in _ABSOLUTE_PATH.finditer(text)]
 
     def if_random(match: re.Match[str]) -> str:
-        start, end = match.span()
-        if any(first <= start and end <= last for first, last in paths):
-            return match.group()  # in a path (a traceback's file): names, none long enough to be a key
-        return _if_random(match.group())
+        (start, end), run = match.span(), match.group()
+        in_a_path = any(first <= start and end <= last for first, last in paths)
+        if in_a_path and all(len(name) < 32 for name in run.split("/")):
+            return run  # a traceback's file, say: names, none long enough to be a key
+        return _if_random(run)
 
     return _CANDIDATE.sub(if_random, text)
 
