@@ -18,10 +18,12 @@ if [ "$status" != 0 ]; then
     exit 1
 fi
 . .venv/bin/activate
+pytest_args=""
+[ $# -gt 0 ] && pytest_args="$(printf ' %q' "$@")"
 exec ./scripts/stages.sh \
     ruff "ruff check src tests examples benchmarks" \
     mypy "mypy src" \
-    pytest "python -m pytest -q$(printf ' %q' "$@")" \
+    pytest "python -m pytest -q$pytest_args" \
     conformance "python tests/conformance/run.py" \
     "wheel check" "./scripts/wheel-check.sh" \
     "compiled check" "./scripts/compiled-check.sh"
