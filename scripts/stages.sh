@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run stages, each given as two arguments, a NAME and a shell COMMAND: in order, every one of
-# them whatever the ones before did (an interrupted stage, exit status 130, stops the rest).
+# them whatever the ones before did (Ctrl-C, SIGINT, stops after the stage it interrupted).
 # Then a table of each stage's result and time. Exit status 0 if every stage passed, 1 if not.
 # scripts/test.sh runs its stages with it.
 set -uo pipefail
@@ -10,12 +10,14 @@ if [ $# -eq 0 ] || [ $(($# % 2)) -ne 0 ]; then
 fi
 names=() results=() times=()
 failed=0 interrupted=0
+trap 'interrupted=1' INT
 while [ $# -gt 0 ]; do
     name="$1" command="$2"
     shift 2
     names+=("$name")
     if [ "$interrupted" = 1 ]; then
         results+=("not run (interrupted)") times+=("")
+        failed=1
         continue
     fi
     echo "== $name: $command"
@@ -29,7 +31,6 @@ while [ $# -gt 0 ]; do
     else
         results+=("FAILED (exit status $status)")
         failed=1
-        [ "$status" = 130 ] && interrupted=1
     fi
 done
 echo

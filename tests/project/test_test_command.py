@@ -35,6 +35,15 @@ def test_every_stage_passing_passes() -> None:
     assert done.returncode == 0 and done.stdout.splitlines()[-1].split()[:2] == ["(all)", "passed"]
 
 
+def test_an_interrupted_stage_is_the_last_and_the_table_says_so() -> None:
+    stages = ["first", "kill -INT $PPID", "second", "echo two", "third", "echo three"]  # $PPID: stages.sh
+    done = subprocess.run([ROOT / "scripts" / "stages.sh", *stages], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "two" not in done.stdout.split("\n\n")[0]
+    rows = done.stdout.split("\n\n", 1)[1].splitlines()
+    assert [row.split("  ")[0] for row in rows[1:]] == ["first", "second", "third", "(all)"]
+    assert " passed " in rows[1] and all(" not run (interrupted)" in row for row in rows[2:4])
+
+
 def test_a_failed_setup_stops_the_test_command_saying_what_did_not_run() -> None:
     done = subprocess.run(
         [ROOT / "scripts" / "test.sh"],
