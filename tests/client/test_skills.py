@@ -5,14 +5,15 @@ that differs are refused, and the content is not returned)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.support.skills import write_skill
 from toolwire import Client, Server
-from toolwire.client import SkillEntry, SkillVerificationFailed
+from toolwire.client import ClientError, SkillEntry, SkillVerificationFailed
 from toolwire.client.errors import ProtocolViolation
-from toolwire.skills import SKILLS_EXTENSION
+from toolwire.skills import SKILLS_EXTENSION, Skill, SkillsExtension, load_skill
 
 MANIFEST = "skill://pdf-processing/SKILL.md"
 FORMS = "skill://pdf-processing/references/FORMS.md"
@@ -91,3 +92,43 @@ def test_malformed_entries_are_protocol_violations() -> None:
         SkillEntry.from_dict({"uri": "skill://x/SKILL.md", "frontmatter": {"name": "x"}, "resources": [{"uri": "a"}]})
     dynamic = SkillEntry.from_dict({"uri": "skill://x/SKILL.md", "frontmatter": {"name": "x"}, "resources": "dynamic"})
     assert dynamic.files is None and dynamic.resolve("a/b.md") == "skill://x/a/b.md"
+
+
+async def test_skill_requests_are_not_sent_to_a_server_that_does_not_offer_them(tmp_path: Path) -> None:
+    async with Client(Server("plain")) as client:
+        for call in (client.list_skills(), client.get_skill(MANIFEST), client.read_directory("skill://pdf-processing")):
+            with pytest.raises(
+                ClientError, match=f"was not sent: the server does not offer skills \\({SKILLS_EXTENSION}\\)"
+            ):
+                await call  # a ServerError -32601 before: each was sent
+
+
+class NoDirectoryRead(SkillsExtension):
+    """Skills without ``resources/directory/read``, as FastMCP serves them."""
+
+    def settings(self) -> dict[str, Any]:
+        return {}
+
+
+async def test_a_directory_read_is_not_sent_unless_the_server_says_directory_read(tmp_path: Path) -> None:
+    server = Server("skilled")
+    extension = NoDirectoryRead()
+    extension.add(load_skill(write_skill(tmp_path, "pdf-processing")))
+    server.add_extension(extension)
+    async with Client(server) as client:
+        assert [entry.name for entry in await client.list_skills()] == ["pdf-processing"]
+        with pytest.raises(ClientError, match="was not sent: the server's skills extension does not say directoryRead"):
+            await client.read_directory("skill://pdf-processing")
+
+
+async def test_a_hostile_servers_frontmatter_is_read_within_bounds(tmp_path: Path) -> None:
+    server = served(tmp_path)
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{name}: &{name} [{', '.join([f'*{previous}'] * 9)}]\n"
+        for previous, name in zip("abcdef", "bcdefg", strict=True)
+    )
+    text = f"---\nname: bomb\ndescription: x\n{bomb}---\n".encode()
+    server.extensions[SKILLS_EXTENSION].add(Skill("bomb", {"name": "bomb", "description": "x"}, {"SKILL.md": text}))  # type: ignore[attr-defined]
+    async with Client(server) as client:
+        with pytest.raises(SkillVerificationFailed, match=r"aliases \(\*a\) are not allowed \(line 5\)"):
+            await client.load_skill("skill://bomb/SKILL.md")  # 10 s and more before, then a mismatch

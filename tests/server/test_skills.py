@@ -4,6 +4,7 @@ errors, and `toolwire run --skills` over stdio and HTTP."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -136,3 +137,59 @@ def test_toolwire_run_refuses_a_broken_skill_in_one_line(tmp_path: Path) -> None
     assert done.stderr.strip().splitlines() == [
         f"toolwire: --skills {tmp_path / 'broken'}: {tmp_path / 'broken' / 'SKILL.md'}: it has no description"
     ]
+
+
+async def test_a_directory_read_carries_the_caching_hints_in_2026_07_28(tmp_path: Path) -> None:
+    async with Client(skilled(tmp_path), protocol=MODERN) as client:
+        listed = await client.request("resources/directory/read", {"uri": "skill://pdf-processing"})
+    assert listed["ttlMs"] >= 0 and listed["cacheScope"] in ("public", "private")
+
+
+async def test_names_that_need_escaping_are_listed_encoded_and_their_folders_read_either_way(tmp_path: Path) -> None:
+    write_skill(tmp_path, "pdf-forms", files={"my notes/q?x=1#frag.md": "fragment\n"})
+    server = Server("escaped")
+    server.add_skills(tmp_path)
+    async with Client(server) as client:
+        (entry,) = await client.list_skills()
+        encoded = await client.read_directory("skill://pdf-forms/my%20notes")
+        raw = await client.read_directory("skill://pdf-forms/my notes")
+        data = await client.read_skill_file(entry, "my notes/q%3Fx=1%23frag.md")
+    assert (
+        [item.uri for item in encoded]
+        == [item.uri for item in raw]
+        == ["skill://pdf-forms/my%20notes/q%3Fx=1%23frag.md"]
+    )
+    assert data == b"fragment\n"
+
+
+async def test_a_large_integer_in_one_skill_leaves_the_listing_whole(tmp_path: Path) -> None:
+    write_skill(tmp_path, "alpha")
+    (tmp_path / "big").mkdir()
+    (tmp_path / "big" / "SKILL.md").write_text(
+        "---\nname: big\ndescription: x\nsize: 123456789012345678901234567890\n---\n"
+    )
+    server = Server("listed")
+    server.add_skills(tmp_path)
+    async with Client(server) as client:
+        listed = await client.list_skills()
+        loaded = await client.load_skill(listed[1])
+    assert [entry.name for entry in listed] == ["alpha", "big"]
+    assert loaded.entry.frontmatter["size"] == 1.2345678901234568e29
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "said"),
+    [("x: " + "[" * 5000 + "]" * 5000, "nested more than 32 levels deep"), ("x: &a [*a]", r"aliases \(\*a\)")],
+)
+def test_toolwire_run_refuses_hostile_frontmatter_in_one_line(tmp_path: Path, frontmatter: str, said: str) -> None:
+    (tmp_path / "hostile").mkdir()
+    (tmp_path / "hostile" / "SKILL.md").write_text(f"---\nname: hostile\ndescription: x\n{frontmatter}\n---\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "toolwire", "run", SERVER, "--skills", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()  # a RecursionError's traceback before
+    assert re.search(said, line) and line.startswith(f"toolwire: --skills {tmp_path}: ")

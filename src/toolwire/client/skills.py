@@ -18,8 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..skills.frontmatter import split
+from ..protocol.versions import SKILLS_EXTENSION
+from ..skills.frontmatter import FrontmatterInvalid, split
 from ..skills.integrity import digest
+from ..skills.uri import encode_path
 from .errors import ClientError, ProtocolViolation
 from .types import ResourceContents, ResourceInfo
 
@@ -85,8 +87,9 @@ class SkillEntry:
 
     def resolve(self, reference: str) -> str:
         """The URI of ``reference``: a URI as it is, a path relative to the skill's folder
-        (``references/FORMS.md``) under it."""
-        return reference if "://" in reference else f"{self.root}/{reference.lstrip('/')}"
+        (``references/FORMS.md``, ``my notes.md``) under it, percent-encoded as a server
+        lists it (an escape already in it, ``my%20notes.md``, is kept)."""
+        return reference if "://" in reference else f"{self.root}/{encode_path(reference.lstrip('/'), escapes=True)}"
 
     def file(self, uri: str) -> SkillFile | None:
         """The listed file at ``uri``, or ``None``."""
@@ -112,19 +115,26 @@ class SkillCalls:
 
     if TYPE_CHECKING:
 
+        @property
+        def server_extensions(self) -> dict[str, dict[str, Any]]: ...
+
         async def request(self, method: str, params: dict[str, Any] | None = None) -> Any: ...
 
         async def _walk(self, method: str, key: str) -> tuple[list[dict[str, Any]], float]: ...
 
     async def list_skills(self) -> list[SkillEntry]:
         """Every skill the server lists, walking all pages (a listing may leave skills out:
-        :meth:`get_skill` finds those by URI). Reads no skill's files."""
+        :meth:`get_skill` finds those by URI). Reads no skill's files. :class:`ClientError`,
+        sending nothing, when the server does not offer skills."""
+        self._offers_skills("skills/list")
         listed, _ = await self._walk("skills/list", "skills")
         return [SkillEntry.from_dict(entry) for entry in listed]
 
     async def get_skill(self, uri: str) -> SkillEntry:
         """The entry of the skill whose ``SKILL.md`` is at ``uri``, listed or not; a
-        :class:`~toolwire.client.ServerError` (``-32602``) if the server serves no skill there."""
+        :class:`~toolwire.client.ServerError` (``-32602``) if the server serves no skill there;
+        :class:`ClientError`, sending nothing, when it does not offer skills."""
+        self._offers_skills("skills/get")
         result = await self.request("skills/get", {"uri": uri})
         return SkillEntry.from_dict(result.get("skill") if isinstance(result, dict) else None)
 
@@ -137,10 +147,10 @@ class SkillCalls:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             raise SkillVerificationFailed(f"{entry.uri} is not UTF-8 text") from None
-        read = split(text)
-        if read is None:
-            raise SkillVerificationFailed(f"{entry.uri} does not begin with YAML frontmatter")
-        frontmatter, body = read
+        try:
+            frontmatter, body = split(text)
+        except FrontmatterInvalid as exc:
+            raise SkillVerificationFailed(f"{entry.uri}: {exc}") from None
         differing = sorted(
             key for key in {*frontmatter, *entry.frontmatter} if frontmatter.get(key) != entry.frontmatter.get(key)
         )
@@ -158,7 +168,13 @@ class SkillCalls:
     async def read_directory(self, uri: str) -> list[ResourceInfo]:
         """The direct children of the folder at ``uri`` (``resources/directory/read``; a
         server that offers it says ``directoryRead`` in its skills settings), walking all
-        pages; sub-folders have the MIME type ``inode/directory``."""
+        pages; sub-folders have the MIME type ``inode/directory``. :class:`ClientError`,
+        sending nothing, when the server does not say ``directoryRead: true``."""
+        settings = self._offers_skills("resources/directory/read")
+        if settings.get("directoryRead") is not True:
+            raise ClientError(
+                "resources/directory/read was not sent: the server's skills extension does not say directoryRead: true"
+            )
         children: list[ResourceInfo] = []
         cursor: str | None = None
         seen: set[str] = set()
@@ -174,6 +190,14 @@ class SkillCalls:
             if cursor in seen:
                 raise ProtocolViolation(f"the server handed out the cursor {cursor!r} twice: its pages loop")
             seen.add(cursor)
+
+    def _offers_skills(self, method: str) -> dict[str, Any]:
+        """The settings of the server's skills extension; :class:`ClientError` naming
+        ``method`` when the server does not declare it (the request is not sent)."""
+        settings = self.server_extensions.get(SKILLS_EXTENSION)
+        if not isinstance(settings, dict):
+            raise ClientError(f"{method} was not sent: the server does not offer skills ({SKILLS_EXTENSION})")
+        return settings
 
     async def _verified(self, entry: SkillEntry, uri: str) -> bytes:
         """The bytes at ``uri``, read and checked against ``entry``."""

@@ -137,6 +137,7 @@ class Host:
         self.specs: list[ToolSpec] = []
         #: Every skill the servers offer, as the model is offered it (see :mod:`.skills`).
         self.skills: list[OfferedSkill] = []
+        self._skills_left_out: list[str] = []
         self._names: dict[str, tuple[str, str]] = {}
         self._exposed: dict[Pair, str] = {}
         self._specs: dict[Pair, ToolSpec] = {}
@@ -244,10 +245,7 @@ class Host:
         self._names = expose(pairs)
         self._marks = marks(pairs)
         for said in self.policy.ambiguous(pairs):
-            if said not in self.warnings:
-                self.warnings.append(said)
-                self._changes.append(said)
-                log.warning("%s", said)
+            self._warn(said)
         by_pair = {(name, tool.name): tool for name, server in self.servers.items() for tool in server.tools}
         self.tools, self.specs, self._index = [], [], None
         self._exposed = {pair: exposed for exposed, pair in self._names.items()}
@@ -271,10 +269,21 @@ class Host:
             )
         if any(server.reads_resources for server in self.servers.values()):
             self.specs.append(self._read_resource_spec())
-        self.skills = offered_skills({name: server.skills for name, server in self.servers.items() if server.alive})
+        self.skills, self._skills_left_out = offered_skills(
+            {name: server.skills for name, server in self.servers.items() if server.alive}
+        )
+        for said in self._skills_left_out:
+            self._warn(said)
         if self.skills:
-            self.specs.append(loader_spec(self.load_skill_name, self.skills))
+            self.specs.append(loader_spec(self.load_skill_name, self.skills, self._skills_left_out))
         self._check_search()
+
+    def _warn(self, said: str) -> None:
+        """Say ``said`` (once: in :attr:`warnings`, in what :meth:`refresh` returns, and in the log)."""
+        if said not in self.warnings:
+            self.warnings.append(said)
+            self._changes.append(said)
+            log.warning("%s", said)
 
     def _check_search(self) -> None:
         """Warn once when deferral applies but the ``search`` extra that ranks tools is missing."""
@@ -331,7 +340,7 @@ class Host:
             specs.append(self._read_resource_spec())
         assert self.deferral is not None
         if self.skills:
-            specs.append(loader_spec(self.load_skill_name, self.skills))
+            specs.append(loader_spec(self.load_skill_name, self.skills, self._skills_left_out))
         counts = {name: len(server.tools) for name, server in self.servers.items() if server.alive}
         specs.append(discovery_spec(self.find_tools_name, counts, self.deferral.found))
         return specs

@@ -3,22 +3,31 @@ folders, files with their resource metadata and sub-folders as ``inode/directory
 
 from __future__ import annotations
 
+import urllib.parse
 from collections.abc import Iterable
 from typing import Any
 
 from .skill import Skill, mime_type
+from .uri import SCHEME
 
 DIRECTORY = "inode/directory"
 
 
 def children(skills: Iterable[Skill], uri: str) -> list[dict[str, Any]] | None:
-    """The children of the folder at ``uri`` (a skill's root, or a folder in it), sorted by
-    URI; ``None`` when no skill has a folder there."""
+    """The children of the folder at ``uri`` (a skill's root, or a folder in it; its path
+    percent-decoded, so ``my%20notes`` and ``my notes`` are one folder), sorted by URI;
+    ``None`` when no skill has a folder there."""
+    if not uri.startswith(SCHEME):
+        return None
+    try:
+        wanted = urllib.parse.unquote(uri[len(SCHEME) :], errors="strict")
+    except UnicodeDecodeError:  # escapes of bytes that are not UTF-8: no skill's name
+        return None
     for skill in skills:
-        prefix = skill.root + "/"
-        if uri != skill.root and not uri.startswith(prefix):
+        prefix = skill.path + "/"
+        if wanted != skill.path and not wanted.startswith(prefix):
             continue
-        inside = uri[len(prefix) :] if uri != skill.root else ""
+        inside = wanted[len(prefix) :] if wanted != skill.path else ""
         if inside not in skill.folders():
             continue
         return _listing(skill, inside)

@@ -12,7 +12,7 @@ resources                       every file of every skill, ``skill://PATH/FILE``
                                 with each file's ``digest`` and ``size``), :data:`PAGE` a
                                 page; caching hints in 2026-07-28
 ``skills/get``                  one entry by its ``SKILL.md``'s URI
-``resources/directory/read``    the children of a skill's folder
+``resources/directory/read``    the children of a skill's folder; caching hints in 2026-07-28
 ==============================  ===============================================================
 
 No request needs to declare the extension (its methods answer every client, as the
@@ -89,7 +89,7 @@ class SkillsExtension(Extension):
         listed = children(self.skills.values(), uri)
         if listed is None:
             raise ProtocolError(INVALID_PARAMS, f"Invalid params: {uri} is not a directory", {"uri": uri})
-        return {"resources": listed}
+        return call.cacheable({"resources": listed})
 
 
 def _serve_files(server: Server, skill: Skill) -> None:

@@ -3,28 +3,37 @@ format), held in memory so that what a server lists is what it serves.
 
 :func:`load_skill` reads one folder; :func:`find_skills` the skills in a folder of them.
 Both raise :class:`SkillInvalid` (a ``ValueError``) naming the file and what is wrong: no
-``SKILL.md``, frontmatter that is missing or breaks the rules (:mod:`.frontmatter`), a
-``name`` other than the folder's, or a skill larger than a server should serve (more than
-:data:`MAX_FILES` files or :data:`MAX_BYTES` bytes).
+``SKILL.md``, frontmatter that is missing, cannot be read or breaks the rules
+(:mod:`.frontmatter`), a ``name`` other than the folder's, a file name with a control
+character, or a skill larger than a server should serve (more than :data:`MAX_FILES` files
+or :data:`MAX_BYTES` bytes: files are measured before they are read, and read in pieces
+never past the limit). Hidden files and folders and Python's caches are not part of a
+skill. A file's URI is its path percent-encoded segment by segment (:mod:`.uri`).
 """
 
 from __future__ import annotations
 
 import mimetypes
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .frontmatter import problems, split
+from .frontmatter import FrontmatterInvalid, problems, split
 from .integrity import digest
+from .uri import SCHEME, encode_path
 
 SKILL_MD = "SKILL.md"
-SCHEME = "skill://"
 #: Limits SEP-2640 asks servers to keep to, per skill.
 MAX_FILES = 512
 MAX_BYTES = 16 * 1024 * 1024
+#: Folders that are not part of a skill, besides hidden ones: Python's caches (their files,
+#: :data:`CACHE_SUFFIXES`, are left out wherever they are).
+CACHES = frozenset({"__pycache__"})
+CACHE_SUFFIXES = (".pyc", ".pyo")
 _MARKDOWN = "text/markdown"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 class SkillInvalid(ValueError):
@@ -52,7 +61,7 @@ class Skill:
     @property
     def root(self) -> str:
         """The URI of the skill's folder, ``skill://PATH`` (no trailing slash)."""
-        return SCHEME + self.path
+        return SCHEME + encode_path(self.path)
 
     @property
     def uri(self) -> str:
@@ -60,7 +69,8 @@ class Skill:
         return self.file_uri(SKILL_MD)
 
     def file_uri(self, relative: str) -> str:
-        return f"{self.root}/{relative}"
+        """The URI of the file or folder at ``relative`` in the skill (percent-encoded)."""
+        return f"{self.root}/{encode_path(relative)}"
 
     def entry(self) -> dict[str, Any]:
         """The skill as ``skills/list`` and ``skills/get`` give it: ``uri``, ``frontmatter``
@@ -94,47 +104,75 @@ def load_skill(folder: str | os.PathLike[str], prefix: str = "") -> Skill:
     manifest = root / SKILL_MD
     if not manifest.is_file():
         raise SkillInvalid(f"{root}: no {SKILL_MD} in it, so it is not a skill")
-    raw = manifest.read_bytes()
+    raw = _read(manifest, MAX_BYTES)
     try:
-        read = split(raw.decode("utf-8"))
+        frontmatter = split(raw.decode("utf-8"))[0]
     except UnicodeDecodeError:
         raise SkillInvalid(f"{manifest}: not UTF-8 text") from None
-    if read is None:
-        raise SkillInvalid(f"{manifest}: it must begin with YAML frontmatter between two '---' lines")
-    frontmatter = read[0]
+    except FrontmatterInvalid as exc:
+        raise SkillInvalid(f"{manifest}: {exc}") from None
     wrong = problems(frontmatter)
     if not wrong and frontmatter["name"] != root.resolve().name:
         wrong.append(f"its name {frontmatter['name']!r} is not the name of its folder {root.resolve().name!r}")
     if wrong:
         raise SkillInvalid(f"{manifest}: {'; '.join(wrong)}")
     prefix = prefix.strip("/")
-    if any(not segment or segment in (".", "..") for segment in prefix.split("/") if prefix):
+    segments = prefix.split("/") if prefix else []
+    if any(not segment or segment in (".", "..") or _CONTROL.search(segment) for segment in segments):
         raise SkillInvalid(f"{root}: the prefix {prefix!r} is not a path of folder names")
-    files = {SKILL_MD: raw, **_files(root, manifest)}
-    if len(files) > MAX_FILES:
-        raise SkillInvalid(f"{root}: {len(files)} files, more than the {MAX_FILES} a skill may have")
-    total = sum(len(data) for data in files.values())
+    others = _others(root, manifest)
+    total = len(raw) + sum(size for _, size in others.values())
     if total > MAX_BYTES:
-        raise SkillInvalid(f"{root}: {total} bytes, more than the {MAX_BYTES} a skill may have")
+        raise SkillInvalid(f"{root}: {total} bytes in all, more than the {MAX_BYTES} bytes a skill may have")
+    files, used = {SKILL_MD: raw}, len(raw)
+    for relative, (file, _) in others.items():
+        files[relative] = _read(file, MAX_BYTES - used)  # a file that grew since it was measured stops here
+        used += len(files[relative])
     path = f"{prefix}/{frontmatter['name']}" if prefix else str(frontmatter["name"])
     return Skill(path, frontmatter, files)
 
 
-def _files(root: Path, manifest: Path) -> dict[str, bytes]:
-    """The skill's other files by path within it, sorted; hidden files and folders (a
-    ``.git``) are left out, and so are links that lead outside the skill."""
-    found: dict[str, bytes] = {}
+def _others(root: Path, manifest: Path) -> dict[str, tuple[Path, int]]:
+    """The skill's other files by path within it, sorted, with their sizes (none is read);
+    left out: hidden files and folders (a ``.git``), caches (:data:`CACHES`), and links
+    that lead outside the skill. :class:`SkillInvalid` for a name with a control character,
+    or for more than :data:`MAX_FILES` files."""
+    found: dict[str, tuple[Path, int]] = {}
     top = root.resolve()
     for directory, folders, names in os.walk(root):
-        folders[:] = sorted(name for name in folders if not name.startswith("."))
+        folders[:] = sorted(name for name in folders if not _left_out(name, folder=True))
         for name in sorted(names):
             file = Path(directory) / name
-            if name.startswith(".") or file == manifest or not file.is_file():
+            if _left_out(name, folder=False) or file == manifest or not file.is_file():
                 continue
             if not file.resolve().is_relative_to(top):
                 continue
-            found[file.relative_to(root).as_posix()] = file.read_bytes()
+            relative = file.relative_to(root).as_posix()
+            if _CONTROL.search(relative):
+                raise SkillInvalid(f"{root}: the name {relative!r} has a control character (a newline, an escape)")
+            found[relative] = (file, file.stat().st_size)
+            if len(found) + 1 > MAX_FILES:
+                raise SkillInvalid(f"{root}: more than the {MAX_FILES} files a skill may have")
     return found
+
+
+def _left_out(name: str, folder: bool) -> bool:
+    """Whether a file or folder of this name is not part of a skill (see :data:`CACHES`)."""
+    return name.startswith(".") or (name in CACHES if folder else name.endswith(CACHE_SUFFIXES))
+
+
+def _read(file: Path, limit: int) -> bytes:
+    """The bytes of ``file``, read in pieces and never more than ``limit`` of them:
+    :class:`SkillInvalid` if it has more (the skill it is part of would be too large)."""
+    pieces: list[bytes] = []
+    left = limit + 1
+    with file.open("rb") as stream:
+        while left > 0 and (piece := stream.read(min(left, 1 << 16))):
+            pieces.append(piece)
+            left -= len(piece)
+    if left <= 0:
+        raise SkillInvalid(f"{file}: with it the skill has more than the {MAX_BYTES} bytes a skill may have")
+    return b"".join(pieces)
 
 
 def find_skills(folder: str | os.PathLike[str], prefix: str = "") -> list[Skill]:
