@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Create .venv (Python 3.11+) with the pinned dependencies and toolwire installed; idempotent.
-set -euo pipefail
+set -Eeuo pipefail
 cd "$(dirname "$0")/.."
+trap 'echo "setup.sh: this step failed (exit status $?, line $LINENO): $BASH_COMMAND" >&2' ERR
 
 PYTHON="${PYTHON:-$(command -v python3.11 || command -v python3 || true)}"
 if [ -z "$PYTHON" ] || ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
@@ -35,8 +36,9 @@ done
 # redis-server backs the shared rate limiter and task store, chromium shows the inspector
 # page to Playwright (tests/cli/test_dev.py; Playwright never downloads a browser here), haproxy
 # balances replicas (tests/project/test_scaling.py); docker.io, docker-compose and debootstrap run
-# examples/deploy in containers (tests/project/test_deploy_containers.py). Installed
-# when missing and this runs as root (as CI does); otherwise install them yourself.
+# examples/deploy in containers (tests/project/test_deploy_containers.py). Installed with
+# apt-get when missing and this runs as root (as CI does; it says so first), waiting up to
+# 5 minutes for another apt or dpkg to let its locks go; otherwise install them yourself.
 missing=""
 command -v tmux >/dev/null || missing="$missing tmux"
 command -v redis-server >/dev/null || missing="$missing redis-server"
@@ -47,7 +49,12 @@ command -v docker-compose >/dev/null || docker compose version >/dev/null 2>&1 |
 command -v debootstrap >/dev/null || [ -x /usr/sbin/debootstrap ] || missing="$missing debootstrap"
 if [ -n "$missing" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+        echo "setup.sh: installing Debian packages as root with apt-get:$missing"
+        lock_wait=300  # seconds
+        .venv/bin/python scripts/wait-for-lock.py /var/lib/apt/lists/lock $lock_wait
+        apt-get -o DPkg::Lock::Timeout=$lock_wait update -qq
+        .venv/bin/python scripts/wait-for-lock.py /var/cache/apt/archives/lock $lock_wait
+        DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=$lock_wait install -y -qq $missing >/dev/null
     else
         echo "note: the tests need:$missing (apt-get install$missing); the tests that use them fail without" >&2
     fi

@@ -1,13 +1,24 @@
-"""Shared fixtures: a raw stdio client factory; a data folder of the session's own."""
+"""Shared fixtures: a raw stdio client factory; a data folder of the session's own. And SIGINT
+as a user's Ctrl-C finds it in every process the tests start, however the suite was started
+(see :func:`pytest_configure`)."""
 
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 
 import pytest
 
 from tests.support.rawclient import RawClient, toolwire_command
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Started in the background (``nohup``, ``cmd &`` in a script: SIGINT ignored), the suite
+    takes SIGINT's default back, since an ignored signal is inherited by every process it
+    starts, and the tests interrupt theirs (Ctrl-C) and expect them to stop."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True, scope="session")

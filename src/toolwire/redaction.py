@@ -15,7 +15,8 @@
   ``glpat-``, Slack ``xox?-``, AWS ``AKIA...``, Google ``AIza...``, Stripe ``sk_live_``/``rk_``,
   JWTs), URLs' passwords (``https://user:pw@host``), and long high-entropy runs (32+
   characters of letters, digits and ``+/_-=`` with at least 3.5 bits of entropy each), but
-  not absolute paths whose every part is shorter than that (``/home/ci1/src/app/tools``).
+  not within an absolute path unless a name in it holds one (``/home/ci1/src/app``, and a
+  temporary folder's random name: ``/tmp/check.Xq3ZpT7bKc/unpacked/toolwire/server.py``).
 
 :class:`RedactingFilter` applies :func:`redact_text` to log records (their message and
 traceback); ``toolwire run`` installs it on its stderr handler.
@@ -58,6 +59,8 @@ _PATTERNS = [
     re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),
 ]
 _CANDIDATE = re.compile(r"[A-Za-z0-9+/_=-]{32,}")
+#: An absolute path: a ``/`` that starts the text, a word or a quoted string, and what follows up to a space or quote.
+_ABSOLUTE_PATH = re.compile(r"(?:^|(?<=[\s\"'=(\[,]))/[^\s\"'`,;()\[\]<>]+")
 
 
 def redact(value: Any, depth: int = 0) -> Any:
@@ -89,7 +92,16 @@ def redact_text(text: str) -> str:
     """``text`` with secret-looking strings replaced."""
     for pattern in _PATTERNS:
         text = pattern.sub(_replacement, text)
-    return _CANDIDATE.sub(_if_random, text)
+    paths = [found.span() for found in _ABSOLUTE_PATH.finditer(text)]
+
+    def if_random(match: re.Match[str]) -> str:
+        (start, end), run = match.span(), match.group()
+        in_a_path = any(first <= start and end <= last for first, last in paths)
+        if in_a_path and all(len(name) < 32 for name in run.split("/")):
+            return run  # a traceback's file, say: names, none long enough to be a key
+        return _if_random(run)
+
+    return _CANDIDATE.sub(if_random, text)
 
 
 def _replacement(match: re.Match[str]) -> str:
@@ -97,12 +109,9 @@ def _replacement(match: re.Match[str]) -> str:
     return f"{keep}{REDACTED}" if keep else REDACTED
 
 
-def _if_random(match: re.Match[str]) -> str:
-    run = match.group(0)
+def _if_random(run: str) -> str:
     if REDACTED.strip("[]") in run:
         return run
-    if run.startswith("/") and all(len(part) < 32 for part in run.split("/")):
-        return run  # an absolute path (a traceback's file): names, none long enough to be a key
     kinds = sum(any(test(c) for c in run) for test in (str.islower, str.isupper, str.isdigit))
     return REDACTED if kinds >= 2 and entropy(run) >= 3.5 else run
 

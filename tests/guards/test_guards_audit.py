@@ -205,6 +205,9 @@ def test_redaction_finds_secrets_and_leaves_prose() -> None:
             "path": "/usr/share/doc/python3/README.Debian",
             "frame": 'File "/tmp/ci1/src/toolwire/server/session.py", line 607',
             "slashed": "/aZ3kL9qP0xW2vB7nM4cR8tY1uI6oE5sDx",
+            "mktemp": 'File "/tmp/tmp.Xq3ZpT7bKc/unpacked/toolwire/tools/threads.py", line 138',
+            "named mktemp": 'File "/tmp/toolwire-compiled-check.iySdB1Tn2N/unpacked/toolwire/x.py", line 1',
+            "in a path": "/srv/keys/aZ3kL9qP0xW2vB7nM4cR8tY1uI6oE5sD/x.txt",
         }
     )
     assert found == {
@@ -222,6 +225,9 @@ def test_redaction_finds_secrets_and_leaves_prose() -> None:
         "path": "/usr/share/doc/python3/README.Debian",
         "frame": 'File "/tmp/ci1/src/toolwire/server/session.py", line 607',  # a path with digits
         "slashed": REDACTED,
+        "mktemp": 'File "/tmp/tmp.Xq3ZpT7bKc/unpacked/toolwire/tools/threads.py", line 138',  # a random folder
+        "named mktemp": 'File "/tmp/toolwire-compiled-check.iySdB1Tn2N/unpacked/toolwire/x.py", line 1',
+        "in a path": f"{REDACTED}.txt",  # a name long enough to be a key: not a path left whole
     }
 
 

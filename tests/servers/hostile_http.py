@@ -23,20 +23,48 @@ client's 4 MiB limit (so a client without limits reads it all, in bounded time):
 * ``sse-endpoint``: refuses every POST with 405 and opens the 2024-11-05 HTTP+SSE stream,
   whose ``endpoint`` is ``http://localhost:PORT/caught``.
 
-``GET /stats`` answers what the last hostile answer came to: ``sent`` (bytes written),
-``closed`` (whether the client closed the connection before its end), and ``caught``: the
-headers of the requests that reached ``/caught``.
+``GET /stats`` answers what the last hostile answer came to: ``answers`` (how many began so
+far), ``sent`` (bytes written), ``closed`` (whether the client closed the connection before its
+end), and ``caught``: the headers of the requests that reached ``/caught``. ``GET
+/stats?closed`` answers once the client has closed the last one (``?closed&after=N``: one
+begun after the first ``N``), or after 60 s as things are.
 """
 
 import asyncio
 import sys
 import zlib
+from urllib.parse import parse_qs, urlsplit
 
 import orjson
 
 PORT = int(sys.argv[1])
 EXTRA = 4 * 1024 * 1024 + 40_000_000
-STATS: dict[str, object] = {"sent": 0, "closed": False, "caught": []}
+STATS: dict[str, object] = {"answers": 0, "sent": 0, "closed": False, "caught": []}
+#: What waits for STATS to change (``GET /stats?closed``).
+WAITERS: list[asyncio.Future[None]] = []
+
+
+def changed() -> None:
+    for waiter in WAITERS:
+        if not waiter.done():
+            waiter.set_result(None)
+    WAITERS.clear()
+
+
+async def closed_after(after: int, seconds: float = 60) -> None:
+    """Once the client has closed a hostile answer begun after the first ``after`` (checked
+    as STATS changes), or after ``seconds``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not (int(STATS["answers"]) > after and STATS["closed"]) and loop.time() < deadline:  # type: ignore[call-overload]
+        waiter = loop.create_future()
+        WAITERS.append(waiter)
+        try:
+            await asyncio.wait_for(waiter, deadline - loop.time())
+        except TimeoutError:
+            return
+
+
 ECHO = {"name": "echo", "inputSchema": {"type": "object"}}
 
 
@@ -67,8 +95,10 @@ class Hostile:
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self.writer = writer
+        STATS["answers"] = int(STATS["answers"]) + 1  # type: ignore[call-overload]
         STATS["sent"] = 0
         STATS["closed"] = False
+        changed()
 
     async def write(self, data: bytes) -> None:
         self.writer.write(data)
@@ -76,9 +106,11 @@ class Hostile:
             await self.writer.drain()
         except ConnectionError:
             STATS["closed"] = True
+            changed()
             raise
         if self.writer.transport.is_closing():
             STATS["closed"] = True
+            changed()
             raise ConnectionResetError
         STATS["sent"] = int(STATS["sent"]) + len(data)  # type: ignore[call-overload]
 
@@ -169,7 +201,10 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
     try:
         while True:
             method, target, headers, body = await read_request(reader)
-            if target == "/stats":
+            if urlsplit(target).path == "/stats":
+                query = parse_qs(urlsplit(target).query, keep_blank_values=True)
+                if "closed" in query:
+                    await closed_after(int(query.get("after", ["0"])[0]))
                 writer.write(answer("200 OK", orjson.dumps(STATS)))
                 continue
             if target.startswith("/caught"):

@@ -37,11 +37,14 @@ async def countdown(n: int, ctx: Context) -> str:
 
 
 @server.tool
-async def steps(n: int, delay: float, ctx: Context) -> str:
-    """Report ``n`` progress steps, ``delay`` seconds apart, then answer."""
+async def steps(n: int, delay: float, ctx: Context, marker: str = "") -> str:
+    """Report ``n`` progress steps, ``delay`` seconds apart, then answer. The file ``marker``
+    says the steps are over (the tests wait for it rather than for a time)."""
     for i in range(n):
         ctx.report_progress(i + 1, n)
         await asyncio.sleep(delay)
+    if marker:
+        Path(marker).touch()
     return f"{n} steps"
 
 

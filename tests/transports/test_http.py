@@ -336,11 +336,15 @@ async def test_get_stream_whose_connection_dropped_can_be_opened_again(streaming
     async with http.stream("GET", streaming, headers={**headers, **SSE_ACCEPT}) as reply:
         assert reply.status_code == 200
         await next_event(read_sse(reply))
-    await asyncio.sleep(0.2)
-    async with Listener(http, streaming, headers) as again:
-        assert again.status == 200, again.body
-        await http.post(streaming, json=legacy_call("toggle"), headers=headers)
-        assert await wait_until(lambda: "notifications/tools/list_changed" in again.methods())
+    deadline = time.monotonic() + 20
+    while True:  # 409 until the server has seen the first one's connection go
+        async with Listener(http, streaming, headers) as again:
+            if again.status == 409 and time.monotonic() < deadline:
+                continue
+            assert again.status == 200, again.body
+            await http.post(streaming, json=legacy_call("toggle"), headers=headers)
+            assert await wait_until(lambda: "notifications/tools/list_changed" in again.methods())
+            break
 
 
 async def test_missing_protocol_version_header_means_the_negotiated_version_else_2025_03_26(
@@ -450,10 +454,11 @@ async def test_a_session_cannot_answer_another_sessions_question(streaming: str,
 
 @pytest.mark.parametrize("moment", ["while_the_call_runs", "after_the_call_ended"])
 async def test_stream_resumes_after_a_disconnect_with_last_event_id(
-    moment: str, streaming: str, http: httpx.AsyncClient
+    moment: str, streaming: str, http: httpx.AsyncClient, tmp_path: Path
 ) -> None:
     headers = await open_session(http, streaming)
-    body = legacy_call("steps", {"n": 3, "delay": 0.15}, id=8, progressToken="s")
+    over = tmp_path / "over"
+    body = legacy_call("steps", {"n": 3, "delay": 0.15, "marker": str(over)}, id=8, progressToken="s")
     async with http.stream("POST", streaming, json=body, headers=headers) as reply:
         events = read_sse(reply)
         priming = await next_event(events)
@@ -462,7 +467,7 @@ async def test_stream_resumes_after_a_disconnect_with_last_event_id(
         assert first.id and first.message["params"]["progress"] == 1
     # The connection is gone; the stream is not.
     if moment == "after_the_call_ended":
-        await asyncio.sleep(0.8)
+        assert await wait_until(over.exists, timeout=30)
     resumed = await http.get(streaming, headers={**headers, **SSE_ACCEPT, "Last-Event-ID": first.id})
     assert resumed.status_code == 200
     rest = parse_sse(resumed.text)
@@ -470,6 +475,34 @@ async def test_stream_resumes_after_a_disconnect_with_last_event_id(
     assert rest[-1].message == {"jsonrpc": "2.0", "id": 8, "result": {"content": [{"type": "text", "text": "3 steps"}]}}
     ids = [event.id for event in rest]
     assert len(rest) == 3 and all(ids) and len(set(ids)) == 3 and not {priming.id, first.id} & set(ids)
+
+
+async def test_a_stream_resumed_before_its_old_connection_is_seen_gone_goes_on_on_the_new_one(
+    streaming: str, http: httpx.AsyncClient
+) -> None:
+    """Under load the GET that resumes a stream can reach the server before it notices that the
+    POST's connection dropped: noticing it then leaves the GET attached."""
+    headers = await open_session(http, streaming, capabilities={"elicitation": {"form": {}}})
+    post = http.stream("POST", streaming, json=legacy_call("ask", id=11), headers=headers)
+    reply = await post.__aenter__()
+    events = read_sse(reply)
+    assert (await next_event(events)).data == ""  # priming
+    question = await next_event(events)  # the tool waits for its answer: the call runs on
+    assert question.id and question.message["method"] == "elicitation/create"
+    resuming = {**headers, **SSE_ACCEPT, "Last-Event-ID": question.id}
+    async with http.stream("GET", streaming, headers=resuming) as resumed:
+        assert resumed.status_code == 200  # the stream is the GET's now; the POST's connection is still open
+        await post.__aexit__(None, None, None)  # now it drops
+        ping = await http.post(streaming, json={"jsonrpc": "2.0", "id": 12, "method": "ping"}, headers=headers)
+        assert ping.status_code == 200  # a round trip: the server has seen the POST's connection go
+        answer = {
+            "jsonrpc": "2.0",
+            "id": question.message["id"],
+            "result": {"action": "accept", "content": {"name": "Ada"}},
+        }
+        assert (await http.post(streaming, json=answer, headers=headers)).status_code == 202
+        result = await next_message(read_sse(resumed), timeout=30)
+    assert result == {"jsonrpc": "2.0", "id": 11, "result": {"content": [{"type": "text", "text": "Hello, Ada!"}]}}
 
 
 async def test_close_stream_ends_the_connection_with_a_retry_and_the_rest_comes_on_resume(

@@ -221,6 +221,7 @@ class Channel:
 
     async def _pump_messages(self, disconnected: asyncio.Event, pending: bytes) -> bool:
         connected = True
+        own = self._send  # this connection's (a GET resuming the stream may take over before it is seen gone)
         while not self.done:
             if not self._queue:
                 if pending:
@@ -236,7 +237,8 @@ class Channel:
                 continue
             if connected and disconnected.is_set():
                 connected = False
-                self._send = None
+                if self._send is own:
+                    self._send = None
                 if self.store is None or self.stream_id is None or self.expected == 0:
                     return False  # nothing can be resumed (a GET stream ends with its connection)
             if self._queue:

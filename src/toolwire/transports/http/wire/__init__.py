@@ -66,7 +66,8 @@ async def serve(
     stop: asyncio.Event | None = None,
 ) -> None:
     """Serve the ASGI ``app`` on ``listener`` (bound and listening) until ``stop`` is set,
-    or SIGINT/SIGTERM when ``stop`` is not given.
+    or SIGINT/SIGTERM when ``stop`` is not given (either left alone if this process was
+    started with it ignored, as Python leaves SIGINT: ``nohup``, ``&`` in a script).
 
     Runs the app's lifespan first unless ``lifespan`` is false (``RuntimeError`` if its
     startup fails, before anything is served). On stopping: no new connections,
@@ -95,6 +96,8 @@ async def serve(
     if stop is None:
         stop = asyncio.Event()
         for number in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(number) is signal.SIG_IGN:
+                continue  # ignored by whoever started this process (nohup, ``&`` in a script): left so
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(number, stop.set)
                 signals.append(number)
