@@ -426,7 +426,7 @@ class Embeddings:
             vectors += got
         return vectors
 
-    def _answer(self, batch: list[str]) -> bytes:
+    def _answer(self, batch: list[str]) -> bytearray:
         """The body of the endpoint's answer to ``batch``, read within the bounds."""
         deadline = time.monotonic() + self.seconds
         body = bytearray()
@@ -444,12 +444,16 @@ class Embeddings:
                         raise EmbeddingsFailed(
                             f"the embeddings endpoint {self.shown} took more than {self.seconds:g} s to answer"
                         )
+        except (httpx.ReadTimeout, httpx.WriteTimeout):
+            raise EmbeddingsFailed(
+                f"the embeddings endpoint {self.shown} took more than {self.seconds:g} s to answer"
+            ) from None
         except httpx.HTTPError as exc:
             reason = redact_text(str(exc)) or type(exc).__name__
             raise EmbeddingsFailed(f"cannot reach the embeddings endpoint {self.shown}: {reason}") from None
-        return bytes(body)
+        return body
 
-    def _vectors(self, body: bytes) -> list[list[float]]:
+    def _vectors(self, body: bytearray) -> list[list[float]]:
         """The vectors of an answer, in the order of its texts; ``EmbeddingsFailed`` for an
         answer that does not hold vectors of at most ``EMBEDDING_NUMBERS`` finite numbers."""
         try:
@@ -516,6 +520,8 @@ def serve_reads(root: str, max_bytes: str, seconds: str) -> None:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    with contextlib.suppress(ImportError):  # loaded now, not in the first PDF file's time
+        import pypdf  # noqa: F401
     answers.write(b"ready\n")
     answers.flush()
     for line in sys.stdin.buffer:
