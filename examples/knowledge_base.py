@@ -115,8 +115,8 @@ class Settings:
     embeddings_model: str
     embeddings_key: str | None
     max_bytes: int
-    read_timeout: float = 20.0
-    embeddings_timeout: float = 30.0
+    read_timeout: float
+    embeddings_timeout: float
 
 
 def load_settings(argv: list[str], environ: dict[str, str] | os._Environ[str]) -> Settings:
@@ -254,20 +254,23 @@ def pdf_text(path: Path, limit: int) -> str:
 def drawn_bytes(page: Any) -> int:
     """The decompressed size of the content streams a PDF page draws: its own, and the forms
     its resources name, theirs too (each counted once for the page, however often drawn)."""
-    contents = page.get("/Contents")
-    contents = contents.get_object() if contents is not None else []
-    streams = [each.get_object() for each in contents] if isinstance(contents, list) else [contents]
-    resources, seen = [page.get("/Resources")], set()
-    while resources:
-        named = resources.pop()
-        forms = named.get_object().get("/XObject") if named is not None else None
-        for form in forms.get_object().values() if forms is not None else ():
-            form = form.get_object()
-            if form.get("/Subtype") == "/Form" and id(form) not in seen:
+    from pypdf.generic import DictionaryObject, StreamObject
+
+    def resolved(value: Any) -> Any:
+        return value.get_object() if value is not None else None
+
+    contents = resolved(page.get("/Contents"))
+    streams = [resolved(each) for each in contents] if isinstance(contents, list) else [contents]
+    pending, seen = [resolved(page.get("/Resources"))], set()
+    while pending:
+        resources = pending.pop()
+        forms = resolved(resources.get("/XObject")) if isinstance(resources, DictionaryObject) else None
+        for form in map(resolved, forms.values() if isinstance(forms, DictionaryObject) else ()):
+            if isinstance(form, StreamObject) and form.get("/Subtype") == "/Form" and id(form) not in seen:
                 seen.add(id(form))
                 streams.append(form)
-                resources.append(form.get("/Resources"))
-    return sum(len(stream.get_data()) for stream in streams)
+                pending.append(resolved(form.get("/Resources")))
+    return sum(len(stream.get_data()) for stream in streams if isinstance(stream, StreamObject))
 
 
 # =========================================================================================
@@ -377,10 +380,11 @@ EMBEDDING_NUMBERS = 16_384
 
 
 def _http_url(url: str) -> bool:
-    with contextlib.suppress(ValueError):
+    try:
         parts = urllib.parse.urlsplit(url)
         return parts.scheme in ("http", "https") and bool(parts.hostname)
-    return False
+    except ValueError:  # a port that is not a number, an unclosed [
+        return False
 
 
 def shown_url(url: str) -> str:
@@ -455,11 +459,11 @@ class Embeddings:
 
     def _vectors(self, body: bytearray) -> list[list[float]]:
         """The vectors of an answer, in the order of its texts; ``EmbeddingsFailed`` for an
-        answer that does not hold vectors of at most ``EMBEDDING_NUMBERS`` finite numbers."""
+        answer that does not hold vectors of 1 to ``EMBEDDING_NUMBERS`` finite numbers."""
         try:
             data = sorted(json.loads(body)["data"], key=lambda item: item["index"])
-            if any(len(item["embedding"]) > EMBEDDING_NUMBERS for item in data):
-                raise ValueError("a vector too long")
+            if not all(0 < len(item["embedding"]) <= EMBEDDING_NUMBERS for item in data):
+                raise ValueError("a vector empty or too long")
             vectors = [[float(value) for value in item["embedding"]] for item in data]
             if not all(math.isfinite(value) for vector in vectors for value in vector):
                 raise ValueError("a number that is not finite")
