@@ -870,10 +870,10 @@ class KnowledgeBase:
             ).fetchall()
         if not rows:
             return
-        import numpy
-
         try:
             vectors = self.embeddings([f"{title} {heading}\n{text}" for _, title, heading, text in rows])
+            import numpy
+
             with self.writing():
                 self._check_size(len(vectors[0]))
                 self.db.executemany(
