@@ -212,9 +212,10 @@ def test_the_endpoints_credentials_reach_neither_the_model_nor_the_log(tmp_path:
     model.embeddings_status = 401
     model.script(Reply(tool_calls=[ToolCall("retrieve_docs", {"query": "高血压 诊断标准"})]), Reply(text="答案"))
     secret_url = model.openai_url.replace("http://", "http://kb-user:hunter2-pw@")
+    # The target relative to the folder: "toolwire ask" would split a path with spaces into words.
     done = toolwire(
-        "ask", str(EXAMPLE), "高血压的诊断标准是什么", "--trust", "knowledge_base",
-        "--base-url", model.openai_url, "--model", "m", "--api-key", "test",
+        "ask", "examples/knowledge_base.py", "高血压的诊断标准是什么", "--trust", "knowledge_base",
+        "--base-url", model.openai_url, "--model", "m", "--api-key", "test", cwd=ROOT,
         KB_DOCS=str(SAMPLES), KB_DATA=str(tmp_path / "index"), KB_EMBEDDINGS_URL=secret_url,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
