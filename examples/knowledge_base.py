@@ -380,11 +380,12 @@ EMBEDDING_NUMBERS = 16_384
 
 
 def _http_url(url: str) -> bool:
+    """Whether ``url`` is an http(s) URL with a host, and a port if any, that httpx takes."""
     try:
-        parts = urllib.parse.urlsplit(url)
-        return parts.scheme in ("http", "https") and bool(parts.hostname)
-    except ValueError:  # a port that is not a number, an unclosed [
+        parsed, port = httpx.URL(url), urllib.parse.urlsplit(url).port
+    except (httpx.InvalidURL, ValueError):  # a port out of range, an unclosed [...
         return False
+    return parsed.scheme in ("http", "https") and bool(parsed.host) and port != 0
 
 
 def shown_url(url: str) -> str:

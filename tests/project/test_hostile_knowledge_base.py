@@ -230,9 +230,10 @@ def test_the_endpoints_url_is_shown_without_credentials() -> None:
         == "https://api.example:8443/v1/embeddings"
     )
     assert kb.shown_url("http://[::1") == "(a URL that does not parse)"
-    with pytest.raises(ValueError, match="must be an http or https URL") as refused:
-        kb.load_settings(["--embeddings-url", "ftp://u:hunter2@host/v1"], {"KB_DOCS": str(SAMPLES)})
-    assert "hunter2" not in str(refused.value)
+    for url in ("ftp://u:hunter2@host/v1", "http://u:hunter2@host:99999/v1"):
+        with pytest.raises(ValueError, match="must be an http or https URL") as refused:
+            kb.load_settings(["--embeddings-url", url], {"KB_DOCS": str(SAMPLES)})
+        assert "hunter2" not in str(refused.value)
     for option in ("--read-timeout", "--embeddings-timeout"):
         for value in ("0", "nan", "-1"):
             with pytest.raises(ValueError, match=f"{option} .* must be between 0 and 3600 seconds"):
