@@ -514,7 +514,7 @@ def extract(root: Path, path: str, max_bytes: int) -> Extracted:
 def serve_reads(root: str, max_bytes: str, seconds: str) -> None:
     """The reading process: a path per line of stdin, and for each a line of JSON on stdout,
     its :class:`Extracted` or why it is unreadable. Its address space is capped, and a
-    document that needs more is unreadable; one that takes a second longer than ``seconds``
+    document that needs more is unreadable; one still being read 1 to 2 s after ``seconds``
     ends it (where the system allows both: the server stops it first anyway, unless the
     server is gone)."""
     answers = os.fdopen(os.dup(1), "wb")
