@@ -3,7 +3,7 @@ hostile embeddings endpoint. The server is a real process over stdio; the endpoi
 scripted model server's ``/v1/embeddings`` on 127.0.0.1, made to answer vectors of different
 sizes, an answer without end, or one trickled a byte at a time.
 
-A document that would take minutes is read in the server's reading process: the server
+A document that takes tens of seconds is read in the server's reading process: the server
 answers pings meanwhile (checked once the server says it is reading that document, before
 its time is up), skips it with the reason and indexes the others.
 """
@@ -77,7 +77,7 @@ def children(pid: int) -> list[int]:
 
 
 async def test_a_hostile_document_is_skipped_while_the_server_answers_pings(docs: Path, tmp_path: Path) -> None:
-    (docs / "forms.pdf").write_bytes(nested_forms_pdf())  # 3 kB, minutes of pypdf
+    (docs / "forms.pdf").write_bytes(nested_forms_pdf())  # 3 kB, about 25 s of pypdf here
     (docs / "shared.pdf").write_bytes(shared_stream_pdf(pages=4, content_bytes=2_800_000))  # 9 kB, 11 MB drawn
     (docs / "spaced.md").write_text(SPACED_HEADING)
     reading: asyncio.Queue[str] = asyncio.Queue()
