@@ -70,8 +70,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
-import httpx
-
 from toolwire import Context, Param, ResourceNotFound, Server
 from toolwire.extras import needs
 from toolwire.redaction import redact_text
@@ -381,6 +379,8 @@ EMBEDDING_NUMBERS = 16_384
 
 def _http_url(url: str) -> bool:
     """Whether ``url`` is an http(s) URL with a host, and a port if any, that httpx takes."""
+    import httpx  # here and below: only with an endpoint (the reading process does without it)
+
     try:
         parsed, port = httpx.URL(url), urllib.parse.urlsplit(url).port
     except (httpx.InvalidURL, ValueError):  # a port out of range, an unclosed [...
@@ -408,6 +408,8 @@ class Embeddings:
         self.shown = shown_url(self.url)
         self.model = model
         self.seconds = seconds
+        import httpx
+
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self.client = httpx.Client(timeout=httpx.Timeout(seconds, connect=min(seconds, 5.0)), headers=headers)
 
@@ -433,6 +435,8 @@ class Embeddings:
 
     def _answer(self, batch: list[str]) -> bytearray:
         """The body of the endpoint's answer to ``batch``, read within the bounds."""
+        import httpx
+
         deadline = time.monotonic() + self.seconds
         body = bytearray()
         try:
