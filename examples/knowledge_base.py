@@ -523,6 +523,7 @@ def serve_reads(root: str, max_bytes: str, seconds: str) -> None:
     server is gone)."""
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # what a library prints goes to stderr, not into the answers
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C at a terminal: the server stops it
     memory = max(READER_MEMORY, 64 * int(max_bytes))
     alarm = getattr(signal, "alarm", lambda seconds: 0)
     with contextlib.suppress(ImportError, ValueError, OSError):  # no limit here: the time limit still holds
