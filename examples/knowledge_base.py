@@ -20,6 +20,9 @@ With no folder named it serves the sample medical documents of ``examples/medica
   dense (cosine of vectors kept in the same SQLite file), and the two rankings are fused
   (reciprocal rank fusion). Everything works without a network; an endpoint that fails
   leaves the lexical ranking answering, with a note saying why.
+- Documents are read, extracted and chunked in a process of their own, each within a time
+  limit and size limits: a hostile document is skipped, with the reason, and the server
+  and the other documents go on.
 
 Configuration: options after ``--``, else the environment.
 
@@ -35,6 +38,9 @@ option                      environment              meaning
 (none)                      ``KB_EMBEDDINGS_KEY``    the API key (default: ``OPENAI_API_KEY``)
 ``--max-bytes N``           ``KB_MAX_BYTES``         bytes read of one document (default 8 MiB;
                                                      a larger text file is indexed up to there)
+``--read-timeout S``        ``KB_READ_TIMEOUT``      seconds to read one document (default 20)
+``--embeddings-timeout S``  ``KB_EMBEDDINGS_TIMEOUT``  seconds for one answer of the endpoint
+                                                     (default 30)
 ==========================  =======================  =============================================
 
 Needs ``pip install 'toolwire[kb]'`` (rjieba; numpy for dense ranking; pypdf for PDF files).
@@ -46,22 +52,27 @@ import argparse
 import asyncio
 import contextlib
 import hashlib
+import json
 import logging
+import math
 import os
+import queue
 import re
+import signal
 import sqlite3
+import subprocess
 import sys
 import threading
+import time
 import urllib.parse
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
-import httpx
-
 from toolwire import Context, Param, ResourceNotFound, Server
 from toolwire.extras import needs
+from toolwire.redaction import redact_text
 
 with needs("kb", "the knowledge base example"):
     import rjieba
@@ -102,6 +113,8 @@ class Settings:
     embeddings_model: str
     embeddings_key: str | None
     max_bytes: int
+    read_timeout: float
+    embeddings_timeout: float
 
 
 def load_settings(argv: list[str], environ: dict[str, str] | os._Environ[str]) -> Settings:
@@ -113,15 +126,32 @@ def load_settings(argv: list[str], environ: dict[str, str] | os._Environ[str]) -
     parser.add_argument("--embeddings-url", default=environ.get("KB_EMBEDDINGS_URL"))
     parser.add_argument("--embeddings-model", default=environ.get("KB_EMBEDDINGS_MODEL") or "text-embedding-3-small")
     parser.add_argument("--max-bytes", type=int, default=environ.get("KB_MAX_BYTES") or str(8 << 20))
+    parser.add_argument("--read-timeout", type=float, default=environ.get("KB_READ_TIMEOUT") or "20")
+    parser.add_argument("--embeddings-timeout", type=float, default=environ.get("KB_EMBEDDINGS_TIMEOUT") or "30")
     options = parser.parse_args(argv)
     docs = Path(options.docs).expanduser().resolve()
     if not docs.is_dir():
         raise ValueError(f"the documents folder {options.docs!r} does not exist (--docs DIR or KB_DOCS)")
     if options.max_bytes < 1024:
         raise ValueError("--max-bytes (KB_MAX_BYTES) must be at least 1024")
+    for name, seconds in (("read-timeout", options.read_timeout), ("embeddings-timeout", options.embeddings_timeout)):
+        if not 0 < seconds < 3600:  # NaN too
+            raise ValueError(f"--{name} (KB_{name.upper().replace('-', '_')}) must be between 0 and 3600 seconds")
+    if options.embeddings_url and not _http_url(options.embeddings_url):
+        shown = shown_url(options.embeddings_url)
+        raise ValueError(f"--embeddings-url (KB_EMBEDDINGS_URL) must be an http or https URL, not {shown!r}")
     data = Path(options.data).expanduser().resolve() if options.data else docs.with_name(docs.name + ".kb")
     key = environ.get("KB_EMBEDDINGS_KEY") or environ.get("OPENAI_API_KEY")
-    return Settings(docs, data, options.embeddings_url or None, options.embeddings_model, key, options.max_bytes)
+    return Settings(
+        docs,
+        data,
+        options.embeddings_url or None,
+        options.embeddings_model,
+        key,
+        options.max_bytes,
+        options.read_timeout,
+        options.embeddings_timeout,
+    )
 
 
 # =========================================================================================
@@ -187,26 +217,65 @@ def decode(data: bytes, truncated: bool) -> str:
 
 
 def pdf_text(path: Path, limit: int) -> str:
-    """The text of a PDF file (at most ``limit`` characters); ``Unreadable`` if it is too large,
-    pypdf is not installed, or the file does not parse."""
+    """The text of a PDF file (at most ``limit`` characters); ``Unreadable`` if it is too large
+    (the file, or what its pages draw: see :func:`drawn_bytes`), pypdf is not installed, or
+    the file does not parse."""
     if path.stat().st_size > limit:
         raise Unreadable(f"a PDF file over the {limit} byte limit is not read")
     try:
         import pypdf
     except ImportError:
         raise Unreadable("reading PDF files needs pypdf (pip install pypdf)") from None
+    pages: list[str] = []
+    drawn = length = 0
     try:
-        pages = [page.extract_text() or "" for page in pypdf.PdfReader(path).pages]
+        reader = pypdf.PdfReader(path)
+        for page in reader.pages:
+            drawn += drawn_bytes(page)
+            if drawn > limit:
+                raise Unreadable(
+                    f"its pages draw more than the {limit} byte limit of content, decompressed "
+                    "(a stream counted each time a page draws it)"
+                )
+        for page in reader.pages:
+            pages.append(page.extract_text() or "")
+            length += len(pages[-1]) + 2
+            if length > limit:
+                break
+    except (Unreadable, MemoryError):
+        raise
     except Exception as exc:
         raise Unreadable(f"it is not a PDF file pypdf can read ({type(exc).__name__})") from None
-    return "\n\n".join(pages)[:limit]
+    return "\n\n".join(pages)[:limit].encode(errors="replace").decode()  # no lone surrogates
+
+
+def drawn_bytes(page: Any) -> int:
+    """The decompressed size of the content streams a PDF page draws: its own, and the forms
+    its resources name, theirs too (each counted once for the page, however often drawn)."""
+    from pypdf.generic import DictionaryObject, StreamObject
+
+    def resolved(value: Any) -> Any:
+        return value.get_object() if value is not None else None
+
+    contents = resolved(page.get("/Contents"))
+    streams = [resolved(each) for each in contents] if isinstance(contents, list) else [contents]
+    pending, seen = [resolved(page.get("/Resources"))], set()
+    while pending:
+        resources = pending.pop()
+        forms = resolved(resources.get("/XObject")) if isinstance(resources, DictionaryObject) else None
+        for form in map(resolved, forms.values() if isinstance(forms, DictionaryObject) else ()):
+            if isinstance(form, StreamObject) and form.get("/Subtype") == "/Form" and id(form) not in seen:
+                seen.add(id(form))
+                streams.append(form)
+                pending.append(resolved(form.get("/Resources")))
+    return sum(len(stream.get_data()) for stream in streams if isinstance(stream, StreamObject))
 
 
 # =========================================================================================
 # Chunks and words
 # =========================================================================================
 
-HEADING = re.compile(r"^\s*(?:#{1,6}\s+(.+?)\s*#*|【(.+?)】)\s*$")
+HEADING_CHARS = 100  # a longer heading is cut: each of its chunks carries it
 SENTENCE = re.compile(r".+?(?:[。！？；!?;…]+[”’」』)）\"']*|\.(?=\s)|$)", re.S)
 SENTENCE_END = re.compile(r"[。！？；!?;.…:：]$")
 CLAUSE = re.compile(r".+?(?:[，、,：:]|$)", re.S)
@@ -224,6 +293,21 @@ STOPWORDS = frozenset(STOPWORD_LIST.split())
 class Chunk:
     heading: str
     text: str
+
+
+def heading_of(line: str) -> str | None:
+    """The title of a heading line (Markdown's ``# title``, ``## title ##``..., or ``【title】``),
+    its white space collapsed, cut at ``HEADING_CHARS``; None for any other line. In time
+    linear in the line's length, as every pattern over a document's text must be."""
+    line = line.strip()
+    if line.startswith("【") and line.endswith("】"):
+        title = line[1:-1]
+    else:
+        marks = len(line) - len(line.lstrip("#"))
+        if not 1 <= marks <= 6 or not line[marks : marks + 1].isspace():
+            return None
+        title = line[marks:].rstrip("#")
+    return " ".join(title.split())[:HEADING_CHARS] or None
 
 
 def sentences(paragraph: str) -> Iterator[str]:
@@ -254,9 +338,9 @@ def chunk(text: str) -> list[Chunk]:
     for block in re.split(r"\n\s*\n|\n(?=\s*(?:#|【))", text):
         block = block.strip()
         first, _, rest = block.partition("\n")
-        if title := HEADING.match(first):
+        if title := heading_of(first):
             flush()
-            heading, block = (title.group(1) or title.group(2)).strip(), rest.strip()
+            heading, block = title, rest.strip()
         elif not rest and len(first) <= 30 and not SENTENCE_END.search(first):  # a line of its own: a title
             flush()
             heading, block = first, ""
@@ -287,36 +371,262 @@ class EmbeddingsFailed(Exception):
     """The endpoint could not be used; the message says why in one line."""
 
 
-class Embeddings:
-    """An OpenAI-compatible embeddings endpoint, through one pooled HTTP client."""
+#: The most read of one answer of the endpoint (64 vectors of 4,096 numbers take about 5 MiB).
+EMBEDDINGS_ANSWER_BYTES = 16 << 20
+#: The most numbers in one vector.
+EMBEDDING_NUMBERS = 16_384
 
-    def __init__(self, url: str, model: str, key: str | None) -> None:
+
+def _http_url(url: str) -> bool:
+    """Whether ``url`` is an http(s) URL with a host, and a port if any, that httpx takes."""
+    import httpx  # here and below: only with an endpoint (the reading process does without it)
+
+    try:
+        parsed, port = httpx.URL(url), urllib.parse.urlsplit(url).port
+    except (httpx.InvalidURL, ValueError):  # a port out of range, an unclosed [...
+        return False
+    return parsed.scheme in ("http", "https") and bool(parsed.host) and port != 0
+
+
+def shown_url(url: str) -> str:
+    """``url`` as messages show it: without the user name and password it may carry, its query
+    and its fragment."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return "(a URL that does not parse)"
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+
+
+class Embeddings:
+    """An OpenAI-compatible embeddings endpoint, through one pooled HTTP client, within bounds:
+    ``seconds`` to connect, for each read and for a whole answer, of which at most
+    ``EMBEDDINGS_ANSWER_BYTES`` are read. Messages name the endpoint by :func:`shown_url`."""
+
+    def __init__(self, url: str, model: str, key: str | None, seconds: float) -> None:
         self.url = url.rstrip("/") + "/embeddings"
+        self.shown = shown_url(self.url)
         self.model = model
+        self.seconds = seconds
+        import httpx
+
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self.client = httpx.Client(timeout=httpx.Timeout(30.0, connect=5.0), headers=headers)
+        self.client = httpx.Client(timeout=httpx.Timeout(seconds, connect=min(seconds, 5.0)), headers=headers)
 
     def __call__(self, texts: list[str]) -> list[list[float]]:
-        """The vectors of ``texts``, in batches; ``EmbeddingsFailed`` for anything that goes wrong."""
+        """The vectors of ``texts``, in batches, all of one size; ``EmbeddingsFailed`` for
+        anything that goes wrong."""
         vectors: list[list[float]] = []
         for start in range(0, len(texts), EMBEDDING_BATCH):
             batch = texts[start : start + EMBEDDING_BATCH]
-            try:
-                response = self.client.post(self.url, json={"model": self.model, "input": batch})
-            except httpx.HTTPError as exc:
-                reason = str(exc) or type(exc).__name__
-                raise EmbeddingsFailed(f"cannot reach the embeddings endpoint {self.url}: {reason}") from None
-            if response.status_code != 200:
-                raise EmbeddingsFailed(f"the embeddings endpoint {self.url} answered HTTP {response.status_code}")
-            try:
-                data = sorted(response.json()["data"], key=lambda item: item["index"])
-                got = [[float(value) for value in item["embedding"]] for item in data]
-            except (ValueError, KeyError, TypeError):
-                raise EmbeddingsFailed(f"the embeddings endpoint {self.url} did not answer with embeddings") from None
-            if len(got) != len(batch) or len({len(vector) for vector in got}) != 1:
-                raise EmbeddingsFailed(f"the embeddings endpoint {self.url} answered with the wrong number of vectors")
+            got = self._vectors(self._answer(batch))
+            if len(got) != len(batch):
+                raise EmbeddingsFailed(
+                    f"the embeddings endpoint {self.shown} answered with the wrong number of vectors"
+                )
+            sizes = sorted({len(vector) for vector in vectors[:1] + got})
+            if len(sizes) != 1:
+                raise EmbeddingsFailed(
+                    f"the embeddings endpoint {self.shown} answered vectors of different sizes "
+                    f"({sizes[0]} and {sizes[-1]} numbers)"
+                )
             vectors += got
         return vectors
+
+    def _answer(self, batch: list[str]) -> bytearray:
+        """The body of the endpoint's answer to ``batch``, read within the bounds."""
+        import httpx
+
+        deadline = time.monotonic() + self.seconds
+        body = bytearray()
+        try:
+            with self.client.stream("POST", self.url, json={"model": self.model, "input": batch}) as response:
+                if response.status_code != 200:
+                    raise EmbeddingsFailed(f"the embeddings endpoint {self.shown} answered HTTP {response.status_code}")
+                for piece in response.iter_bytes():
+                    body += piece
+                    if len(body) > EMBEDDINGS_ANSWER_BYTES:
+                        raise EmbeddingsFailed(
+                            f"the embeddings endpoint {self.shown} answered more than {EMBEDDINGS_ANSWER_BYTES} bytes"
+                        )
+                    if time.monotonic() > deadline:
+                        raise EmbeddingsFailed(
+                            f"the embeddings endpoint {self.shown} took more than {self.seconds:g} s to answer"
+                        )
+        except (httpx.ReadTimeout, httpx.WriteTimeout):
+            raise EmbeddingsFailed(
+                f"the embeddings endpoint {self.shown} took more than {self.seconds:g} s to answer"
+            ) from None
+        except httpx.HTTPError as exc:
+            reason = redact_text(str(exc)) or type(exc).__name__
+            raise EmbeddingsFailed(f"cannot reach the embeddings endpoint {self.shown}: {reason}") from None
+        return body
+
+    def _vectors(self, body: bytearray) -> list[list[float]]:
+        """The vectors of an answer, in the order of its texts; ``EmbeddingsFailed`` for an
+        answer that does not hold vectors of 1 to ``EMBEDDING_NUMBERS`` finite numbers."""
+        try:
+            data = sorted(json.loads(body)["data"], key=lambda item: item["index"])
+            if not all(0 < len(item["embedding"]) <= EMBEDDING_NUMBERS for item in data):
+                raise ValueError("a vector empty or too long")
+            vectors = [[float(value) for value in item["embedding"]] for item in data]
+            if not all(math.isfinite(value) for vector in vectors for value in vector):
+                raise ValueError("a number that is not finite")
+        except (ValueError, KeyError, TypeError, OverflowError, RecursionError):
+            raise EmbeddingsFailed(f"the embeddings endpoint {self.shown} did not answer with embeddings") from None
+        return vectors
+
+
+# =========================================================================================
+# Reading: each document read, extracted and chunked in a process of its own, within limits
+# =========================================================================================
+
+#: The address space of the reading process, at least (``--max-bytes`` raises it).
+READER_MEMORY = 1 << 30
+#: Seconds the reading process has to start.
+READER_START_SECONDS = 60.0
+#: What the reading process runs: this file's ``serve_reads`` (this file is loaded by path,
+#: under a name of its own, so ``multiprocessing`` could not find it).
+READER_COMMAND = "import runpy, sys; runpy.run_path(sys.argv[1])['serve_reads'](*sys.argv[2:])"
+
+
+@dataclass
+class Extracted:
+    """A document as the index takes it: the SHA-256 of its text, whether the text was cut,
+    and its chunks."""
+
+    sha256: str
+    truncated: bool
+    chunks: list[Chunk]
+
+
+def extract(root: Path, path: str, max_bytes: int) -> Extracted:
+    """The document ``path`` of the folder ``root`` read (at most ``max_bytes``), decoded or
+    its PDF text extracted, and chunked; ``Unreadable`` (naming no absolute path)."""
+    try:
+        target = inside(root, path)
+        if target.suffix.lower() == ".pdf":
+            text, truncated = pdf_text(target, max_bytes), False
+        else:
+            data, truncated = read_capped(target, max_bytes)
+            text = decode(data, truncated)
+    except (OSError, ResourceNotFound) as exc:
+        raise Unreadable(f"it cannot be read ({type(exc).__name__})") from None
+    return Extracted(hashlib.sha256(text.encode()).hexdigest(), truncated, chunk(text))
+
+
+def serve_reads(root: str, max_bytes: str, seconds: str) -> None:
+    """The reading process: a path per line of stdin, and for each a line of JSON on stdout,
+    its :class:`Extracted` or why it is unreadable. Its address space is capped, and a
+    document that needs more is unreadable; one still being read 1 to 2 s after ``seconds``
+    ends it (where the system allows both: the server stops it first anyway, unless the
+    server is gone)."""
+    answers = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # what a library prints goes to stderr, not into the answers
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C at a terminal: the server stops it
+    memory = max(READER_MEMORY, 64 * int(max_bytes))
+    alarm = getattr(signal, "alarm", lambda seconds: 0)
+    with contextlib.suppress(ImportError, ValueError, OSError):  # no limit here: the time limit still holds
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    with contextlib.suppress(ImportError):  # loaded now, not in the first PDF file's time
+        import pypdf  # noqa: F401
+    answers.write(b"ready\n")
+    answers.flush()
+    for line in sys.stdin.buffer:
+        alarm(math.ceil(float(seconds)) + 1)
+        try:
+            found = extract(Path(root), json.loads(line), int(max_bytes))
+            answer: dict[str, Any] = {
+                "sha256": found.sha256,
+                "truncated": found.truncated,
+                "chunks": [[piece.heading, piece.text] for piece in found.chunks],
+            }
+        except Unreadable as exc:
+            answer = {"unreadable": str(exc)}
+        except MemoryError:
+            answer = {"unreadable": f"reading it takes more than {memory >> 20} MiB of memory"}
+        except Exception as exc:
+            answer = {"unreadable": f"it cannot be read ({type(exc).__name__})"}
+        alarm(0)
+        answers.write(json.dumps(answer, ensure_ascii=False).encode() + b"\n")
+        answers.flush()
+
+
+class Reader:
+    """Documents read by :func:`extract` in a child process (started when first needed), one
+    at a time. ``Unreadable`` for a document that takes more than ``seconds`` (the process is
+    killed, and the next document gets a new one) or that ends the process; the server and
+    its event loop never run a document's parsing themselves."""
+
+    def __init__(self, root: Path, max_bytes: int, seconds: float) -> None:
+        self.root, self.max_bytes, self.seconds = root, max_bytes, seconds
+        self.lock = threading.Lock()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.lines: queue.Queue[bytes] = queue.Queue()
+
+    def __call__(self, path: str) -> Extracted:
+        with self.lock:
+            try:
+                process = self.process or self._start()
+                assert process.stdin is not None
+                process.stdin.write(json.dumps(path).encode() + b"\n")
+                process.stdin.flush()
+            except OSError as exc:
+                self.close()
+                raise Unreadable(f"the reading process cannot be used ({type(exc).__name__})") from None
+            answer = self._next_line(self.seconds)
+            if answer is None:
+                self.close()
+                raise Unreadable(f"reading it took more than {self.seconds:g} s (--read-timeout)")
+            if not answer:
+                status = self.close()
+                raise Unreadable(f"reading it ended the reading process (exit status {status})")
+        found = json.loads(answer)
+        if "unreadable" in found:
+            raise Unreadable(found["unreadable"])
+        chunks = [Chunk(heading, text) for heading, text in found["chunks"]]
+        return Extracted(found["sha256"], found["truncated"], chunks)
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        arguments = [__file__, str(self.root), str(self.max_bytes), str(self.seconds)]
+        command = [sys.executable, "-c", READER_COMMAND, *arguments]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        lines: queue.Queue[bytes] = queue.Queue()
+        assert self.process.stdout is not None
+        threading.Thread(target=_pass_lines, args=(self.process.stdout, lines), daemon=True).start()
+        self.lines = lines
+        if self._next_line(READER_START_SECONDS) != b"ready\n":
+            status = self.close()
+            raise Unreadable(f"the reading process did not start (exit status {status})")
+        return self.process
+
+    def _next_line(self, seconds: float) -> bytes | None:
+        """The reading process's next line (``b""`` once it has ended), or None after ``seconds``."""
+        try:
+            return self.lines.get(timeout=seconds)
+        except queue.Empty:
+            return None
+
+    def close(self) -> int | None:
+        """Stop the reading process, if any; its exit status."""
+        process, self.process = self.process, None
+        if process is None:
+            return None
+        process.kill()
+        if process.stdin is not None:
+            with contextlib.suppress(OSError):
+                process.stdin.close()
+        return process.wait()
+
+
+def _pass_lines(stream: Any, lines: queue.Queue[bytes]) -> None:
+    """Every line of ``stream`` into ``lines``, then ``b""``; closes ``stream``."""
+    with stream, contextlib.suppress(OSError, ValueError):
+        for line in stream:
+            lines.put(line)
+    lines.put(b"")
 
 
 # =========================================================================================
@@ -324,7 +634,7 @@ class Embeddings:
 # =========================================================================================
 
 #: The version of the index's layout and of the chunking: an index of another version is rebuilt.
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
     path TEXT PRIMARY KEY, title TEXT NOT NULL, sha256 TEXT NOT NULL,
@@ -399,10 +709,13 @@ class KnowledgeBase:
         self._matrix: Any = None  # the vectors as one numpy array, with their chunk ids; None when stale
         self.embeddings_problem: str | None = None  # why the endpoint failed last, until it works
         self.embeddings = (
-            Embeddings(settings.embeddings_url, settings.embeddings_model, settings.embeddings_key)
+            Embeddings(
+                settings.embeddings_url, settings.embeddings_model, settings.embeddings_key, settings.embeddings_timeout
+            )
             if settings.embeddings_url
             else None
         )
+        self.reader = Reader(settings.docs, settings.max_bytes, settings.read_timeout)
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[None]:
@@ -418,6 +731,7 @@ class KnowledgeBase:
             self.db.commit()
 
     def close(self) -> None:
+        self.reader.close()
         self.db.close()
         if self.embeddings:
             self.embeddings.client.close()
@@ -470,10 +784,12 @@ class KnowledgeBase:
 
     # -- indexing ---------------------------------------------------------------------------
 
-    def sync(self) -> Report:
-        """Bring the index up to date with the folder (see the module's description)."""
+    def sync(self, progress: Callable[[int, str], object] | None = None) -> Report:
+        """Bring the index up to date with the folder (see the module's description);
+        ``progress(number, path)`` is called before each document is read (numbered from 0)."""
         found = self.refresh()
         report = Report("", 0, 0)
+        reading = 0
         with self.writing():
             known = {row[0]: row[1:] for row in self.db.execute("SELECT path, sha256, size, mtime_ns FROM documents")}
             for path in sorted(known.keys() - found.keys()):
@@ -486,8 +802,11 @@ class KnowledgeBase:
                 if path not in known and self.unreadable.get(path, "").startswith(f"{stat.st_mtime_ns}:"):
                     report.skipped[path] = self.unreadable[path].partition(":")[2]
                     continue
+                if progress:
+                    progress(reading, path)
+                reading += 1
                 try:
-                    text, truncated = self._text(path)
+                    document = self.reader(path)
                 except Unreadable as exc:
                     self.unreadable[path] = f"{stat.st_mtime_ns}:{exc}"
                     report.skipped[path] = str(exc)
@@ -495,8 +814,7 @@ class KnowledgeBase:
                         self._forget(path)
                         report.removed.append(path)
                     continue
-                digest = hashlib.sha256(text.encode()).hexdigest()
-                if path in known and known[path][0] == digest:
+                if path in known and known[path][0] == document.sha256:
                     self.db.execute(
                         "UPDATE documents SET size = ?, mtime_ns = ? WHERE path = ?",
                         (stat.st_size, stat.st_mtime_ns, path),
@@ -504,7 +822,7 @@ class KnowledgeBase:
                     report.unchanged += 1
                     continue
                 (report.changed if path in known else report.added).append(path)
-                self._store(path, text, digest, stat, truncated)
+                self._store(path, document, stat)
             if report.added or report.changed or report.removed:
                 self._matrix = None
             for (path,) in self.db.execute("SELECT path FROM documents WHERE truncated ORDER BY path"):
@@ -525,30 +843,19 @@ class KnowledgeBase:
         )
         return report
 
-    def _text(self, path: str) -> tuple[str, bool]:
-        """A document's text and whether it was cut; ``Unreadable`` (naming no absolute path)."""
-        try:
-            target = inside(self.settings.docs, path)
-            if target.suffix.lower() == ".pdf":
-                return pdf_text(target, self.settings.max_bytes), False
-            data, truncated = read_capped(target, self.settings.max_bytes)
-        except (OSError, ResourceNotFound) as exc:
-            raise Unreadable(f"it cannot be read ({type(exc).__name__})") from None
-        return decode(data, truncated), truncated
-
     def _forget(self, path: str) -> None:
         ids = [row[0] for row in self.db.execute("SELECT id FROM chunks WHERE path = ?", (path,))]
         self.db.executemany("DELETE FROM chunk_words WHERE rowid = ?", [(id,) for id in ids])
         self.db.execute("DELETE FROM documents WHERE path = ?", (path,))
 
-    def _store(self, path: str, text: str, digest: str, stat: os.stat_result, truncated: bool) -> None:
+    def _store(self, path: str, document: Extracted, stat: os.stat_result) -> None:
         self._forget(path)
         title = Path(path).stem
         self.db.execute(
             "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?)",
-            (path, title, digest, stat.st_size, stat.st_mtime_ns, truncated),
+            (path, title, document.sha256, stat.st_size, stat.st_mtime_ns, document.truncated),
         )
-        for number, piece in enumerate(chunk(text)):
+        for number, piece in enumerate(document.chunks):
             id = self.db.execute(
                 "INSERT INTO chunks (path, number, heading, text) VALUES (?, ?, ?, ?)",
                 (path, number, piece.heading, piece.text),
@@ -571,18 +878,36 @@ class KnowledgeBase:
             return
         try:
             vectors = self.embeddings([f"{title} {heading}\n{text}" for _, title, heading, text in rows])
+            import numpy
+
+            with self.writing():
+                self._check_size(len(vectors[0]))
+                self.db.executemany(
+                    "UPDATE chunks SET vector = ?, model = ? WHERE id = ?",
+                    [
+                        (numpy.asarray(v, "float32").tobytes(), model, row[0])
+                        for v, row in zip(vectors, rows, strict=True)
+                    ],
+                )
+                self._matrix = None
         except EmbeddingsFailed as exc:
             self.embeddings_problem = f"{exc}; ranking is lexical until index_docs succeeds with it"
             raise
         self.embeddings_problem = None
-        import numpy
 
-        with self.writing():
-            self.db.executemany(
-                "UPDATE chunks SET vector = ?, model = ? WHERE id = ?",
-                [(numpy.asarray(v, "float32").tobytes(), model, row[0]) for v, row in zip(vectors, rows, strict=True)],
+    def _check_size(self, size: int) -> None:
+        """``EmbeddingsFailed`` if the index holds vectors of the configured model of another
+        size than ``size`` (called while writing, so that no other server adds any meanwhile)."""
+        assert self.embeddings is not None
+        model = self.embeddings.model
+        held = self.db.execute(
+            "SELECT length(vector) / 4 FROM chunks WHERE model = ? AND length(vector) != ? LIMIT 1", (model, 4 * size)
+        ).fetchone()
+        if held:
+            raise EmbeddingsFailed(
+                f"the embeddings endpoint {self.embeddings.shown} answered vectors of {size} numbers where the "
+                f"index holds vectors of {held[0]} from {model} (is it another model? name it with --embeddings-model)"
             )
-            self._matrix = None
 
     # -- retrieval --------------------------------------------------------------------------
 
@@ -700,7 +1025,7 @@ def index_docs(ctx: Context) -> Report:
     indexed (and embedded, with an embeddings endpoint); unchanged files are left alone.
     Says how many documents and passages are indexed, and which files were skipped and why."""
     base: KnowledgeBase = ctx.lifespan
-    return base.sync()
+    return base.sync(lambda number, path: ctx.report_progress(number, message=f"reading {path}"))
 
 
 @server.tool(read_only=True, open_world=False)

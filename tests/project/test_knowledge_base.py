@@ -19,6 +19,7 @@ import pytest
 
 from tests.support.clirun import toolwire
 from tests.support.model_server import ModelServer, Reply, ToolCall
+from tests.support.pdfs import text_pdf
 from toolwire import Server
 from toolwire.client import Client, ServerError
 
@@ -219,29 +220,8 @@ def test_binary_and_huge_files(docs: Path, tmp_path: Path) -> None:
     assert base.sync().skipped == report.skipped  # remembered, not read again until they change
 
 
-def pdf(text: str) -> bytes:
-    """A one-page PDF file showing ``text`` (ASCII) in Helvetica."""
-    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
-        b" /Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out, offsets = b"%PDF-1.4\n", []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    return out + b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-
-
 def test_pdf_files_are_read_with_pypdf(docs: Path, tmp_path: Path) -> None:
-    (docs / "aspirin.pdf").write_bytes(pdf("Aspirin lowers fever and eases mild pain."))
+    (docs / "aspirin.pdf").write_bytes(text_pdf("Aspirin lowers fever and eases mild pain."))
     (docs / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
     base = knowledge_base(docs, tmp_path / "index")
     report = base.sync()

@@ -15,12 +15,18 @@ host in their event loop and tests that run ``toolwire`` as a process alike.
 * ``/v1/embeddings`` answers without the script, with :func:`embedding` vectors (floats, or
   base64 when asked, as the ``openai`` package asks); its request bodies go to
   :attr:`embedding_requests`, and :attr:`embeddings_status` other than 200 makes it fail.
+  Hostile answers: :attr:`embeddings_sizes` gives the vectors of the next answers other sizes,
+  :attr:`embeddings_padding` pads each answer with that many bytes of white space (streamed
+  in 1 MiB pieces), :attr:`embeddings_trickle` sends each answer a byte at a time, that many
+  seconds apart; both stop when the client goes away (counted in :attr:`disconnects`), and
+  :attr:`embeddings_sent` says how many bytes of the last answer were sent.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import hashlib
 import itertools
 import math
@@ -73,17 +79,17 @@ class Reply:
 EMBEDDING_DIMENSIONS = 256
 
 
-def embedding(text: str) -> list[float]:
+def embedding(text: str, dimensions: int = EMBEDDING_DIMENSIONS) -> list[float]:
     """A deterministic unit vector for ``text``: its words (runs of letters or digits, lower-cased)
-    and character bigrams hashed into :data:`EMBEDDING_DIMENSIONS` counts, so that texts sharing
-    words or Chinese characters get similar vectors."""
-    counts = [0.0] * EMBEDDING_DIMENSIONS
+    and character bigrams hashed into ``dimensions`` counts, so that texts sharing words or
+    Chinese characters get similar vectors."""
+    counts = [0.0] * dimensions
     text = text.lower()
     features = re.findall(r"[a-z0-9]+", text) + [text[i : i + 2] for i in range(len(text) - 1)]
     for feature in features:
         if feature.strip():
             digest = hashlib.blake2b(feature.encode(), digest_size=4).digest()
-            counts[int.from_bytes(digest, "big") % EMBEDDING_DIMENSIONS] += 1.0
+            counts[int.from_bytes(digest, "big") % dimensions] += 1.0
     norm = math.sqrt(sum(count * count for count in counts)) or 1.0
     return [count / norm for count in counts]
 
@@ -105,6 +111,10 @@ class ModelServer:
         self.disconnects = 0
         self.embedding_requests: list[dict[str, Any]] = []
         self.embeddings_status = 200
+        self.embeddings_sizes: list[int] = []
+        self.embeddings_padding = 0
+        self.embeddings_trickle = 0.0
+        self.embeddings_sent = 0
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self.port = 0
@@ -179,7 +189,7 @@ class ModelServer:
         path = scope["path"]
         request = orjson.loads(body) if body else {}
         if path == "/v1/embeddings":
-            await self._embeddings(send, request)
+            await self._embeddings(receive, send, request)
             return
         with self._lock:
             self.requests.append(request)
@@ -209,9 +219,10 @@ class ModelServer:
                 )
                 await self._respond(send, 200, "application/json", orjson.dumps(answer))
 
-    async def _embeddings(self, send: Send, request: dict[str, Any]) -> None:
+    async def _embeddings(self, receive: Receive, send: Send, request: dict[str, Any]) -> None:
         with self._lock:
             self.embedding_requests.append(request)
+            size = self.embeddings_sizes.pop(0) if self.embeddings_sizes else EMBEDDING_DIMENSIONS
         if self.embeddings_status != 200:
             await self._error(send, "openai", self.embeddings_status, "scripted embeddings failure")
             return
@@ -222,7 +233,7 @@ class ModelServer:
             return
         data = []
         for index, text in enumerate(inputs):
-            vector: Any = embedding(text)
+            vector: Any = embedding(text, size)
             if request.get("encoding_format") == "base64":
                 vector = base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
             data.append({"object": "embedding", "index": index, "embedding": vector})
@@ -233,7 +244,45 @@ class ModelServer:
             "model": request.get("model", ""),
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
-        await self._respond(send, 200, "application/json", orjson.dumps(answer))
+        if self.embeddings_padding or self.embeddings_trickle:
+            await self._dribble(receive, send, orjson.dumps(answer))
+        else:
+            await self._respond(send, 200, "application/json", orjson.dumps(answer))
+
+    async def _dribble(self, receive: Receive, send: Send, body: bytes) -> None:
+        """``body`` padded with :attr:`embeddings_padding` bytes of white space after its first
+        byte, or a byte every :attr:`embeddings_trickle` seconds, until the client goes away."""
+        gone = asyncio.Event()
+
+        async def watch() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone.set()
+
+        watcher = asyncio.create_task(watch())
+        mib = 1 << 20
+        if self.embeddings_trickle:
+            pieces: Any = (body[at : at + 1] for at in range(len(body)))
+        else:
+            spaces = itertools.repeat(b" " * mib, self.embeddings_padding // mib)
+            pieces = itertools.chain([body[:1]], spaces, [b" " * (self.embeddings_padding % mib), body[1:]])
+        self.embeddings_sent = 0
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+        for piece in pieces:
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+            self.embeddings_sent += len(piece)
+            if self.embeddings_trickle:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(gone.wait(), self.embeddings_trickle)
+            else:
+                await asyncio.sleep(0)  # the watcher's turn: has the client gone?
+            if gone.is_set():
+                with self._disconnected:
+                    self.disconnects += 1
+                    self._disconnected.notify_all()
+                return
+        await send({"type": "http.response.body", "body": b""})
+        watcher.cancel()
 
     async def _respond(self, send: Send, status: int, content_type: str, body: bytes) -> None:
         await send(
