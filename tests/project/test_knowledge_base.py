@@ -53,6 +53,24 @@ QUESTIONS = [
     ("How can insomnia be treated without sleeping pills?", "sleep", "CBT-I"),
     ("What is good sleep hygiene?", "sleep", "same time every day"),
 ]
+#: Questions in one language over documents in the other (question, document, words the best
+#: passage must contain), written before the ranking across languages was built or tuned, in
+#: the words a person would use (held out: no change to the ranking is made to fit them).
+ACROSS = [
+    ("What are the diagnostic criteria for hypertension?", "高血压", "收缩压≥140 mmHg和/或舒张压≥90 mmHg"),
+    ("What are the symptoms of heart failure?", "心脏病", "下肢水肿"),
+    ("What are the symptoms of influenza?", "流行性感冒", "高热"),
+    ("How is the flu different from a common cold?", "流行性感冒", "鼻塞、流涕"),
+    ("What triggers asthma attacks?", "哮喘", "尘螨"),
+    ("What diet is recommended for diabetes?", "糖尿病", "控制总热量"),
+    ("How much salt per day for people with high blood pressure?", "高血压", "不超过5克"),
+    ("What should I do when my blood sugar is too low?", "糖尿病", "15～20克含糖食物"),
+    ("What should I do if I suspect a heart attack?", "心脏病", "拨打120"),
+    ("Who should get a flu vaccine first?", "流行性感冒", "60岁以上老人"),
+    ("成年人每晚需要睡几个小时", "sleep", "7 to 9 hours"),
+    ("失眠不吃安眠药怎么治疗", "sleep", "CBT-I"),
+    ("打鼾和睡眠呼吸暂停怎么治疗", "sleep", "CPAP"),
+]
 
 #: The system prompt of docs/knowledge-base.md and of the Chinese tutorial.
 SYSTEM = (
