@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..extras import needs
+from .bilingual import english, in_english
 from .synonyms import related
 from .tokens import words
 
@@ -71,7 +72,7 @@ class ToolIndex:
             import bm25s
         self.entries = list(entries)
         self._ranker = bm25s.BM25()
-        corpus = [words(document(tool, server)) for server, tool in self.entries]
+        corpus = [_document_words(document(tool, server)) for server, tool in self.entries]
         if self.entries:
             self._ranker.index(corpus, show_progress=False)
 
@@ -82,6 +83,8 @@ class ToolIndex:
         if not self.entries or not asked or limit < 1:
             return []
         scores = sum(self._word_scores(word, asked) for word in dict.fromkeys(asked))
+        for meanings in english(query):
+            scores = scores + self._translated_scores(meanings)
         ranked = sorted(range(len(self.entries)), key=lambda i: -float(scores[i]))
         return [
             ToolMatch(self.entries[i][0], self.entries[i][1], float(scores[i])) for i in ranked[:limit] if scores[i] > 0
@@ -98,6 +101,25 @@ class ToolIndex:
         if others:
             scores = np.maximum(scores, RELATED_WEIGHT * self._ranker.get_scores(others))
         return scores
+
+    def _translated_scores(self, meanings: list[str]) -> Any:
+        """Each tool's score for a Chinese word of the request, through the English senses
+        ``meanings`` of it: its score for the sense it matches best (the mean of the sense's
+        words' scores, so that a long sense counts no more than a short one)."""
+        import numpy as np
+
+        best = np.zeros(len(self.entries))
+        for sense in meanings:
+            stems = words(sense)
+            if stems:
+                best = np.maximum(best, self._ranker.get_scores(stems) / len(stems))
+        return best
+
+
+def _document_words(text: str) -> list[str]:
+    """The words a tool is found by: those of its document ``text``, and those of the English
+    senses of the Chinese words in it."""
+    return words(text) + words(in_english(text))
 
 
 def search_tools(tools: Sequence[ToolInfo], query: str, limit: int = 10, server: str = "") -> list[ToolMatch]:
