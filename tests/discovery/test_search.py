@@ -16,7 +16,7 @@ from tests.servers.catalog import TARGETS
 from toolwire import Server
 from toolwire.cli.common import load_server
 from toolwire.client import Client, ToolInfo
-from toolwire.discovery import ToolIndex, ToolMatch, search_tools, words
+from toolwire.discovery import MAX_QUERY_CHARS, ToolIndex, ToolMatch, search_tools, words
 from toolwire.discovery.bilingual import english, in_english
 from toolwire.discovery.synonyms import related
 
@@ -435,6 +435,13 @@ def toolwire(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "toolwire", *args], capture_output=True, text=True, timeout=120)
 
 
+def test_only_the_first_thousand_characters_of_a_query_are_ranked(index: ToolIndex) -> None:
+    huge = "forward an email " + " ".join(f"word{number}" for number in range(100_000))  # about 1 MB
+    assert len(huge) > 980_000 and MAX_QUERY_CHARS == 1000
+    found = index.search(huge, 3)  # took minutes when every word was ranked
+    assert found == index.search(huge[:MAX_QUERY_CHARS], 3) and found[0].name == "forward_email"
+
+
 def test_toolwire_search_ranks_the_tools_of_several_stdio_servers_as_json() -> None:
     mail, weather = (target for target in TARGETS if target.startswith(("mail=", "weather=")))
     done = toolwire("search", mail, weather, "is it going to rain tomorrow", "--json", "--limit", "2")
@@ -454,5 +461,7 @@ def test_toolwire_search_prints_a_table_and_says_what_is_wrong() -> None:
     assert (nothing.returncode, nothing.stdout.strip()) == (0, "[]")
     no_query = toolwire("search", mail.partition("=")[2])
     assert no_query.returncode == 2 and "the query is needed" in no_query.stderr
+    too_long = toolwire("search", mail, "x" * 1001)
+    assert too_long.returncode == 2 and "the query has 1001 characters, over 1000" in too_long.stderr
     bad_limit = toolwire("search", mail, "x", "--limit", "0")
     assert bad_limit.returncode == 2 and "--limit" in bad_limit.stderr

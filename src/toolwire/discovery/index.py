@@ -32,6 +32,9 @@ from .tokens import words
 if TYPE_CHECKING:
     from ..client import ToolInfo
 
+#: The characters of a request that are ranked: the rest is left out. Each distinct word costs a
+#: pass over the index, and a request is a few words (a million characters took minutes).
+MAX_QUERY_CHARS = 1000
 #: How deep :func:`document` follows parameters that are objects.
 NESTING = 3
 #: What a word related to one of the request's (:func:`.synonyms.related`) counts for, against
@@ -78,7 +81,9 @@ class ToolIndex:
 
     def search(self, query: str, limit: int = 10) -> list[ToolMatch]:
         """The ``limit`` best tools for ``query``, best first (fewer when fewer share a word,
-        or a related word, with it; ties keep the order of ``entries``)."""
+        or a related word, with it; ties keep the order of ``entries``). Only the first
+        :data:`MAX_QUERY_CHARS` characters of ``query`` count."""
+        query = query[:MAX_QUERY_CHARS]
         asked = words(query)
         if not self.entries or not asked or limit < 1:
             return []
