@@ -770,3 +770,7 @@ def retrieve_docs(
     """
     base: KnowledgeBase = ctx.lifespan
     return base.retrieve(query, k)
+
+
+if __name__ == "__main__":
+    server.run()

@@ -389,6 +389,29 @@ async def test_the_tools_answer_with_structured_content(docs: Path, tmp_path: Pa
             await client.read_resource("kb://docs/blob.txt")
 
 
+async def test_run_with_python_the_file_serves_its_own_folder(docs: Path, tmp_path: Path) -> None:
+    command = [sys.executable, str(EXAMPLE), "--docs", str(docs), "--data", str(tmp_path / "index")]
+    async with Client(command) as client:  # it exited at once, serving nothing
+        found = (await client.call_tool("retrieve_docs", {"query": "哮喘的常见诱因", "k": 1})).structured
+    assert found["passages"][0]["title"] == "哮喘"
+
+
+def test_a_folder_of_ones_own_from_the_command_line(tmp_path: Path) -> None:
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "gout.md").write_text("# Gout\n\nGout is caused by uric acid crystals in the joints.\n")
+    folder, index = str(tmp_path / "mine"), str(tmp_path / "index")
+    mistaken = toolwire("call", str(EXAMPLE), "index_docs", "--", "--docs", folder)
+    assert mistaken.returncode == 2 and "expected KEY=VALUE" not in mistaken.stderr
+    assert f"toolwire call index_docs -- toolwire run {EXAMPLE} -- --docs {folder}" in mistaken.stderr
+    served = [sys.executable, "-m", "toolwire", "run", str(EXAMPLE), "--", "--docs", folder, "--data", index]
+    run = toolwire("call", "index_docs", "--", *served)  # as the message says, with this Python's toolwire
+    assert run.returncode == 0 and '"documents": 1' in run.stdout, run.stderr
+    python = toolwire("call", "retrieve_docs", "query=uric acid", "--", sys.executable, str(EXAMPLE), "--docs", folder)
+    assert python.returncode == 0 and "kb://docs/gout.md" in python.stdout, python.stderr
+    environment = toolwire("call", str(EXAMPLE), "retrieve_docs", "query=gout", "--env", f"KB_DOCS={folder}")
+    assert environment.returncode == 0 and "kb://docs/gout.md" in environment.stdout, environment.stderr
+
+
 # -- the RAG flow through the host ---------------------------------------------------------------
 
 
