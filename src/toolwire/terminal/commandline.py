@@ -283,11 +283,10 @@ def _is_target(word: str) -> bool:
 def _target_before_command(command: str, words: list[str], server_command: list[str]) -> str:
     """What to say when a TARGET comes before ``--``: the words after ``--`` are a whole
     command line, not options for the TARGET."""
-    rest = " ".join(shlex.quote(word) for word in words[1:])
-    fixed = f"toolwire {command} {rest} -- toolwire run {shlex.quote(words[0])} -- {shlex.join(server_command)}"
+    fixed = ["toolwire", command, *words[1:], "--", "toolwire", "run", words[0], "--", *server_command]
     return (
         f"{words[0]!r} is a TARGET, but what follows -- is read as the server's whole command line;"
-        f" to give {words[0]} options, put both there: {' '.join(fixed.split())}"
+        f" to give {words[0]} options, put both there: {shlex.join(fixed)}"
     )
 
 
