@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import shutil
 import socket
 import sqlite3
@@ -402,7 +403,8 @@ def test_a_folder_of_ones_own_from_the_command_line(tmp_path: Path) -> None:
     folder, index = str(tmp_path / "mine"), str(tmp_path / "index")
     mistaken = toolwire("call", str(EXAMPLE), "index_docs", "--", "--docs", folder)
     assert mistaken.returncode == 2 and "expected KEY=VALUE" not in mistaken.stderr
-    assert f"toolwire call index_docs -- toolwire run {EXAMPLE} -- --docs {folder}" in mistaken.stderr
+    works = ["toolwire", "call", "index_docs", "--", "toolwire", "run", str(EXAMPLE), "--", "--docs", folder]
+    assert shlex.join(works) in mistaken.stderr
     served = [sys.executable, "-m", "toolwire", "run", str(EXAMPLE), "--", "--docs", folder, "--data", index]
     run = toolwire("call", "index_docs", "--", *served)  # as the message says, with this Python's toolwire
     assert run.returncode == 0 and '"documents": 1' in run.stdout, run.stderr
