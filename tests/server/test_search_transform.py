@@ -89,3 +89,15 @@ def test_search_is_exposed_once() -> None:
     server = Server("y", tool_search=True)
     with pytest.raises(ValueError, match="already"):
         server.expose_search()
+
+
+async def test_a_query_over_the_cap_is_refused_before_it_is_ranked() -> None:
+    server = catalog_server(tool_search=True)
+    too_long = " ".join(f"word{number}" for number in range(100_000))  # about 1 MB, distinct words
+    async with Client(server, protocol=LEGACY[-1]) as client:
+        [search] = [tool for tool in await client.list_tools() if tool.name == "search_tools"]
+        refused = await client.call_tool("search_tools", {"query": too_long})
+        fits = await client.call_tool("search_tools", {"query": "forward an email " + "x" * 900})
+    assert search.input_schema["properties"]["query"]["maxLength"] == 1000
+    assert refused.is_error and "1000" in refused.content[0].text
+    assert not fits.is_error and fits.structured["tools"][0]["name"] == "mail_forward_email"

@@ -14,7 +14,7 @@ host's deferred loading (:class:`toolwire.host.ToolDeferral`) and ``toolwire sea
 :class:`ToolIndex`.
 """
 
-from .index import ToolIndex, ToolMatch, document, search_tools
+from .index import MAX_QUERY_CHARS, ToolIndex, ToolMatch, document, search_tools
 from .tokens import words
 
-__all__ = ["ToolIndex", "ToolMatch", "document", "search_tools", "words"]
+__all__ = ["MAX_QUERY_CHARS", "ToolIndex", "ToolMatch", "document", "search_tools", "words"]

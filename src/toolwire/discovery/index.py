@@ -25,12 +25,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..extras import needs
+from .bilingual import english, in_english
 from .synonyms import related
 from .tokens import words
 
 if TYPE_CHECKING:
     from ..client import ToolInfo
 
+#: The characters of a request that are ranked: the rest is left out. Each distinct word costs a
+#: pass over the index, and a request is a few words (a million characters took minutes).
+MAX_QUERY_CHARS = 1000
 #: How deep :func:`document` follows parameters that are objects.
 NESTING = 3
 #: What a word related to one of the request's (:func:`.synonyms.related`) counts for, against
@@ -71,17 +75,21 @@ class ToolIndex:
             import bm25s
         self.entries = list(entries)
         self._ranker = bm25s.BM25()
-        corpus = [words(document(tool, server)) for server, tool in self.entries]
+        corpus = [_document_words(document(tool, server)) for server, tool in self.entries]
         if self.entries:
             self._ranker.index(corpus, show_progress=False)
 
     def search(self, query: str, limit: int = 10) -> list[ToolMatch]:
         """The ``limit`` best tools for ``query``, best first (fewer when fewer share a word,
-        or a related word, with it; ties keep the order of ``entries``)."""
+        or a related word, with it; ties keep the order of ``entries``). Only the first
+        :data:`MAX_QUERY_CHARS` characters of ``query`` count."""
+        query = query[:MAX_QUERY_CHARS]
         asked = words(query)
         if not self.entries or not asked or limit < 1:
             return []
         scores = sum(self._word_scores(word, asked) for word in dict.fromkeys(asked))
+        for meanings in english(query):
+            scores = scores + self._translated_scores(meanings)
         ranked = sorted(range(len(self.entries)), key=lambda i: -float(scores[i]))
         return [
             ToolMatch(self.entries[i][0], self.entries[i][1], float(scores[i])) for i in ranked[:limit] if scores[i] > 0
@@ -98,6 +106,25 @@ class ToolIndex:
         if others:
             scores = np.maximum(scores, RELATED_WEIGHT * self._ranker.get_scores(others))
         return scores
+
+    def _translated_scores(self, meanings: list[str]) -> Any:
+        """Each tool's score for a Chinese word of the request, through the English senses
+        ``meanings`` of it: its score for the sense it matches best (the mean of the sense's
+        words' scores, so that a long sense counts no more than a short one)."""
+        import numpy as np
+
+        best = np.zeros(len(self.entries))
+        for sense in meanings:
+            stems = words(sense)
+            if stems:
+                best = np.maximum(best, self._ranker.get_scores(stems) / len(stems))
+        return best
+
+
+def _document_words(text: str) -> list[str]:
+    """The words a tool is found by: those of its document ``text``, and those of the English
+    senses of the Chinese words in it."""
+    return words(text) + words(in_english(text))
 
 
 def search_tools(tools: Sequence[ToolInfo], query: str, limit: int = 10, server: str = "") -> list[ToolMatch]:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..client import ClientError, ConnectionClosed, OutputSchemaMismatch, RequestTimeout
+from ..discovery import MAX_QUERY_CHARS
 from ..logs import get_logger
 from .approval import Approvals
 from .deferral import Pair, found_text
@@ -412,6 +413,10 @@ class Turn:
         query = (call.arguments or {}).get("query")
         if call.arguments is None or not isinstance(query, str) or not query.strip():
             problem = call.error or "it needs a query: what you need to do, in a few words"
+            self._refuse(call, "host", f"The call was not made: {problem}")
+            return
+        if len(query) > MAX_QUERY_CHARS:
+            problem = f"the query has {len(query)} characters, over {MAX_QUERY_CHARS}: say what you need in a few words"
             self._refuse(call, "host", f"The call was not made: {problem}")
             return
         self.emit(ToolCallDecided(call.id, "allow", "host", "the host's own search of the tools"))

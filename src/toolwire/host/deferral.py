@@ -10,9 +10,11 @@ tools (default :data:`THRESHOLD`), each request of a conversation carries only:
 - the tools the model **loaded** in this conversation, which stay until it ends (or until
   their server no longer lists them);
 - the host's own discovery tool, ``find_tools`` (``host__find_tools`` when a server has a
-  tool of that name), and ``read_resource`` as always.
+  tool of that name, ``host__find_tools_2`` when one has that too, and so on: the names
+  the model sees are unique), and ``read_resource`` (named the same way) as always.
 
-``find_tools`` takes ``query``, what the model needs to do in a few words; the host ranks
+``find_tools`` takes ``query``, what the model needs to do in a few words (a query over
+:data:`~toolwire.discovery.MAX_QUERY_CHARS` characters is refused); the host ranks
 every tool of every connected server for it (:mod:`toolwire.discovery`) and loads the
 :attr:`ToolDeferral.found` best (default 5): their definitions are in the model's next
 request, and the result the model reads names them. It runs without asking (it only reads
@@ -32,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..discovery import MAX_QUERY_CHARS
 from .approval import Rule
 from .model import ToolSpec
 
@@ -98,6 +101,7 @@ def discovery_spec(name: str, servers: dict[str, int], found: int) -> ToolSpec:
         "properties": {
             "query": {
                 "type": "string",
+                "maxLength": MAX_QUERY_CHARS,
                 "description": "What you need to do, in a few words (e.g. 'send an email', 'list open tickets')",
             }
         },

@@ -31,6 +31,7 @@ elicitation declined.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -323,7 +324,14 @@ class Host:
     @property
     def find_tools_name(self) -> str:
         """The model's name of the host's discovery tool (prefixed if a server took it)."""
-        return FIND_TOOLS if FIND_TOOLS not in self._names else f"host__{FIND_TOOLS}"
+        return self._own_name(FIND_TOOLS)
+
+    def _own_name(self, name: str) -> str:
+        """The model's name of the host's own tool ``name``: the first of ``name``,
+        ``host__name``, ``host__name_2``, ... that no server's tool has (so that the names
+        the model sees are unique whatever the servers call their tools)."""
+        candidates = itertools.chain([name, f"host__{name}"], (f"host__{name}_{n}" for n in itertools.count(2)))
+        return next(candidate for candidate in candidates if candidate not in self._names)
 
     def exposed(self, server: str, name: str) -> ExposedTool | None:
         """The tool ``name`` of ``server`` as the model is offered it, or ``None``."""
@@ -362,7 +370,7 @@ class Host:
     @property
     def load_skill_name(self) -> str:
         """The model's name of the host's skill loader (prefixed if a server took it)."""
-        return LOAD_SKILL if LOAD_SKILL not in self._names else f"host__{LOAD_SKILL}"
+        return self._own_name(LOAD_SKILL)
 
     async def load_skill(self, name: str) -> str:
         """What the model reads on loading the skill it calls ``name``: its ``SKILL.md``
@@ -384,7 +392,7 @@ class Host:
     @property
     def read_resource_name(self) -> str:
         """The model's name of the host's resource reader (prefixed if a server took it)."""
-        return READ_RESOURCE if READ_RESOURCE not in self._names else f"host__{READ_RESOURCE}"
+        return self._own_name(READ_RESOURCE)
 
     def resolve(self, exposed: str) -> tuple[str, ToolInfo] | None:
         """The server and tool behind a name the model used, or ``None``."""

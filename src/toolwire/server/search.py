@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import Catalog
+from ..discovery import MAX_QUERY_CHARS
 from ..protocol.codec import Codec
 from ..tools.results import error_result
 from ..tools.tool import Tool
@@ -35,7 +36,7 @@ CALL_TOOL = "call_tool"
 _SEARCH_SCHEMA = {
     "type": "object",
     "properties": {
-        "query": {"type": "string", "description": "What the tool should do, in words."},
+        "query": {"type": "string", "maxLength": MAX_QUERY_CHARS, "description": "What the tool should do, in words."},
         "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many tools at most."},
     },
     "required": ["query"],

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -195,6 +196,8 @@ def parse(command: str, argv: list[str]) -> Invocation:
             raise UsageError(f"a TARGET is needed: give {TARGETS}")
         target, words = _target(words[0]), words[1:]
     else:
+        if words and _is_target(words[0]):
+            raise UsageError(_target_before_command(command, words, server_command))
         target = server_command
     env = dict(options.env) if options.env else None
     if env is not None and isinstance(target, str):
@@ -294,6 +297,20 @@ def _target(word: str) -> str | list[str]:
             raise UsageError(f"no such file: {path}")
         return [sys.executable, "-m", "toolwire", "run", word]
     raise UsageError(f"{word!r} is not a TARGET: give {TARGETS}")
+
+
+def _is_target(word: str) -> bool:
+    return word.startswith(("http://", "https://")) or word.partition(":")[0].endswith(".py")
+
+
+def _target_before_command(command: str, words: list[str], server_command: list[str]) -> str:
+    """What to say when a TARGET comes before ``--``: the words after ``--`` are a whole
+    command line, not options for the TARGET."""
+    fixed = ["toolwire", command, *words[1:], "--", "toolwire", "run", words[0], "--", *server_command]
+    return (
+        f"{words[0]!r} is a TARGET, but what follows -- is read as the server's whole command line;"
+        f" to give {words[0]} options, put both there: {shlex.join(fixed)}"
+    )
 
 
 def _pairs(words: list[str]) -> list[tuple[str, str]]:

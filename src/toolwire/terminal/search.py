@@ -20,7 +20,7 @@ import asyncio
 import sys
 
 from ..cli.common import Parser, UsageError, command_parser, split_command
-from ..discovery import ToolMatch
+from ..discovery import MAX_QUERY_CHARS, ToolMatch
 from ..extras import ExtraMissing, require
 from ..host import Host
 from .commandline import seconds
@@ -79,6 +79,8 @@ async def _search(options: argparse.Namespace, server_command: list[str] | None)
     if not words or (alone and is_target(words[0])):
         raise UsageError('the query is needed, after the servers: toolwire search TARGET... "query"')
     query, specs = words[-1], server_specs(words[:-1], server_command, options.config)
+    if len(query) > MAX_QUERY_CHARS:
+        raise UsageError(f"the query has {len(query)} characters, over {MAX_QUERY_CHARS}: say it in a few words")
     host = Host(specs, defer_tools=None, client_options={"timeout": options.timeout})
     await host.start()
     try:
