@@ -304,30 +304,40 @@ def merge_definition(definition: dict[str, Any], fields: dict[str, Any]) -> dict
 
 
 def _route(extension: str, handler: Callable[[MethodCall], Any]) -> Callable[[ServerSession, Request], None]:
-    """The dispatch table's handler for an extension's method ``handler``."""
+    """The dispatch table's handler for an extension's method ``handler`` (a plain function
+    runs on a worker thread, as plain tools do: it may block without holding up the loop)."""
+    blocking = not inspect.iscoroutinefunction(handler)
 
     def start(session: ServerSession, request: Request) -> None:
-        session.start(request, _answer(session, request, extension, handler))
+        session.start(request, _answer(session, request, extension, handler, blocking))
 
     return start
 
 
 async def _answer(
-    session: ServerSession, request: Request, extension: str, handler: Callable[[MethodCall], Any]
+    session: ServerSession, request: Request, extension: str, handler: Callable[[MethodCall], Any], blocking: bool
 ) -> Answer | None:
+    """The answer to ``request`` from ``handler``: its result, or ``-32603`` naming the method
+    when it raises, returns something other than an object, or an object JSON cannot carry."""
+    call = MethodCall(session, request, extension)
     try:
-        result = handler(MethodCall(session, request, extension))
+        if blocking:
+            from ..tools.threads import run_sync_on
+
+            result = await run_sync_on(session.loop, handler, call)
+        else:
+            result = handler(call)
         if inspect.isawaitable(result):
             result = await result
         if type(result) is not dict:
             raise TypeError(f"the handler of {request.method} returned {type(result).__name__}, not a dict")
+        return session.connection.respond(request, result)
     except ProtocolError as exc:
         return session.connection.respond_error(request, exc)
     except Exception as exc:
         log.error("extension %s: %s failed", extension, request.method, exc_info=exc)
         failed = ProtocolError(INTERNAL_ERROR, f"Internal error: {request.method} failed (the server's log says why)")
         return session.connection.respond_error(request, failed)
-    return session.connection.respond(request, result)
 
 
 __all__ = ["CallClaim", "Document", "Endpoint", "Extension", "MethodCall", "check_identifier", "method"]

@@ -1,0 +1,74 @@
+"""An extension whose handlers misbehave (results JSON cannot carry, a plain function that
+blocks until released), for tests/server/test_hostile_extensions.py."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from toolwire import Extension, MethodCall, Server, method
+
+HOSTILE = "com.example/hostile"
+
+
+def _self_holding() -> dict[str, Any]:
+    loop: dict[str, Any] = {}
+    loop["self"] = loop
+    return loop
+
+
+def _deep(levels: int) -> dict[str, Any]:
+    nested: dict[str, Any] = {}
+    for _ in range(levels):
+        nested = {"x": nested}
+    return nested
+
+
+#: What each ``hostile/result`` ``kind`` returns: objects JSON cannot carry.
+UNSENDABLE: dict[str, Any] = {
+    "set": lambda: {"value": {1, 2}},
+    "big_int": lambda: {"value": 2**70},
+    "bytes": lambda: {"value": b"\x00\xff"},
+    "object": lambda: {"value": object()},
+    "self_holding": _self_holding,
+    "deep": lambda: _deep(5_000),
+    "int_key": lambda: {"value": {1: "one"}},
+}
+
+released = threading.Event()
+
+
+class Hostile(Extension):
+    id = HOSTILE
+
+    @method("hostile/result", declared=False)
+    async def result(self, call: MethodCall) -> Any:
+        return UNSENDABLE[call.params["kind"]]()
+
+    @method("hostile/plain_result", declared=False)
+    def plain_result(self, call: MethodCall) -> Any:
+        return UNSENDABLE[call.params["kind"]]()
+
+    @method("hostile/block", declared=False)
+    def block(self, call: MethodCall) -> dict[str, Any]:
+        """A plain function that says it runs, then blocks until ``hostile/release`` (a
+        minute at most)."""
+        call.notify("notifications/hostile/blocking", {})
+        return {"released": released.wait(60)}
+
+    @method("hostile/release", declared=False)
+    async def release(self, call: MethodCall) -> dict[str, Any]:
+        released.set()
+        return {}
+
+
+server = Server("hostile-extension")
+
+
+@server.tool
+def echo(text: str) -> str:
+    """Say it back."""
+    return text
+
+
+server.add_extension(Hostile())
