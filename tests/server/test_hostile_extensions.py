@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.servers.hostile_extension import UNSENDABLE
+from tests.servers.hostile_extension import UNSENDABLE, Hostile
 from tests.support.httpserve import (
     LEGACY,
     meta,
@@ -22,6 +22,7 @@ from tests.support.httpserve import (
     toolwire_http,
 )
 from tests.support.rawclient import RawClient, modern_meta, toolwire_command
+from toolwire import Extension, MethodCall, Server, method
 
 HOSTILE = str(Path(__file__).resolve().parents[1] / "servers" / "hostile_extension.py")
 KINDS = sorted(UNSENDABLE)
@@ -92,7 +93,56 @@ async def test_a_plain_handler_that_blocks_holds_up_no_other_client_over_http() 
             async with first.stream("POST", url, json=body(1, "hostile/block"), headers=headers) as blocked:
                 events = read_sse(blocked)
                 assert (await anext(events)).message["method"] == "notifications/hostile/blocking"
-                found = await other.post(url, json=body(2, "server/discover"), headers=modern_headers("server/discover"))
+                found = await other.post(
+                    url, json=body(2, "server/discover"), headers=modern_headers("server/discover")
+                )
                 assert "result" in answer_of(found)  # answered while the handler blocks
                 await other.post(url, json=body(3, "hostile/release"), headers=modern_headers("hostile/release"))
                 assert (await anext(events)).message["result"]["released"] is True
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_an_extension_that_fails_to_install_or_takes_a_method_leaves_nothing_of_itself(era: str) -> None:
+    with RawClient(toolwire_command(HOSTILE)) as client:
+        extra: dict[str, Any] = {"_meta": modern_meta()} if era == "modern" else {}
+        if era == "legacy":
+            capabilities = client.initialize()["result"]["capabilities"]
+        else:
+            capabilities = client.request("server/discover", dict(extra))["result"]["capabilities"]
+        assert sorted(capabilities["extensions"]) == ["com.example/hostile"]
+        assert client.request("broken/hello", dict(extra))["error"]["code"] == -32601
+        tools = client.request("tools/list", dict(extra))["result"]["tools"]
+        assert [tool["name"] for tool in tools] == ["echo"] and "_meta" not in tools[0]
+        assert "resources" not in capabilities
+        echo = client.request("tools/call", {"name": "echo", "arguments": {"text": "mine"}, **extra})
+        assert echo["result"]["content"][0]["text"] == "mine"
+
+
+def test_an_extension_is_refused_a_method_the_server_or_another_extension_answers() -> None:
+    from tests.servers.hostile_extension import REFUSED
+
+    assert REFUSED[0] == "the install failed half-way"
+    assert REFUSED[1] == "the extension 'com.example/grabby' cannot answer tools/call: the server itself does"
+
+    class Initializer(Extension):
+        id = "com.example/initializer"
+
+        @method("initialize")
+        async def initialize(self, call: MethodCall) -> dict[str, Any]:
+            return {}
+
+    class Impostor(Extension):
+        id = "com.example/impostor"
+
+        @method("hostile/result")
+        async def result(self, call: MethodCall) -> dict[str, Any]:
+            return {}
+
+    server = Server("s")
+    server.add_extension(Hostile())
+    with pytest.raises(ValueError, match=r"'com\.example/initializer' cannot answer initialize: the server itself"):
+        server.add_extension(Initializer())
+    with pytest.raises(ValueError, match=r"'com\.example/impostor' cannot answer hostile/result: the extension 'com"):
+        server.add_extension(Impostor())
+    assert sorted(server.extensions) == ["com.example/hostile"]
+    assert server.dispatch.get("tools/call").owner == ""  # type: ignore[union-attr]

@@ -62,6 +62,36 @@ class Hostile(Extension):
         return {}
 
 
+class BrokenInstall(Extension):
+    """Puts a method, a tool, a resource, a guard and tool fields in place, then fails."""
+
+    id = "com.example/broken"
+
+    @method("broken/hello", declared=False)
+    async def hello(self, call: MethodCall) -> dict[str, Any]:
+        return {}
+
+    def install(self, server: Server) -> None:
+        super().install(server)
+        server.add_tool(lambda: "left over", name="left_over")
+        server.add_resource("data://left-over", lambda: "left over")
+        server.use(lambda call, next: next())
+        raise RuntimeError("the install failed half-way")
+
+    def tool_definition(self, tool: Any) -> dict[str, Any] | None:
+        return {"_meta": {"com.example/broken": True}}
+
+
+class Grabby(Extension):
+    """Would answer ``tools/call`` itself."""
+
+    id = "com.example/grabby"
+
+    @method("tools/call")
+    async def call_tool(self, call: MethodCall) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": "grabbed"}]}
+
+
 server = Server("hostile-extension")
 
 
@@ -72,3 +102,10 @@ def echo(text: str) -> str:
 
 
 server.add_extension(Hostile())
+#: What adding the two others raised (each left nothing of itself).
+REFUSED = []
+for extension in (BrokenInstall(), Grabby()):
+    try:
+        server.add_extension(extension)
+    except (RuntimeError, ValueError) as exc:
+        REFUSED.append(str(exc))

@@ -244,7 +244,7 @@ def route_calls(server: Server) -> None:
         from .versions import call_tool_version
 
         handler = functools.partial(call_tool_version, inner=handler)
-    server.dispatch.register("tools/call", handler)
+    server.dispatch.register("tools/call", handler, owner="")
 
 
 async def _ready(value: Any) -> Any:
