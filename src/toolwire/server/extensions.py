@@ -250,17 +250,24 @@ class Extension:
     def install(self, server: Server) -> None:
         """Put the extension in place on ``server`` (once, from :meth:`Server.add_extension`):
         by default, register the handlers marked with :func:`method`. Call it from an override."""
-        for name, handler in inspect.getmembers(self, callable):
-            marked: _Method | None = getattr(handler, "__toolwire_method__", None)
-            if marked is None or name.startswith("__"):
-                continue
-            server.dispatch.register(
-                marked.name,
-                _route(self.id, handler),
-                eras=marked.eras,
-                versions=marked.versions,
-                requires=self.id if marked.declared else None,
-            )
+        register_methods(self, self.id, server)
+
+    def mounted(self, prefix: str) -> Extension | None:
+        """What a server that mounts this one's under ``prefix`` offers in its place, unless
+        it offers this identifier itself (see :mod:`toolwire.server.mount`). By default, for
+        an extension with methods, one of the same identifier, capabilities and methods
+        (answered by this extension's handlers); ``None``: nothing."""
+        if not any(getattr(handler, "__toolwire_method__", None) for _, handler in _methods(self)):
+            return None
+        from .mount import MountedExtension
+
+        return MountedExtension(self)
+
+    def prefixed_definition(self, definition: dict[str, Any], prefix: str) -> dict[str, Any]:
+        """A tool's definition holding this extension's fields, as a server that mounts this
+        one's under ``prefix`` lists it (the mount prefixes resource URIs: fields naming
+        one follow). By default unchanged."""
+        return definition
 
     def tool_definition(self, tool: Tool) -> dict[str, Any] | None:
         """Fields to add to ``tool``'s definition (``_meta`` merged key by key), or ``None``."""
@@ -288,6 +295,25 @@ class Extension:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.id!r})"
+
+
+def register_methods(source: object, extension: str, server: Server) -> None:
+    """Answer on ``server`` the requests of the handlers of ``source`` marked with
+    :func:`method`, as methods of ``extension``."""
+    for _, handler in _methods(source):
+        marked: _Method | None = getattr(handler, "__toolwire_method__", None)
+        if marked is not None:
+            server.dispatch.register(
+                marked.name,
+                _route(extension, handler),
+                eras=marked.eras,
+                versions=marked.versions,
+                requires=extension if marked.declared else None,
+            )
+
+
+def _methods(source: object) -> list[tuple[str, Any]]:
+    return [(name, member) for name, member in inspect.getmembers(source, callable) if not name.startswith("__")]
 
 
 def overrides(extension: Extension, hook: str) -> bool:

@@ -53,6 +53,21 @@ def offer(server: Server, extension: Extension) -> Extension:
     return extension
 
 
+def withdraw(server: Server, identifier: str) -> None:
+    """Stop offering the extension ``identifier`` on ``server``: its capabilities, its hooks,
+    its methods (what it added otherwise, tools or resources, stays). Nothing if not offered."""
+    extension = server.extensions.pop(identifier, None)
+    if extension is None:
+        return
+    contributions = server.identity.contributions
+    contributions[:] = [contribute for contribute in contributions if contribute != extension.capabilities]
+    server.identity.changed()
+    server.call_claimers = tuple(other for other in server.call_claimers if other is not extension)
+    server.listeners = tuple(other for other in server.listeners if other is not extension)
+    server.definers = tuple(other for other in server.definers if other is not extension)
+    server.dispatch.remove_owned(identifier)
+
+
 def extend_definition(tool: Any, extension: Extension) -> None:
     """Add to ``tool``'s definition what ``extension`` adds to it."""
     fields = extension.tool_definition(tool)
