@@ -59,9 +59,10 @@ class FileSink:
     record); ``"batched"`` holds end records (up to 64) and writes them with the next start
     record, which, as in every mode, reaches the operating system before the tool runs: one
     write per call instead of two, and a killed process keeps the start of every call that
-    began but loses the end records held (a call without one may have finished). ``max_bytes``: when the file would pass it, it becomes ``path.1`` (``path.1``
-    becomes ``path.2``... up to ``backups``) and a new file starts. ``OSError`` if the file
-    cannot be opened.
+    began but loses the end records held (a call without one may have finished).
+    ``max_bytes``: when the file would pass it, it becomes ``path.1`` (``path.1`` becomes
+    ``path.2``... up to ``backups``) and a new file starts. ``OSError`` if the file cannot
+    be opened.
     """
 
     BATCH = 64

@@ -26,6 +26,11 @@ SDK's extensions be off until a server opts in: adding one is that opt-in.
                              HTTP beside the MCP endpoint (the server card of SEP-2127)
 ===========================  ===============================================================
 
+Mounted (``parent.mount(server, prefix)``), ``mounted(prefix)`` says what the parent offers
+in its place (by default, for an extension with methods, the same identifier, capabilities
+and methods) and ``prefixed_definition(definition, prefix)`` how a tool definition holding
+its fields reads there (see :mod:`toolwire.server.mount`).
+
 Two lower-level hooks reach inside the server's handlers (the tasks extension uses both):
 ``claim_call(request, tool)`` takes a ``tools/call`` over (a :class:`CallClaim` runs
 around the tool and may answer in the call's place); ``listen(session, request, wanted,
@@ -34,7 +39,12 @@ its acknowledgement).
 
 Errors: a handler that raises :class:`~toolwire.protocol.errors.ProtocolError` answers with
 that error; anything else it raises is logged with its traceback and answered ``-32603``
-(the server goes on), without the details; a result that is not an object is ``-32603`` too.
+(the server goes on), without the details; a result that is not an object, or that JSON
+cannot carry, is ``-32603`` too. A plain ``def`` handler runs on a worker thread, as plain
+tools do. An extension never takes a method answered already (the server's own, another
+extension's): :meth:`Server.add_extension <toolwire.server.server.Server.add_extension>`
+raises ``ValueError`` naming both, and leaves nothing of an extension whose ``install``
+raised (see :mod:`toolwire.server.offering`).
 """
 
 from __future__ import annotations
