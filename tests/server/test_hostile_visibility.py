@@ -2,20 +2,30 @@
 ``tools/call``, against real server processes (tests/servers/board.py) over stdio in both
 eras: ``search_tools`` and ``call_tool`` (of the server, and of a proxy) neither find nor
 run a tool MCP Apps reserves for its view, nor one hidden from the caller; a mount serves
-nothing its server hides from everyone; low-level handlers' tools follow the rules."""
+nothing its server hides from everyone; low-level handlers' tools follow the rules; a
+version of a tool is called only when the caller's scopes allow it (over HTTP with a
+token)."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.httpserve import InProcess, fresh_server
 from tests.support.rawclient import RawClient, modern_meta, toolwire_command
+from tests.support.tokenissuer import TokenIssuer
+from toolwire import Client
+from toolwire.auth import ProtectedResource
+from toolwire.client import ServerError
 
 SERVERS = Path(__file__).resolve().parents[1] / "servers"
 BOARD = str(SERVERS / "board.py")
 PROXY = str(SERVERS / "board_proxy.py")
+VERSIONED = str(SERVERS / "versioned_vault.py")
+VERSION = "io.toolwire/version"
 ERAS = ["legacy", "modern"]
 
 
@@ -88,3 +98,24 @@ def test_low_level_handlers_tools_follow_the_visibility_rules(era: str) -> None:
         assert board.names() == ["public_votes"]
         assert board.text("public_votes") == "public_votes ran"
         assert "Unknown tool: secret_votes" in board.refused("secret_votes")
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+async def test_a_version_needing_scopes_the_caller_lacks_is_none_of_theirs_over_http(era: str) -> None:
+    async with TokenIssuer() as issuer:
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
+        auth = ProtectedResource.for_issuer(issuer.url, url)
+        app = fresh_server(VERSIONED).http_app(auth=auth)
+        async with InProcess(app, listener=listener):
+            headers = {"Authorization": f"Bearer {issuer.token(url, scope='tools')}"}
+            async with Client(url, protocol=era, headers=headers) as client:
+                newest = await client.call_tool("rotate_keys", {})
+                with pytest.raises(ServerError, match="has no version '1'") as refused:
+                    await client.call_tool("rotate_keys", {}, meta={VERSION: "1"})
+            admin = {"Authorization": f"Bearer {issuer.token(url, scope='tools admin')}"}
+            async with Client(url, protocol=era, headers=admin) as client:
+                older = await client.call_tool("rotate_keys", {}, meta={VERSION: "1"})
+    assert newest.content[0].text == "your key rotated" and refused.value.code == -32602
+    assert older.content[0].text == "every key rotated"
