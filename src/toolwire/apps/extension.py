@@ -15,8 +15,8 @@ tool definitions         ``_meta.ui.resourceUri`` (and ``visibility`` when the t
 
 Mounted (``parent.mount(server, prefix)``), the views come through as the parent's
 resources under the prefix, its tools' definitions naming them so, and the parent offers
-the extension too. The extension has no methods of its own: a view talks to its host, which calls the server
-with the ordinary ``tools/call`` and ``resources/read``. Tools keep answering every client
+the extension too. The extension has no methods of its own: a view talks to its host,
+which calls the server with the ordinary ``tools/call`` and ``resources/read``. Tools keep answering every client
 alike (a client that does not render views reads the tool's text); a tool that wants to
 know whether its caller renders views asks :func:`renders_apps`.
 """

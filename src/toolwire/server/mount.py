@@ -170,3 +170,6 @@ class MountedExtension(Extension):
 
     def install(self, server: Server) -> None:
         register_methods(self.mounted_extension, self.id, server)
+
+    def mounted(self, prefix: str) -> Extension | None:
+        return self.mounted_extension.mounted(prefix)  # mounted again, one level up
