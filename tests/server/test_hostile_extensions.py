@@ -52,6 +52,18 @@ def test_a_result_json_cannot_carry_is_an_internal_error_over_stdio(era: str) ->
     assert not any("Traceback" in line and "outside its tool" in line for line in client.stderr_lines)
 
 
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_any_answer_json_cannot_carry_is_an_internal_error_not_silence(era: str) -> None:
+    """Beyond extensions: a list guard that puts a set in the page (the session's own net)."""
+    with RawClient(toolwire_command(HOSTILE)) as client:
+        if era == "legacy":
+            client.initialize()
+        meta = {**modern_meta(), "spoil": True} if era == "modern" else {"spoil": True}
+        internal_error_naming(client.request("tools/list", {"_meta": meta}), "tools/list")
+        plain: dict[str, Any] = {"_meta": modern_meta()} if era == "modern" else {}
+        assert [tool["name"] for tool in client.request("tools/list", plain)["result"]["tools"]] == ["echo"]
+
+
 def answer_of(reply: httpx.Response) -> dict[str, Any]:
     if reply.headers["content-type"].startswith("text/event-stream"):
         return sse_messages(reply)[-1]  # type: ignore[no-any-return]

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from tests.servers.board import make_board
+from tests.servers.board import VOTES, make_board
 from tests.support.rawclient import RawClient, modern_meta, toolwire_command
-from toolwire import Server
+from toolwire import Client, Server
 
 BOARD = str(Path(__file__).resolve().parents[1] / "servers" / "board.py")
 VIEW = "ui://games/board/view.html"
@@ -64,3 +64,16 @@ def test_a_mount_whose_extension_method_the_parent_answers_fails_leaving_nothing
         parent.mount(board, "games")
     assert not parent.extensions and not list(parent.registry.all()) and not list(parent.resources.all())
     assert "games" not in parent._mounts
+
+
+async def test_an_extension_comes_through_two_mounts() -> None:
+    arcade = Server("arcade")
+    arcade.mount(make_board(), "games")
+    mall = Server("mall")
+    mall.mount(arcade, "arcade")
+    async with Client(mall, extensions={VOTES: {}}) as client:
+        counted = await client.request("votes/count")
+        tools = {tool.name: tool for tool in await client.list_tools()}
+    assert (counted["votes"], counted["server"]) == (3, "mall")
+    assert client.server_extensions[VOTES] == {"ballot": "secret"}
+    assert tools["arcade_games_show_board_votes"].meta["ui"]["resourceUri"] == "ui://arcade/games/board/view.html"

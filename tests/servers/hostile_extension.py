@@ -1,5 +1,6 @@
 """An extension whose handlers misbehave (results JSON cannot carry, a plain function that
-blocks until released), for tests/server/test_hostile_extensions.py."""
+blocks until released) and a list guard that spoils a page so, for
+tests/server/test_hostile_extensions.py."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import threading
 from typing import Any
 
 from toolwire import Extension, MethodCall, Server, method
+from toolwire.guards import Call, Next, lists_too
 
 HOSTILE = "com.example/hostile"
 
@@ -92,7 +94,18 @@ class Grabby(Extension):
         return {"content": [{"type": "text", "text": "grabbed"}]}
 
 
-server = Server("hostile-extension")
+@lists_too
+async def spoil_lists(call: Call, next: Next) -> Any:
+    """A guard that, asked by a list request whose ``_meta`` says ``spoil``, puts a set in
+    the page (what JSON cannot carry)."""
+    result = await next(call)
+    meta = call.request.params.get("_meta")
+    if call.name is None and type(meta) is dict and meta.get("spoil"):
+        result = {**result, "spoiled": {1, 2}}
+    return result
+
+
+server = Server("hostile-extension", guards=[spoil_lists])
 
 
 @server.tool
