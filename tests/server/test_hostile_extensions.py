@@ -49,7 +49,6 @@ def test_a_result_json_cannot_carry_is_an_internal_error_over_stdio(era: str) ->
         if era == "modern":
             echo["_meta"] = modern_meta()
         assert client.request("tools/call", echo)["result"]["content"][0]["text"] == "still here"
-    assert not any("Traceback" in line and "outside its tool" in line for line in client.stderr_lines)
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
@@ -58,8 +57,8 @@ def test_any_answer_json_cannot_carry_is_an_internal_error_not_silence(era: str)
     with RawClient(toolwire_command(HOSTILE)) as client:
         if era == "legacy":
             client.initialize()
-        meta = {**modern_meta(), "spoil": True} if era == "modern" else {"spoil": True}
-        internal_error_naming(client.request("tools/list", {"_meta": meta}), "tools/list")
+        spoiled = {**modern_meta(), "spoil": True} if era == "modern" else {"spoil": True}
+        internal_error_naming(client.request("tools/list", {"_meta": spoiled}), "tools/list")
         plain: dict[str, Any] = {"_meta": modern_meta()} if era == "modern" else {}
         assert [tool["name"] for tool in client.request("tools/list", plain)["result"]["tools"]] == ["echo"]
 
