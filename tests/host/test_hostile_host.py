@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from tests.support.clirun import TOOLWIRE, environment, failed, toolwire
@@ -202,6 +203,25 @@ def test_chat_defuses_the_models_text_forms_and_names_with_stdin_piped(model: Mo
     defused(shown)
     assert shown.count("U+0435 CYRILLIC SMALL LETTER IE") >= 2, shown  # in the listing and in the question
     assert "kept" in shown and "[bold red]Shouts[/bold red] :warning:" in shown  # no markup, no emoji codes
+
+
+def test_ask_marks_a_look_alike_name_in_the_call_and_its_refusal_as_the_listing_does(model: ModelServer) -> None:
+    listed = toolwire("tools", "--", sys.executable, HOSTILE).stdout
+    mark = next(line for line in listed.splitlines() if "d\u0435lete_file" in line and "⚠" in line)
+    why = mark.split("⚠", 1)[1].strip(" │")[:60]  # the listing's words, as far as its column shows them
+    assert len(why) > 40, mark
+    model.script(Reply(tool_calls=[ToolCall("d_lete_file", {})]), Reply(text="kept"))
+    command = ["ask", "go", "--base-url", model.openai_url, "--model", "m", "--", sys.executable, HOSTILE]
+    status, _, stderr = on_terminal(command)
+    assert status == 3, stderr
+    proposed, warning = stderr.splitlines()[:2]
+    assert proposed.startswith("⚙ d_lete_file [hostile_tools/d\u0435lete_file] ⚠"), stderr
+    assert warning.startswith("    ⚠ the tool's name 'd\u0435lete_file': ") and why in warning, (why, stderr)
+    model.script(Reply(tool_calls=[ToolCall("d_lete_file", {})]), Reply(text="kept"))
+    events = [orjson.loads(line) for line in toolwire(*command[:1], "--json", *command[1:]).stdout.splitlines()]
+    call = next(event for event in events if event["kind"] == "tool_call")
+    question = next(event for event in events if event["kind"] == "approval_needed")
+    assert call["warning"] == question["warning"] and why in call["warning"]
 
 
 def test_toolwire_tools_marks_look_alike_and_unusual_names() -> None:

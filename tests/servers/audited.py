@@ -1,18 +1,28 @@
-"""A server that audits every call to the file named by $AUDIT_FILE, for the audit tests."""
+"""A server that audits every call to the file named by $AUDIT_FILE (with the durability
+$AUDIT_DURABILITY, "flush" by default), for the audit tests."""
 
 import asyncio
 import os
 
-from toolwire import Server
+from toolwire import Context, Server
 from toolwire.guards import Audit, FileSink
 
-server = Server("audited", guards=[Audit(FileSink(os.environ["AUDIT_FILE"]))])
+sink = FileSink(os.environ["AUDIT_FILE"], durability=os.environ.get("AUDIT_DURABILITY", "flush"))
+server = Server("audited", guards=[Audit(sink)])
 
 
 @server.tool
 async def slow(seconds: float, note: str = "") -> str:
     """Sleep."""
     await asyncio.sleep(seconds)
+    return "done"
+
+
+@server.tool
+async def hold(ctx: Context) -> str:
+    """Say it runs (a progress notification), then wait a minute."""
+    ctx.report_progress(0)
+    await asyncio.sleep(60)
     return "done"
 
 

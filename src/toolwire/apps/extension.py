@@ -13,8 +13,10 @@ tool definitions         ``_meta.ui.resourceUri`` (and ``visibility`` when the t
                          says), plus the flat ``_meta["ui/resourceUri"]`` older hosts read
 =======================  ==================================================================
 
-The extension has no methods of its own: a view talks to its host, which calls the server
-with the ordinary ``tools/call`` and ``resources/read``. Tools keep answering every client
+Mounted (``parent.mount(server, prefix)``), the views come through as the parent's
+resources under the prefix, its tools' definitions naming them so, and the parent offers
+the extension too. The extension has no methods of its own: a view talks to its host,
+which calls the server with the ordinary ``tools/call`` and ``resources/read``. Tools keep answering every client
 alike (a client that does not render views reads the tool's text); a tool that wants to
 know whether its caller renders views asks :func:`renders_apps`.
 """
@@ -26,6 +28,7 @@ from weakref import WeakKeyDictionary
 
 from ..resources.resource import resource_contents
 from ..server.extensions import Extension
+from ..server.prefix import prefixed_uri
 from .view import MCP_APP_MIME, App
 
 if TYPE_CHECKING:
@@ -73,6 +76,23 @@ class AppsExtension(Extension):
         own = (tool.meta or {}).get("ui")
         ui = {**own, **app.tool_meta()} if type(own) is dict else app.tool_meta()
         return {"_meta": {"ui": ui, LEGACY_RESOURCE_URI: app.uri}}
+
+    def mounted(self, prefix: str) -> Extension:
+        """A server mounting this one's offers MCP Apps too (the views are resources it
+        serves prefixed, and its tools' definitions name them so)."""
+        return AppsExtension()
+
+    def prefixed_definition(self, definition: dict[str, Any], prefix: str) -> dict[str, Any]:
+        """``definition`` with its view's URI prefixed, as a mount prefixes the view's resource."""
+        meta = definition.get("_meta")
+        ui = meta.get("ui") if type(meta) is dict else None
+        if type(meta) is not dict or type(ui) is not dict or type(ui.get("resourceUri")) is not str:
+            return definition
+        uri = prefixed_uri(prefix, ui["resourceUri"])
+        moved = {**meta, "ui": {**ui, "resourceUri": uri}}
+        if LEGACY_RESOURCE_URI in meta:
+            moved[LEGACY_RESOURCE_URI] = uri
+        return {**definition, "_meta": moved}
 
     def _serve(self, app: App) -> None:
         assert self._server is not None, "the extension is installed before views are shown"

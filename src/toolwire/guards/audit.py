@@ -5,8 +5,9 @@
 Each call gets two JSON records sharing an ``id``: ``"phase": "start"`` written *before* the
 tool runs (time, method, tool, session, caller, client, protocol version, an argument
 summary), and ``"phase": "end"`` after it (time, outcome, error kind, duration in ms). A server killed in
-the middle of calls, even with SIGKILL, has the start record of every call that began; one
-without its end record was cut short.
+the middle of calls, even with SIGKILL, has the start record of every call that began, in
+every durability of :class:`FileSink`; one without its end record was cut short (or, with
+``durability="batched"``, may have finished: end records are held and written together).
 
 Arguments are recorded by *shape* by default: types, lengths and keys, never values
 (``{"path": "string(12)", "lines": "array(3)"}``). ``values=True`` records the values,
@@ -55,10 +56,13 @@ class FileSink:
     ``durability``: ``"flush"`` (default) hands each record to the operating system before
     the call goes on, so it survives the process being killed; ``"fsync"`` also waits until
     it is on disk, so it survives the machine stopping (this costs a disk round trip per
-    record); ``"batched"`` keeps up to 64 records in memory (fastest; a killed process loses
-    them). ``max_bytes``: when the file would pass it, it becomes ``path.1`` (``path.1``
-    becomes ``path.2``... up to ``backups``) and a new file starts. ``OSError`` if the file
-    cannot be opened.
+    record); ``"batched"`` holds end records (up to 64) and writes them with the next start
+    record, which, as in every mode, reaches the operating system before the tool runs: one
+    write per call instead of two, and a killed process keeps the start of every call that
+    began but loses the end records held (a call without one may have finished).
+    ``max_bytes``: when the file would pass it, it becomes ``path.1`` (``path.1`` becomes
+    ``path.2``... up to ``backups``) and a new file starts. ``OSError`` if the file cannot
+    be opened.
     """
 
     BATCH = 64
@@ -84,10 +88,14 @@ class FileSink:
     def __call__(self, record: dict[str, Any]) -> None:
         line = orjson.dumps(record) + b"\n"
         if self.durability == "batched":
-            self._pending.append(line)
-            if len(self._pending) >= self.BATCH:
-                self.flush()
-            return
+            if record.get("phase") != "start":
+                self._pending.append(line)
+                if len(self._pending) >= self.BATCH:
+                    self.flush()
+                return
+            if self._pending:  # the end records held go out with it, in one write
+                self._pending.append(line)
+                line, self._pending = b"".join(self._pending), []
         self._write(line)
 
     def _write(self, data: bytes) -> None:

@@ -343,7 +343,9 @@ class Turn:
         resolved = host.resolve(call.name)
         reader = call.name == host.read_resource_name and resolved is None
         server = resolved[0] if resolved else None
-        self.emit(ToolCallProposed(call.id, call.name, server, resolved[1].name if resolved else None, call.arguments))
+        name = resolved[1].name if resolved else None
+        warning = host.mark(resolved[0], resolved[1].name) if resolved else ""
+        self.emit(ToolCallProposed(call.id, call.name, server, name, call.arguments, warning))
         if call.arguments is None:
             self._refuse(call, "host", f"The call was not made: {call.error}")
             return None

@@ -89,7 +89,10 @@ class TextDelta(Event):
 
 @dataclass(slots=True)
 class ToolCallProposed(Event):
-    """The model asked for a tool call."""
+    """The model asked for a tool call: of ``tool`` (the model's name for it), the tool
+    ``name`` of ``server`` (``None`` for the host's own tools, or a name it does not know);
+    ``warning``: why that name may fool a person, as the listing marks it (empty when it is
+    plain)."""
 
     kind: ClassVar[str] = "tool_call"
     call_id: str
@@ -97,6 +100,7 @@ class ToolCallProposed(Event):
     server: str | None
     name: str | None
     arguments: dict[str, Any] | None
+    warning: str = ""
 
 
 class _Question(Event):

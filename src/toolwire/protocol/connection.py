@@ -395,16 +395,19 @@ class ServerConnection:
 
     def respond(self, request: Request, result: dict[str, Any]) -> Answer | None:
         """The answer to ``request``, rendered for its version; ``None`` if nothing is to be
-        sent (the request was cancelled, or is part of a batch still being answered)."""
+        sent (the request was cancelled, or is part of a batch still being answered).
+        ``TypeError`` for a result JSON cannot carry (a set, bytes, an integer past 64 bits,
+        nesting past orjson's depth): the request stays unanswered, for an error answer."""
         codec = request.codec
         if codec.modern:
             result = codec.finish(result, self.identity.info)
         message = {"jsonrpc": "2.0", "id": request.id, "result": result}
+        data = orjson.dumps(message, option=self._encoding)  # before the request counts as answered
         if request.batch is not None:
             return self._answer(request, message)
         if self.in_flight.pop(request.id, None) is None or request.cancelled:  # _answer's, inlined
             return None
-        return Answer(orjson.dumps(message, option=self._encoding), request.id)
+        return Answer(data, request.id)
 
     def respond_raw(self, request: Request, result_json: bytes) -> Answer | None:
         """Like :meth:`respond` with a result already finished and encoded (cached pages)."""

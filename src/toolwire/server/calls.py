@@ -180,7 +180,7 @@ async def _raw_tool_result(
 ) -> dict[str, Any]:
     """:func:`tool_result` for a tool the server's raw handlers may know."""
     tool = await session.server.find_raw_tool(name)
-    if tool is None:
+    if tool is None or not session.server.visibility.allows(session, request, "tools", name, tool):
         raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
     result: dict[str, Any] = await tool_result(session, request, name, tool, arguments)
     return result
@@ -244,7 +244,7 @@ def route_calls(server: Server) -> None:
         from .versions import call_tool_version
 
         handler = functools.partial(call_tool_version, inner=handler)
-    server.dispatch.register("tools/call", handler)
+    server.dispatch.register("tools/call", handler, owner="")
 
 
 async def _ready(value: Any) -> Any:

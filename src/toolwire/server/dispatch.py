@@ -21,12 +21,15 @@ One :class:`Dispatch` per server holds a :class:`Route` per method. A route says
                    (``capabilities.extensions``), else ``-32021`` with ``requiredCapabilities``
 ``missing``        what ``-32601`` adds when the method does not exist in a request's version
                    (``"tasks/get carries the result"``)
+``owner``          the extension whose method it is (its identifier), or ``""``: the server's
+                   own (the standard methods, and those a program registers itself)
 =================  ===========================================================================
 
 The session looks a request's method up once and applies the rules in that order (unknown,
 not offered, not in this version, not declared) before calling the handler. The standard methods are registered
 by :mod:`toolwire.server.methods`; an extension registers its own the same way, with
-:meth:`Dispatch.register` (see :mod:`toolwire.server.extensions`).
+:meth:`Dispatch.register` (see :mod:`toolwire.server.extensions`). One owner never takes
+another's method: an extension cannot replace ``tools/call`` or another extension's method.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ BOTH = frozenset({LEGACY, MODERN})
 class Route:
     """How one method is answered; see the table in the module's documentation."""
 
-    __slots__ = ("checked", "eras", "handler", "method", "missing", "offered_by", "requires", "versions")
+    __slots__ = ("checked", "eras", "handler", "method", "missing", "offered_by", "owner", "requires", "versions")
 
     def __init__(
         self,
@@ -62,8 +65,10 @@ class Route:
         requires: str | None = None,
         versions: frozenset[str] | None = None,
         missing: str | None = None,
+        owner: str = "",
     ) -> None:
         self.method = method
+        self.owner = owner
         self.handler = handler
         self.eras = eras
         self.offered_by = offered_by
@@ -112,6 +117,11 @@ def extension_missing(extension: str, why: str) -> ProtocolError:
     )
 
 
+def whose(owner: str) -> str:
+    """Who ``owner`` (a route's) is, in words."""
+    return f"the extension {owner!r}" if owner else "the server itself"
+
+
 class Dispatch:
     """The methods a server answers, by name (see the module's documentation)."""
 
@@ -120,6 +130,9 @@ class Dispatch:
         #: Methods of one era only, for the connection to refuse in the other.
         self.legacy_only: frozenset[str] = frozenset()
         self.modern_only: frozenset[str] = frozenset()
+        #: The extension being installed (``Server.add_extension``): the owner of the routes
+        #: registered meanwhile; ``""`` otherwise.
+        self.installing = ""
         for route in routes:
             self._add(route)
 
@@ -133,13 +146,20 @@ class Dispatch:
         requires: str | None = None,
         versions: Iterable[str] | None = None,
         missing: str | None = None,
+        owner: str | None = None,
     ) -> Route:
         """Answer ``method`` with ``handler(session, request)``, in ``eras`` (``"legacy"``,
         ``"modern"``) or only the protocol ``versions`` named (the eras then follow from
         them; ``missing`` is what the refusal of another version adds), when the server
         declares capability ``offered_by`` and (2026-07-28) the request declares extension
-        ``requires``. Replaces a route of the same method. ``ValueError`` for an era or a
-        version that does not exist."""
+        ``requires``. ``owner``: the extension whose method it is (``None``: the one being
+        installed, else the server's own). Replaces a route of the same method and owner.
+        ``ValueError`` for an era or a version that does not exist, or a method another
+        owner answers (naming both)."""
+        owner = self.installing if owner is None else owner
+        existing = self.routes.get(method)
+        if existing is not None and existing.owner != owner:
+            raise ValueError(f"{whose(owner)} cannot answer {method}: {whose(existing.owner)} does")
         allowed: frozenset[str] | None = None
         if versions is not None:
             allowed = frozenset(versions)
@@ -150,7 +170,7 @@ class Dispatch:
         eras = frozenset(eras)
         if not eras or not eras <= BOTH:
             raise ValueError(f"eras must be some of {sorted(BOTH)}, not {sorted(eras)}")
-        route = Route(method, handler, eras, offered_by, requires, allowed, missing)
+        route = Route(method, handler, eras, offered_by, requires, allowed, missing, owner)
         self._add(route)
         return route
 
@@ -162,6 +182,17 @@ class Dispatch:
         """Stop answering ``method`` (``-32601`` from now on); nothing if it had no route."""
         if self.routes.pop(method, None) is not None:
             self._eras_changed()
+
+    def remove_owned(self, owner: str) -> None:
+        """Stop answering the methods of extension ``owner``."""
+        for method in [method for method, route in self.routes.items() if route.owner == owner]:
+            self.remove(method)
+
+    def restore(self, routes: dict[str, Route]) -> None:
+        """Answer exactly ``routes`` again (a copy of :attr:`routes` taken before)."""
+        self.routes.clear()
+        self.routes.update(routes)
+        self._eras_changed()
 
     def copy(self) -> Dispatch:
         """A table of the same routes, to add to without changing this one."""

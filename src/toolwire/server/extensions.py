@@ -26,6 +26,11 @@ SDK's extensions be off until a server opts in: adding one is that opt-in.
                              HTTP beside the MCP endpoint (the server card of SEP-2127)
 ===========================  ===============================================================
 
+Mounted (``parent.mount(server, prefix)``), ``mounted(prefix)`` says what the parent offers
+in its place (by default, for an extension with methods, the same identifier, capabilities
+and methods) and ``prefixed_definition(definition, prefix)`` how a tool definition holding
+its fields reads there (see :mod:`toolwire.server.mount`).
+
 Two lower-level hooks reach inside the server's handlers (the tasks extension uses both):
 ``claim_call(request, tool)`` takes a ``tools/call`` over (a :class:`CallClaim` runs
 around the tool and may answer in the call's place); ``listen(session, request, wanted,
@@ -34,7 +39,12 @@ its acknowledgement).
 
 Errors: a handler that raises :class:`~toolwire.protocol.errors.ProtocolError` answers with
 that error; anything else it raises is logged with its traceback and answered ``-32603``
-(the server goes on), without the details; a result that is not an object is ``-32603`` too.
+(the server goes on), without the details; a result that is not an object, or that JSON
+cannot carry, is ``-32603`` too. A plain ``def`` handler runs on a worker thread, as plain
+tools do. An extension never takes a method answered already (the server's own, another
+extension's): :meth:`Server.add_extension <toolwire.server.server.Server.add_extension>`
+raises ``ValueError`` naming both, and leaves nothing of an extension whose ``install``
+raised (see :mod:`toolwire.server.offering`).
 """
 
 from __future__ import annotations
@@ -250,17 +260,24 @@ class Extension:
     def install(self, server: Server) -> None:
         """Put the extension in place on ``server`` (once, from :meth:`Server.add_extension`):
         by default, register the handlers marked with :func:`method`. Call it from an override."""
-        for name, handler in inspect.getmembers(self, callable):
-            marked: _Method | None = getattr(handler, "__toolwire_method__", None)
-            if marked is None or name.startswith("__"):
-                continue
-            server.dispatch.register(
-                marked.name,
-                _route(self.id, handler),
-                eras=marked.eras,
-                versions=marked.versions,
-                requires=self.id if marked.declared else None,
-            )
+        register_methods(self, self.id, server)
+
+    def mounted(self, prefix: str) -> Extension | None:
+        """What a server that mounts this one's under ``prefix`` offers in its place, unless
+        it offers this identifier itself (see :mod:`toolwire.server.mount`). By default, for
+        an extension with methods, one of the same identifier, capabilities and methods
+        (answered by this extension's handlers); ``None``: nothing."""
+        if not any(getattr(handler, "__toolwire_method__", None) for _, handler in _methods(self)):
+            return None
+        from .mount import MountedExtension
+
+        return MountedExtension(self)
+
+    def prefixed_definition(self, definition: dict[str, Any], prefix: str) -> dict[str, Any]:
+        """A tool's definition holding this extension's fields, as a server that mounts this
+        one's under ``prefix`` lists it (the mount prefixes resource URIs: fields naming
+        one follow). By default unchanged."""
+        return definition
 
     def tool_definition(self, tool: Tool) -> dict[str, Any] | None:
         """Fields to add to ``tool``'s definition (``_meta`` merged key by key), or ``None``."""
@@ -290,6 +307,25 @@ class Extension:
         return f"{type(self).__name__}({self.id!r})"
 
 
+def register_methods(source: object, extension: str, server: Server) -> None:
+    """Answer on ``server`` the requests of the handlers of ``source`` marked with
+    :func:`method`, as methods of ``extension``."""
+    for _, handler in _methods(source):
+        marked: _Method | None = getattr(handler, "__toolwire_method__", None)
+        if marked is not None:
+            server.dispatch.register(
+                marked.name,
+                _route(extension, handler),
+                eras=marked.eras,
+                versions=marked.versions,
+                requires=extension if marked.declared else None,
+            )
+
+
+def _methods(source: object) -> list[tuple[str, Any]]:
+    return [(name, member) for name, member in inspect.getmembers(source, callable) if not name.startswith("__")]
+
+
 def overrides(extension: Extension, hook: str) -> bool:
     """Whether ``extension`` has hook ``hook`` of its own (the server calls only those)."""
     return getattr(type(extension), hook) is not getattr(Extension, hook)
@@ -304,30 +340,40 @@ def merge_definition(definition: dict[str, Any], fields: dict[str, Any]) -> dict
 
 
 def _route(extension: str, handler: Callable[[MethodCall], Any]) -> Callable[[ServerSession, Request], None]:
-    """The dispatch table's handler for an extension's method ``handler``."""
+    """The dispatch table's handler for an extension's method ``handler`` (a plain function
+    runs on a worker thread, as plain tools do: it may block without holding up the loop)."""
+    blocking = not inspect.iscoroutinefunction(handler)
 
     def start(session: ServerSession, request: Request) -> None:
-        session.start(request, _answer(session, request, extension, handler))
+        session.start(request, _answer(session, request, extension, handler, blocking))
 
     return start
 
 
 async def _answer(
-    session: ServerSession, request: Request, extension: str, handler: Callable[[MethodCall], Any]
+    session: ServerSession, request: Request, extension: str, handler: Callable[[MethodCall], Any], blocking: bool
 ) -> Answer | None:
+    """The answer to ``request`` from ``handler``: its result, or ``-32603`` naming the method
+    when it raises, returns something other than an object, or an object JSON cannot carry."""
+    call = MethodCall(session, request, extension)
     try:
-        result = handler(MethodCall(session, request, extension))
+        if blocking:
+            from ..tools.threads import run_sync_on
+
+            result = await run_sync_on(session.loop, handler, call)
+        else:
+            result = handler(call)
         if inspect.isawaitable(result):
             result = await result
         if type(result) is not dict:
             raise TypeError(f"the handler of {request.method} returned {type(result).__name__}, not a dict")
+        return session.connection.respond(request, result)
     except ProtocolError as exc:
         return session.connection.respond_error(request, exc)
     except Exception as exc:
         log.error("extension %s: %s failed", extension, request.method, exc_info=exc)
         failed = ProtocolError(INTERNAL_ERROR, f"Internal error: {request.method} failed (the server's log says why)")
         return session.connection.respond_error(request, failed)
-    return session.connection.respond(request, result)
 
 
 __all__ = ["CallClaim", "Document", "Endpoint", "Extension", "MethodCall", "check_identifier", "method"]

@@ -8,7 +8,8 @@ dict), which they may filter; then the answer is encoded anew.
 
 A ``cursor`` that is not a string, or that the catalog did not hand out, is ``-32602``. A
 server with a low-level list handler for tools answers ``tools/list`` from it instead, in a
-task of its own (its errors are the handler's ``ProtocolError``).
+task of its own (its errors are the handler's ``ProtocolError``), showing what the visibility
+rules allow (:meth:`~.visibility.Visibility.allows`).
 """
 
 from __future__ import annotations
@@ -108,7 +109,9 @@ async def _list_raw(session: ServerSession, request: Request, cursor: str | None
         tools, next_cursor = await session.server.list_raw_tools(cursor)
     except ProtocolError as exc:
         return session.connection.respond_error(request, exc)
-    result: dict[str, Any] = {"tools": [codec.tool(tool.definition) for tool in tools]}
+    allows = session.server.visibility.allows
+    shown = [tool for tool in tools if allows(session, request, "tools", tool.name, tool)]
+    result: dict[str, Any] = {"tools": [codec.tool(tool.definition) for tool in shown]}
     if next_cursor is not None:
         result["nextCursor"] = next_cursor
     identity = session.server.identity

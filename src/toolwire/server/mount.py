@@ -7,9 +7,21 @@
 child's own objects under new names: the same
 functions, schemas, annotations, task support and scopes. When the child's lists change
 (a tool added, removed, disabled), the parent's follow, and the parent's clients are told.
-The child's lifespan starts and stops with the parent's; its tools reach their own server's
-lifespan through ``ctx.lifespan``. The parent's guards (timeouts, limits, audit) apply to
-what it serves; the child's own guards do not.
+What the child hides from everyone (``disable_tool``, ``include_tags``/``exclude_tags``,
+its ``visibility.everyone`` rules) the parent does not serve. The child's lifespan starts
+and stops with the parent's; its tools reach their own server's lifespan through
+``ctx.lifespan``. The parent's guards (timeouts, limits, audit) apply to what it serves;
+the child's own guards do not.
+
+The child's extensions come through (those it offers when mounted): a mounted tool's
+definition keeps the fields they added (MCP Apps' ``_meta.ui``, its view's URI prefixed as
+the view's ``ui://`` resource is), and the parent offers what each one's
+:meth:`~toolwire.server.extensions.Extension.mounted` says, unless it offers that
+identifier itself: MCP Apps (its capability), an extension with methods (the same
+identifier, capabilities and methods, answered by the child's handlers). Tasks need
+nothing (the parent offers them for task tools of its own making); a Server Card stays its
+own server's; skills are not served through a mount (their ``skill://`` files are, as
+resources). Unmounting withdraws what the mount offered.
 """
 
 from __future__ import annotations
@@ -19,6 +31,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..logs import get_logger
+from .extensions import Extension, register_methods
 from .prefix import prefixed
 
 if TYPE_CHECKING:
@@ -42,13 +55,16 @@ class Mount:
         self.prefix = prefix
         self._added: dict[str, list[str]] = {"tools": [], "resources": [], "templates": [], "prompts": []}
         self._stops: list[Callable[[], object]] = []
+        self._offered: list[str] = []
 
     def attach(self) -> None:
-        """Copy the child's items in (``ValueError`` if a name is taken: nothing is left
-        half-mounted) and follow its changes."""
+        """Copy the child's items in, offer its extensions (``ValueError`` if a name or a
+        method is taken: nothing is left half-mounted) and follow its changes."""
         try:
             self.sync(strict=True)
+            self._offer_extensions()
         except ValueError:
+            self._withdraw_extensions()
             self._clear()
             raise
         child = self.child
@@ -65,21 +81,47 @@ class Mount:
         taken name is a ``ValueError``; otherwise it is skipped with a warning."""
         self._clear()
         parent, child, prefix = self.parent, self.child, self.prefix
+        rules = child.visibility.everyone.rules  # what the child hides from everyone stays hidden
+        extensions = list(child.extensions.values())
         for tool in child.registry.all():
+            if rules is not None and not rules.shows("tools", tool.name, tool):
+                continue
             renamed = prefixed(tool, prefix)
+            for extension in extensions:
+                renamed.definition = extension.prefixed_definition(renamed.definition, prefix)
             if renamed.owner is None:
                 renamed.owner = child
             self._add("tools", renamed.name, parent.add_tool, renamed, strict)
         for resource in child.resources.all():
-            moved = prefixed(resource, prefix)
-            self._add("resources", moved.uri, parent.add_resource_object, moved, strict)
+            if rules is None or rules.shows("resources", resource.uri, resource):
+                moved = prefixed(resource, prefix)
+                self._add("resources", moved.uri, parent.add_resource_object, moved, strict)
         for template in child.resource_templates.all():
-            moved_template = prefixed(template, prefix)
-            key = moved_template.uri_template
-            self._add("templates", key, parent.add_resource_template_object, moved_template, strict)
+            if rules is None or rules.shows("resourceTemplates", template.uri_template, template):
+                moved_template = prefixed(template, prefix)
+                key = moved_template.uri_template
+                self._add("templates", key, parent.add_resource_template_object, moved_template, strict)
         for prompt in child.prompts.all():
-            renamed_prompt = prefixed(prompt, prefix)
-            self._add("prompts", renamed_prompt.name, parent.add_prompt, renamed_prompt, strict)
+            if rules is None or rules.shows("prompts", prompt.name, prompt):
+                renamed_prompt = prefixed(prompt, prefix)
+                self._add("prompts", renamed_prompt.name, parent.add_prompt, renamed_prompt, strict)
+
+    def _offer_extensions(self) -> None:
+        """Offer in the parent what each of the child's extensions says it offers there."""
+        for identifier, extension in list(self.child.extensions.items()):
+            if identifier in self.parent.extensions:
+                continue
+            offered = extension.mounted(self.prefix)
+            if offered is not None:
+                self.parent.add_extension(offered)
+                self._offered.append(identifier)
+
+    def _withdraw_extensions(self) -> None:
+        from .offering import withdraw
+
+        for identifier in self._offered:
+            withdraw(self.parent, identifier)
+        self._offered = []
 
     def _add(self, kind: str, key: str, add: Callable[[Any], Any], item: Any, strict: bool) -> None:
         try:
@@ -110,4 +152,24 @@ class Mount:
         for stop in self._stops:
             stop()
         self._stops = []
+        self._withdraw_extensions()
         self._clear()
+
+
+class MountedExtension(Extension):
+    """A mounted server's extension as its parent offers it (the default of
+    :meth:`Extension.mounted <toolwire.server.extensions.Extension.mounted>`): the same
+    identifier, capabilities and methods, answered by the mounted extension's handlers."""
+
+    def __init__(self, mounted: Extension) -> None:
+        self.id = mounted.id
+        self.mounted_extension = mounted
+
+    def capabilities(self, version: str) -> dict[str, Any]:
+        return self.mounted_extension.capabilities(version)
+
+    def install(self, server: Server) -> None:
+        register_methods(self.mounted_extension, self.id, server)
+
+    def mounted(self, prefix: str) -> Extension | None:
+        return self.mounted_extension.mounted(prefix)  # mounted again, one level up

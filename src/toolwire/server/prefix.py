@@ -18,14 +18,15 @@ def prefixed(item: T, prefix: str) -> T:
     """``item`` (a tool, prompt, resource or resource template) under ``prefix``: the tool
     ``forecast`` as ``weather_forecast``, the resource ``data://today`` as
     ``data://weather/today`` (a URI without ``://``: ``weather/uri``). The same object's
-    copy: its function, schemas and options unchanged. ``TypeError`` for anything else."""
+    copy: its function, schemas and options unchanged (a tool's definition too, with the
+    fields its server's extensions added). ``TypeError`` for anything else."""
     from ..prompts.prompt import Prompt
     from ..resources.resource import Resource, ResourceTemplate
 
     moved = copy.copy(item)
     if isinstance(moved, Tool):
         moved.name = f"{prefix}_{moved.name}"
-        moved.definition = moved._definition()
+        moved.definition = {**moved.definition, "name": moved.name}  # with the fields extensions added
     elif isinstance(moved, Prompt):
         moved.name = f"{prefix}_{moved.name}"
     elif isinstance(moved, Resource):

@@ -6,8 +6,10 @@ to their model and cannot load them on demand. The model asks ``search_tools`` f
 needs (a request in words: ranked by :mod:`toolwire.discovery`, the ``search`` extra) and
 gets those tools' definitions, then runs one through ``call_tool`` (``name``,
 ``arguments``). The tools themselves stay registered and callable by name, so clients that
-know them lose nothing; per-caller and per-session visibility and scopes apply to what
-``search_tools`` finds and to what ``call_tool`` runs, as to direct calls.
+know them lose nothing. What ``search_tools`` finds and ``call_tool`` runs passes the
+check lists and calls pass (enabled, the caller's scopes, visibility rules of the server,
+the caller and the session); and, both being the model's tools, a tool MCP Apps reserves
+for its view (``visibility: ["app"]``) is neither found nor run.
 
 The index is built at the first search and again after the tool set changes. Without the
 ``search`` extra, :meth:`~toolwire.Server.expose_search` raises
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..apps.visibility import visible_to_model
 from ..catalog import Catalog
 from ..discovery import MAX_QUERY_CHARS
 from ..protocol.codec import Codec
@@ -87,17 +90,16 @@ class ToolSearch:
         self._index = None
 
     def _visible(self, context: Context, name: str) -> Tool | None:
-        """The tool ``name`` if the caller of ``context`` may see it (not one of ours)."""
-        session, request = context._session, context.request
-        tool = self._server.registry.get(name)
+        """The tool ``name`` if the model calling through ``context`` may see and run it:
+        not one of ours, allowed to the caller as ``tools/list`` and ``tools/call`` allow
+        it (:meth:`Visibility.allows <toolwire.server.visibility.Visibility.allows>`), and
+        for the model (MCP Apps: a tool only its view may call is not)."""
+        tool = self._server.registry.by_key.get(name)
         if tool is None or name in (SEARCH_TOOL, CALL_TOOL):
             return None
-        caller = session.caller(request)
-        if caller is not None and not tool.scopes <= caller.scopes:
+        if not self._server.visibility.allows(context._session, context.request, "tools", name, tool):
             return None
-        if self._server.visibility.hides(session, request, "tools", name, tool):
-            return None
-        return tool
+        return tool if visible_to_model(tool.definition.get("_meta")) else None
 
     def _search(self, arguments: dict[str, Any], context: Context) -> dict[str, Any]:
         from ..client.types import ToolInfo

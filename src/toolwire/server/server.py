@@ -19,9 +19,10 @@ from ..protocol.connection import DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGE_BYTES, 
 from ..protocol.identity import ServerIdentity
 from ..protocol.versions import TASKS_EXTENSION
 from ..tools.tool import Tool, ToolOptions, annotations_from
-from .extensions import Extension, check_identifier, merge_definition, overrides
+from .extensions import Extension
 from .lifecycle import Lifecycle
 from .lifespan import Lifespan, LifespanRunner
+from .offering import extend_definition, offer
 from .raw_handlers import RawHandlers
 from .resources_prompts import ResourcesAndPrompts
 from .targets import Targets
@@ -150,7 +151,7 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         #: list requests too (:func:`~toolwire.guards.lists_too`), composed.
         self.guarded: Next | None = None
         self.list_guarded: Next | None = None
-        self._compose()
+        self.recompose()
         self._dispatch: Dispatch | None = None
         #: The extensions this server offers, by identifier (see :meth:`add_extension`).
         self.extensions: dict[str, Extension] = {}
@@ -158,7 +159,7 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         #: on tool definitions.
         self.call_claimers: tuple[Extension, ...] = ()
         self.listeners: tuple[Extension, ...] = ()
-        self._definers: tuple[Extension, ...] = ()
+        self.definers: tuple[Extension, ...] = ()
         self.raw_list_handler: _ListHandler | None = None
         self.raw_call_handler: _CallHandler | None = None
         self._raw_tools: dict[str, Tool] = {}
@@ -188,10 +189,10 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
     def use(self, guard: Guard) -> Guard:
         """Add a guard inside those already there (it runs after them, closer to the tool)."""
         self.guards.append(guard)
-        self._compose()
+        self.recompose()
         return guard
 
-    def _compose(self, tool_limits: bool = False) -> None:
+    def recompose(self, tool_limits: bool = False) -> None:
         """Order the guards (``outermost`` ones first, then the built-in limits when any is
         set and the user gave no :class:`Limits` of their own, then the rest) and compose.
         ``tool_limits``: a tool with limits of its own was just added (no need to look for one)."""
@@ -311,8 +312,8 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
             from ..apps.extension import show_in_view
 
             show_in_view(self, tool, app)
-        for extension in self._definers:
-            _extend_definition(tool, extension)
+        for extension in self.definers:
+            extend_definition(tool, extension)
         if tool.version is not None:
             had_versions = bool(self.tool_versions)
             self.tool_versions.add(tool, self.registry.add)
@@ -323,7 +324,7 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         else:
             self.registry.add(tool.name, tool)
         if tool.timeout is not None or tool.max_concurrency is not None:
-            self._compose(tool_limits=True)
+            self.recompose(tool_limits=True)
         return tool
 
     def raw_tool(
@@ -424,27 +425,11 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
     def add_extension(self, extension: Extension) -> Extension:
         """Offer ``extension`` (see :mod:`toolwire.server.extensions` and docs/extensions.md):
         advertise it in the capabilities of every version, answer its methods, add its
-        fields to tool definitions. ``ValueError`` for a malformed identifier or one this
-        server offers already."""
-        identifier = check_identifier(extension.id)
-        if identifier in self.extensions:
-            raise ValueError(f"this server offers the extension {identifier!r} already")
-        self.extensions[identifier] = extension
-        self.identity.contributions.append(extension.capabilities)
-        self.identity.changed()
-        if overrides(extension, "claim_call"):
-            self.call_claimers = (*self.call_claimers, extension)
-        if overrides(extension, "listen"):
-            self.listeners = (*self.listeners, extension)
-        extension.install(self)
-        if overrides(extension, "tool_definition"):
-            self._definers = (*self._definers, extension)
-            tools = self.registry.all()
-            for tool in tools:
-                _extend_definition(tool, extension)
-            if tools:
-                self.registry.refresh()
-        return extension
+        fields to tool definitions. ``ValueError`` for a malformed identifier, one this
+        server offers already, or a method the server or another extension answers (naming
+        both). All or nothing: when a step (its ``install``...) raises, nothing of the
+        extension stays (see :mod:`toolwire.server.offering`)."""
+        return offer(self, extension)
 
     # -- serving ---------------------------------------------------------------------------
 
@@ -507,13 +492,6 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         from ..transports.http.serve import run_http
 
         run_http(self, host, port, **options)
-
-
-def _extend_definition(tool: Tool, extension: Extension) -> None:
-    """Add to ``tool``'s definition what ``extension`` adds to it."""
-    fields = extension.tool_definition(tool)
-    if fields:
-        tool.definition = merge_definition(tool.definition, fields)
 
 
 def _state_keys(given: bytes | str | Sequence[bytes | str] | None) -> list[bytes]:

@@ -343,7 +343,7 @@ class ServerSession:
                 if not task.cancelling():
                     continue
             except Exception:
-                log.exception("a call failed outside its tool")
+                self._failed_outside(request)
                 self._tasks.pop(id, None)
                 continue
             else:
@@ -391,10 +391,20 @@ class ServerSession:
                 task = asyncio.current_task(self._loop)
                 if not called_off or task is None or task.uncancel() > 0:
                     raise
+        except Exception:
+            self._failed_outside(request)
         finally:
             self._inline_calls.pop(request.id, None)
             if request.task is None:  # a task's id may serve a newer request by now
                 self._tasks.pop(request.id, None)
+
+    def _failed_outside(self, request: Request) -> None:
+        """``request``'s work raised past its own handling (its answer could not be made: a
+        result JSON cannot carry, a guard's page...): logged with the traceback, and answered
+        ``-32603`` naming the method rather than never. Called in the ``except`` block."""
+        log.exception("answering %s failed", request.method)
+        failed = ProtocolError(INTERNAL_ERROR, f"Internal error: {request.method} failed (the server's log says why)")
+        self._send_here(self.connection.respond_error(request, failed), request.id)
 
     async def detach(self, request: Request, tool: str, ttl_ms: int | None) -> None:
         """Make the call of ``request`` a task: store it, answer with its handle, and let the

@@ -120,7 +120,8 @@ def call_tool_version(
     session: ServerSession, request: Request, inner: Callable[[ServerSession, Request], None]
 ) -> None:
     """A ``tools/call`` that may name a version in its ``_meta``: that version is the one
-    called (``-32602`` for one the tool lacks); then ``inner(session, request)`` answers."""
+    called (``-32602`` for one the tool lacks, or the caller may not use: the check of
+    :meth:`~.visibility.Visibility.allows`); then ``inner(session, request)`` answers."""
     meta = request.params.get("_meta")
     wanted = meta.get(VERSION_META) if type(meta) is dict else None
     if wanted is not None:
@@ -128,6 +129,8 @@ def call_tool_version(
         if type(name) is str and session.server.registry.get(name) is None:
             return inner(session, request)  # unknown, or disabled: answered as such
         found = session.server.tool_versions.get(name, wanted) if type(name) is str and type(wanted) is str else None
+        if found is not None and not session.server.visibility.allows(session, request, "tools", found.name, found):
+            found = None  # a version the caller may not use (its scopes, its rules) is none of theirs
         if found is None:
             error = ProtocolError(INVALID_PARAMS, f"Invalid params: tool {name!r} has no version {wanted!r}")
             return session.fail(request, error)

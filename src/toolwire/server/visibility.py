@@ -204,6 +204,20 @@ class Visibility:
         rules = self.rules_for(session, request)
         return rules is not None and not rules.shows(catalog_kind, key, item)
 
+    def allows(self, session: ServerSession, request: Request, catalog_kind: str, key: str, item: Any) -> bool:
+        """Whether ``request`` may see and use ``item`` (stored as ``key`` in the catalog
+        ``catalog_kind``): it is enabled, the caller has its scopes, no rule hides it. The
+        one check of every path that shows or runs an item by name other than the catalogs'
+        own lists (which apply it to whole pages) and ``tools/call``'s hot path (which
+        checks the same in pieces): what ``search_tools`` finds and ``call_tool`` runs,
+        the low-level handlers' tools."""
+        if not item.enabled:
+            return False
+        caller = session.caller(request)
+        if caller is not None and not item.scopes <= caller.scopes:
+            return False
+        return not self.hides(session, request, catalog_kind, key, item)
+
     def on_change(self, listener: Callable[[frozenset[str], str], None]) -> Callable[[], object]:
         """Call ``listener(kinds, caller)`` when the rules of ``caller`` change; returns a
         function that unsubscribes it."""

@@ -56,6 +56,10 @@ class SkillsExtension(Extension):
         for skill in self.skills.values():
             _serve_files(server, skill)
 
+    def mounted(self, prefix: str) -> None:
+        """Not offered through a mount (its entries would name the files unprefixed)."""
+        return None
+
     def add(self, skill: Skill) -> Skill:
         """Serve ``skill``; ``ValueError`` if a skill is served at its URI already."""
         if skill.uri in self.skills:

@@ -40,7 +40,7 @@ from ..host import (
 from ..host.elicitation import form_fields, parse_field
 from .hostline import HostInvocation, build_host, parse
 from .output import counted, for_stream, printable
-from .render import Screen
+from .render import Screen, name_warning
 
 EXIT_WORDS = {"exit", "quit", "退出", "/quit", "/exit"}
 HELP = """commands:
@@ -340,6 +340,8 @@ def _answer_call(event: ApprovalNeeded, yes: bool, said: set[tuple[str, str]], s
     if (event.server, event.name) in said:
         return
     said.add((event.server, event.name))
+    if event.warning:
+        screen.say(name_warning(event.name, event.warning), "bold red")
     rule = f"--allow '{event.server}/{event.name}'"
     if not event.always_offered:  # an --ask rule: only --yes overrides it
         flags = "--yes allows it"

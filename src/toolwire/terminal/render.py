@@ -93,6 +93,12 @@ def _padded(text: str, width: int) -> str:
     return text + " " * (width - cell_len(text))
 
 
+def name_warning(name: str, warning: str) -> str:
+    """The line that marks a tool's name that may fool a person (``warning``: why, from
+    :func:`.lookalikes.marks`), wherever a call of it is shown: as the listing marks it."""
+    return f"    ⚠ the tool's name {name!r}: {warning}"
+
+
 def arguments_line(arguments: dict[str, Any] | None, limit: int = 80) -> str:
     if not arguments:
         return ""
@@ -173,7 +179,8 @@ class Screen:
         elif isinstance(event, ToolCallProposed):
             self._names[event.call_id] = event.tool
             where = f" [{event.server}/{event.name}]" if event.server and event.name != event.tool else ""
-            self.say(f"{CALL} {event.tool}{where} {arguments_line(event.arguments)}", "bold cyan")
+            marked = " ⚠" if event.warning else ""  # the question (or the refusal) says why
+            self.say(f"{CALL} {event.tool}{where}{marked} {arguments_line(event.arguments)}", "bold cyan")
         elif isinstance(event, ToolCallDecided):
             if event.decision == "refuse":
                 self._refused.add(event.call_id)
@@ -206,7 +213,7 @@ class Screen:
         said = clipped(printable(f"what it does, {whose}: {hints}", False), self.console.width - 4, 9, self.console)
         self.say("\n".join(f"    {line}" for line in said), "red" if destructive else "", lines=True)
         if event.warning:
-            self.say(f"    ⚠ the tool's name {event.name!r}: {event.warning}", "bold red")
+            self.say(name_warning(event.name, event.warning), "bold red")
         for key, value in event.arguments.items():
             self.say(f"    {key}: {fold(value)}")
         for change in event.changes:
