@@ -10,7 +10,6 @@ A verifier is any object with ``async verify(token) -> Identity`` that raises
 from __future__ import annotations
 
 import asyncio
-import binascii
 import functools
 import time
 from collections.abc import Sequence
@@ -22,6 +21,7 @@ import orjson
 
 from ...errors import ToolwireError
 from ...logs import get_logger
+from ...protocol import tokens
 from ..identity import Identity, parse_scopes
 from ..metadata import metadata_urls
 from .jwks import JWKS, KeyNotFound
@@ -197,27 +197,20 @@ class JWTVerifier:
 
 def _parse_jwt(token: str) -> tuple[dict[str, Any], dict[str, Any], bytes, bytes]:
     """A compact JWS's header, claims, signing input and signature; :class:`InvalidToken`
-    if it is not one (with JSON objects for header and claims)."""
+    if it is not one (with JSON objects for header and claims), or not spelled as base64url
+    without padding (:func:`toolwire.protocol.tokens.decode`: one spelling of a signature)."""
     parts = token.split(".")
-    if len(parts) != 3 or not token.isascii():
+    if len(parts) != 3:
         raise InvalidToken("the token is malformed: not a signed JWT")
+    header_bytes, claims_bytes, signature = (tokens.decode(part, len(token)) for part in parts)
     try:
-        header = orjson.loads(_b64decode(parts[0]))
-        claims = orjson.loads(_b64decode(parts[1]))
-        signature = _b64decode(parts[2])
-    except (ValueError, binascii.Error):
+        header = orjson.loads(header_bytes) if header_bytes is not None else None
+        claims = orjson.loads(claims_bytes) if claims_bytes is not None else None
+    except orjson.JSONDecodeError:
         raise InvalidToken("the token is malformed: not a signed JWT") from None
-    if not isinstance(header, dict) or not isinstance(claims, dict):
+    if not isinstance(header, dict) or not isinstance(claims, dict) or signature is None:
         raise InvalidToken("the token is malformed: not a signed JWT")
     return header, claims, token[: len(parts[0]) + 1 + len(parts[1])].encode(), signature
-
-
-_URL_ALPHABET = bytes.maketrans(b"-_", b"+/")
-
-
-def _b64decode(text: str) -> bytes:
-    """base64url without padding (``binascii.Error`` for what is not; ``text`` is ASCII)."""
-    return binascii.a2b_base64(text.encode().translate(_URL_ALPHABET) + b"=" * (-len(text) % 4), strict_mode=True)
 
 
 def _is_number(value: Any) -> bool:
