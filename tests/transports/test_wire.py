@@ -242,6 +242,22 @@ async def test_a_streamed_answer_to_http_1_0_ends_with_the_connection() -> None:
         peer.close()
 
 
+async def test_http_1_0_keeps_the_connection_only_when_asked_and_says_so() -> None:
+    """HTTP/1.0 with ``Connection: keep-alive`` gets ``connection: keep-alive`` and a next
+    answer on the same connection; without it, ``connection: close`` and the end."""
+    async with serving(echo) as port:
+        peer = await Peer.open(port)
+        for number in range(2):
+            peer.send(f"GET /{number} HTTP/1.0\r\nhost: x\r\nConnection: keep-alive\r\n\r\n".encode())
+            status, headers, body = await peer.answer()
+            assert (status, headers.get(b"connection"), body) == (200, b"keep-alive", f"GET /{number}  ".encode())
+        peer.send(b"GET /last HTTP/1.0\r\nhost: x\r\n\r\n")
+        status, headers, body = await peer.answer()
+        assert (status, headers.get(b"connection"), body) == (200, b"close", b"GET /last  ")
+        assert await asyncio.wait_for(peer.reader.read(), 10) == b""  # closed
+        peer.close()
+
+
 async def test_head_gets_the_head_only() -> None:
     async with serving(echo) as port:
         peer = await Peer.open(port)

@@ -6,7 +6,8 @@ are not copied through middleware, and each connection keeps one timer for all i
 
 What a client gets:
 
-- Keep-alive, and pipelined requests answered in order: reading and parsing pause while one
+- Keep-alive (for HTTP/1.0 only when it asks with ``Connection: keep-alive``, and answered
+  with that header), and pipelined requests answered in order: reading and parsing pause while one
   waits (what was read is parsed ``FEED_SLICE`` bytes at a time), so a connection holds at
   most one slice's worth of requests it has not answered.
 - Request bodies as they arrive, chunked or not; reading pauses while more than

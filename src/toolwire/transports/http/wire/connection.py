@@ -255,7 +255,8 @@ class HttpConnection(asyncio.Protocol):
             "state": settings.state.copy(),
         }
         self._headers = []  # trailers, if any, are counted (see on_header) and dropped
-        request = Request(self, scope, parser.should_keep_alive() and not settings.stopping, self._expect)
+        keep_alive = parser.should_keep_alive() and not settings.stopping
+        request = Request(self, scope, keep_alive, self._expect, version == "1.0")
         self._parsing = request
         if self._current is None:
             self._start(request)
