@@ -125,7 +125,7 @@ class StreamableHTTP:
         max_sessions_per_client: int = 100,
         max_streams: int = 1_000,
         max_streams_per_client: int = 32,
-        body_timeout: float = 30.0,
+        body_timeout: float = 10.0,
         event_store: sse.EventStore | None = None,
         resumable: bool = True,
         retry_ms: int = 1000,

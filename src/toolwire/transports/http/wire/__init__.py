@@ -20,9 +20,12 @@ What a client gets:
   can be smuggled past it), once the whole requests before it are answered; ``501`` for a
   transfer coding other than chunked, ``505`` for HTTP/0.9; ``431`` for a head, or
   trailers, over ``MAX_HEAD_BYTES`` (also while it is still arriving); ``408`` when a
-  request's head takes longer than ``header_timeout``; ``503`` past ``max_connections``,
-  ``429`` past ``max_connections_per_client`` from one address (an IPv6 /64; trusted
-  proxies are not counted); an idle keep-alive connection is closed after ``keep_alive``
+  request's head takes longer than ``header_timeout``, or its body (from the end of its
+  head, while it is the request being answered) longer than ``body_timeout``, whatever the
+  application does meanwhile (then the connection is closed; only closed, once the answer
+  has begun); ``503`` past ``max_connections``, ``429`` past
+  ``max_connections_per_client`` from one address (an IPv6 /64; trusted proxies are not
+  counted); an idle keep-alive connection is closed after ``keep_alive``
   seconds, and so is one whose request was answered before its body was all in (the rest
   is read and dropped meanwhile). ``500`` when the application fails before any of its answer was written (the
   connection is closed when it fails part-way through).
@@ -56,6 +59,7 @@ async def serve(
     listener: socket.socket,
     *,
     header_timeout: float = 10.0,
+    body_timeout: float = 10.0,
     keep_alive: float = 5.0,
     max_connections: int = 1000,
     max_connections_per_client: int = 100,
@@ -80,6 +84,7 @@ async def serve(
     settings = Settings(
         app,
         header_timeout=header_timeout,
+        body_timeout=body_timeout,
         keep_alive=keep_alive,
         max_connections=max_connections,
         max_connections_per_client=max_connections_per_client,
