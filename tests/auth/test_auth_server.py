@@ -451,7 +451,7 @@ async def test_a_verifier_that_fails_is_a_503_and_keys_that_cannot_be_fetched_sa
         response = await http.post(vault.url, json=INIT, headers={**BASE, **bearer(issuer.token(vault.url))})
         assert response.status_code == 401
         assert (
-            "signing keys could not be fetched (ConnectError from http://127.0.0.1:1/jwks)"
+            "signing keys could not be fetched (cannot reach http://127.0.0.1:1/jwks: ConnectError)"
             in challenge(response)["error_description"]
         )
 

@@ -1,9 +1,10 @@
-"""A server card "server" on raw sockets that misbehaves on purpose, for the card reader's
-hostile-server tests.
+"""An HTTP "server" on raw sockets that misbehaves on purpose, for the hostile-server tests
+of what toolwire fetches of its own (server cards, signing keys, introspection).
 
     python hostile_cards.py PORT
 
-By path: ``/trickle/server-card`` declares 1,000 bytes of JSON and sends one every 0.2 s;
+By path: ``/trickle/...`` declares 1,000 bytes of JSON and sends one every 0.2 s; ``/huge/...``
+declares 100 MB of JSON and sends them;
 ``/redirect/server-card`` is a 307 to ``http://localhost:PORT/caught/server-card`` (another
 origin: another host name), which records the request's headers and serves a valid card;
 ``/control/server-card`` answers with a ``Content-Type`` holding a C1 control (CSI) and
@@ -35,7 +36,12 @@ async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
         head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
         path = head.split(" ", 2)[1]
         headers = dict(line.partition(":")[::2] for line in head.split("\r\n")[1:] if line)
-        if path == "/trickle/server-card":
+        if path.startswith("/huge/"):
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n")
+            for _ in range(100):
+                writer.write(b" " * 1_000_000)
+                await writer.drain()
+        elif path.startswith("/trickle/"):
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
             for _ in range(1000):
                 writer.write(b" ")
