@@ -231,7 +231,8 @@ class StreamableHTTP:
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = request_headers(scope)
         checks = self.checks
-        checks.check_host(scope, headers)  # before anything else: two Hosts, a Host that is not one
+        if headers.get("host") not in checks.good_hosts or len(headers) != len(scope["headers"]):
+            checks.check_host(scope, headers)  # before anything else: two Hosts, a Host that is not one
         path = route_path(scope).rstrip("/") or "/"
         if path != self.path:
             if path in checks.metadata_paths:

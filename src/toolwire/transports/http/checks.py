@@ -53,7 +53,8 @@ class Checks:
         self.server = server
         self.allowed_hosts = {host.lower() for host in allowed_hosts}
         self.allowed_origins = {origin.lower().rstrip("/") for origin in allowed_origins}
-        self._good_hosts: set[str] = set()  # Host values already found allowed
+        #: ``Host`` values already found well formed and allowed.
+        self.good_hosts: set[str | None] = set()
         self.auth = auth
         #: Where the resource metadata is served (besides the endpoint).
         self.metadata_paths = auth.metadata_paths(path) if auth is not None else set()
@@ -79,19 +80,19 @@ class Checks:
                     said = name.decode().capitalize()
                     raise HttpError(400, INVALID_REQUEST, f"Bad Request: the request has more than one {said} header")
         host = headers.get("host", "")
-        if host and host not in self._good_hosts and not HOST.fullmatch(host):
+        if host and host not in self.good_hosts and not HOST.fullmatch(host):
             raise HttpError(400, INVALID_REQUEST, f"Bad Request: Host {shown(host)} is not host[:port]")
 
     def check_origin(self, headers: dict[str, str]) -> None:
         """403 for a ``Host`` or ``Origin`` this server does not answer to (DNS rebinding); a
         ``Host`` must have passed :meth:`check_host`."""
-        host = headers.get("host", "")
-        if host not in self._good_hosts:
-            host = host.lower()
+        raw = headers.get("host")
+        if raw not in self.good_hosts:
+            host = (raw or "").lower()
             if "*" not in self.allowed_hosts and not _host_allowed(host, self.allowed_hosts):
                 raise HttpError(403, INVALID_REQUEST, f"Forbidden: Host {host!r} is not allowed (see allowed_hosts)")
-            if len(self._good_hosts) < 1024:
-                self._good_hosts.add(headers.get("host", ""))
+            if len(self.good_hosts) < 1024:
+                self.good_hosts.add(raw)
         origin = headers.get("origin")
         if origin is None or "*" in self.allowed_origins:
             return

@@ -44,8 +44,8 @@ def run_http(
 
     Slow or idle clients cannot hold the server: a request's headers must arrive within
     ``header_timeout`` seconds (then 408 and the connection is closed), its body within the
-    app's ``body_timeout`` (toolwire's own server times it from the end of the head, whatever
-    the application does meanwhile), and at most ``max_connections`` connections are open at once
+    app's ``body_timeout`` (toolwire's own server gives it that long after the head's time,
+    whatever the application does meanwhile), and at most ``max_connections`` connections are open at once
     (more are answered 503 and closed; the limit is lowered to fit the process's file
     descriptors, whose soft limit is first raised to the hard one), of which at most
     ``max_connections_per_client`` from one address (more get 429; an IPv6 client is its

@@ -20,9 +20,9 @@ What a client gets:
   can be smuggled past it), once the whole requests before it are answered; ``501`` for a
   transfer coding other than chunked, ``505`` for HTTP/0.9; ``431`` for a head, or
   trailers, over ``MAX_HEAD_BYTES`` (also while it is still arriving); ``408`` when a
-  request's head takes longer than ``header_timeout``, or its body (from the end of its
-  head, while it is the request being answered) longer than ``body_timeout``, whatever the
-  application does meanwhile (then the connection is closed; only closed, once the answer
+  request's head takes longer than ``header_timeout``, or its body longer than
+  ``body_timeout`` after that (after its head, for a request that was pipelined, from its
+  turn), whatever the application does meanwhile (then the connection is closed; only closed, once the answer
   has begun); ``503`` past ``max_connections``, ``429`` past
   ``max_connections_per_client`` from one address (an IPv6 /64; trusted proxies are not
   counted); an idle keep-alive connection is closed after ``keep_alive``

@@ -220,7 +220,10 @@ class HttpConnection(asyncio.Protocol):
             self._coding = value
 
     def on_headers_complete(self) -> None:
-        self._deadline = None  # the head is in: no deadline until this request is answered
+        # The head is in: its body gets body_timeout more (a head that was not timed, one
+        # pipelined, gets it from when its body is found missing: see _feed and _answered).
+        deadline = self._deadline
+        self._deadline = None if deadline is None else deadline + self.settings.body_timeout
         self._unparsed = 0
         parser = self.parser
         version = parser.get_http_version()
@@ -383,7 +386,7 @@ class HttpConnection(asyncio.Protocol):
             self.transport.close()  # an idle keep-alive connection
         elif self._parsing is not None:
             timeout = self.settings.body_timeout
-            self._refuse(408, f"the request body did not arrive within {timeout:g} s")
+            self._refuse(408, f"the request body did not arrive in time (within {timeout:g} s after its head)")
         else:
             timeout = self.settings.header_timeout
             self._refuse(408, f"the request headers did not arrive within {timeout:g} s")
