@@ -6,24 +6,22 @@ asks), hides and shows them, and tells listeners when it changes. Its list pages
 version and page, then reused until the catalog changes: listing 1,000 tools costs a
 dictionary lookup. A request may see the catalog through :class:`Filter` rules as well
 (tags, per-caller and per-session visibility: :mod:`toolwire.server.visibility`); pages are
-cached per rules too. Cursors are opaque (base64 of the kind and an offset); one that does not
-decode, belongs to another kind, points past the end or is not spelled exactly as handed
-out is refused, and pages are cached by offset, so no cursor a client makes up can grow
-the cache.
+cached per rules too. Cursors are opaque (base64url of the kind and an offset:
+:func:`toolwire.protocol.tokens.offset_cursor`); one that does not decode, belongs to another
+kind, points past the end or is not spelled exactly as handed out is refused, and pages are
+cached by offset, so no cursor a client makes up can grow the cache.
 """
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
 import orjson
 
+from .protocol import tokens
 from .protocol.codec import Codec
 
-#: Longer cursors are refused before they are decoded (ours are about 20 characters).
-MAX_CURSOR_CHARS = 64
 #: Encoded pages kept at most (versions x offsets x scope views x rules); past it the cache starts over.
 MAX_CACHED_PAGES = 4096
 
@@ -199,22 +197,14 @@ class Catalog(Generic[T]):
         return result
 
     def _cursor(self, position: int) -> str:
-        return base64.urlsafe_b64encode(f"{self.kind}:{position}".encode()).decode()
+        return tokens.offset_cursor(self.kind, position)
 
     def _decode_cursor(self, cursor: str, total: int) -> int:
         """The position ``cursor`` stands for; only the exact string :meth:`_cursor` makes is
         accepted (padding, extra characters and other spellings of a number are refused)."""
-        position = -1
-        if len(cursor) <= MAX_CURSOR_CHARS:
-            try:
-                kind, _, offset = base64.urlsafe_b64decode(cursor.encode()).decode().partition(":")
-                if kind == self.kind and offset.isascii() and offset.isdigit():
-                    position = int(offset)
-            except (ValueError, UnicodeError):
-                pass
-        if not 0 < position <= total or self._cursor(position) != cursor:
-            shown = cursor if len(cursor) <= 40 else f"{cursor[:40]}... ({len(cursor)} characters)"
-            raise InvalidCursor(f"invalid cursor {shown!r}: pass back a nextCursor from an earlier page")
+        position = tokens.read_offset(cursor, self.kind)
+        if position is None or position > total:
+            raise InvalidCursor(tokens.invalid_cursor(cursor, f"the {self.noun} list"))
         return position
 
     def _require(self, key: str) -> T:

@@ -248,6 +248,20 @@ async def test_bad_tokens_are_refused_with_401_and_never_logged(
     assert token not in caplog.text and token[-40:] not in caplog.text and token not in response.text
 
 
+async def test_the_clock_leeway_applies_to_the_expiry(vault: Protected, issuer: TokenIssuer) -> None:
+    """30 s of leeway by default: a token 10 s past its ``exp`` is served (and again, from the
+    cache), one 40 s past is refused."""
+    headers = modern_headers("tools/call", "whoami")
+    async with httpx.AsyncClient() as http:
+        late = bearer(issuer.token(vault.url, lifetime=-10))
+        for _ in range(2):
+            response = await http.post(vault.url, json=modern_call("whoami"), headers={**headers, **late})
+            assert response.status_code == 200, response.text
+        too_late = bearer(issuer.token(vault.url, lifetime=-40))
+        response = await http.post(vault.url, json=modern_call("whoami"), headers={**headers, **too_late})
+        assert response.status_code == 401 and "expired" in challenge(response)["error_description"]
+
+
 async def test_a_header_that_is_not_bearer_is_refused(vault: Protected) -> None:
     async with httpx.AsyncClient() as http:
         response = await http.post(vault.url, json=INIT, headers={**BASE, "Authorization": "Basic YWxpY2U6cHc="})
@@ -437,7 +451,7 @@ async def test_a_verifier_that_fails_is_a_503_and_keys_that_cannot_be_fetched_sa
         response = await http.post(vault.url, json=INIT, headers={**BASE, **bearer(issuer.token(vault.url))})
         assert response.status_code == 401
         assert (
-            "signing keys could not be fetched (ConnectError from http://127.0.0.1:1/jwks)"
+            "signing keys could not be fetched (cannot reach http://127.0.0.1:1/jwks: ConnectError)"
             in challenge(response)["error_description"]
         )
 

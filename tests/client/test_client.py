@@ -25,6 +25,7 @@ from toolwire.client import (
     ToolChanged,
     VersionMismatch,
 )
+from toolwire.client.client import MAX_PAGES
 
 SERVERS = Path(__file__).parents[1] / "servers"
 BASIC = str(SERVERS / "basic.py")
@@ -177,6 +178,14 @@ async def test_pages_are_walked_and_endless_cursors_stopped() -> None:
             await client.list_tools()
     async with Client(make_server(page_size=1)) as client:
         assert len(await client.list_tools()) == 7
+
+
+async def test_every_list_the_client_walks_stops_after_the_same_number_of_pages() -> None:
+    """A server handing out a new cursor forever: tools, skills and a folder's children alike."""
+    async with Client(misbehaving("endless")) as client:
+        for walk in (client.list_tools, client.list_skills, lambda: client.read_directory("skill://x")):
+            with pytest.raises(ProtocolViolation, match=f"after {MAX_PAGES} pages"):
+                await walk()
 
 
 async def test_modern_lists_are_cached_for_their_ttl_and_refreshed_on_change() -> None:

@@ -182,7 +182,7 @@ async def test_request_state_is_bound_verified_and_expires() -> None:
     tampered = body[:-2] + ("AA" if body[-2:] != "AA" else "BB") + "." + tag
     for bad_state, arguments, why in [
         (tampered, args, "verification"),
-        ("not-a-state", args, "verification"),
+        ("not-a-state", args, "not a requestState this server issued"),
         (state, {"flight": "Y"}, "another tool, other arguments"),
     ]:
         answer = await modern_round(peer, arguments, bad_state, ok)

@@ -17,6 +17,7 @@ from tests.support.httpserve import toolwire_http
 from tests.support.skills import write_skill
 from toolwire import Client, Server
 from toolwire.client import ServerError
+from toolwire.protocol.tokens import offset_cursor
 from toolwire.skills import SKILLS_EXTENSION, digest
 from toolwire.skills import extension as extension_module
 
@@ -100,7 +101,7 @@ async def test_the_listing_is_paged_and_each_entry_is_whole(tmp_path: Path, monk
     server.add_skills(tmp_path)
     async with Client(server, protocol=MODERN) as client:
         first = await client.request("skills/list", {})
-        assert len(first["skills"]) == 2 and first["nextCursor"] == "2"
+        assert len(first["skills"]) == 2 and first["nextCursor"] == offset_cursor("skills", 2)
         names = [entry.name for entry in await client.list_skills()]
     assert names == ["a-one", "b-two", "c-three"]
 

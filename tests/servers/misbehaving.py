@@ -9,7 +9,8 @@ Modes: ``legacy`` (a correct legacy-only server: server/discover is an unknown m
 3 on tools/call, after a word on stderr), ``wrong-id`` (answers tools/call with another id),
 ``loop`` (tools/list pages never end), ``bad-output`` (structured content breaking its own
 outputSchema), ``no-output`` (no structured content despite an outputSchema), ``pages``
-(three pages of tools), ``nameless`` (lists a tool without a name).
+(three pages of tools), ``nameless`` (lists a tool without a name), ``endless`` (every
+paged list, ``resources/directory/read`` and ``skills/list`` too, hands out a new cursor forever).
 """
 
 import json
@@ -54,12 +55,18 @@ for line in sys.stdin:
             result = {"tools": [{"description": "who am I?", "annotations": "not an object"}]}
         elif MODE == "loop":
             result["nextCursor"] = "again"
+        elif MODE == "endless":
+            result["nextCursor"] = str(int(cursor or 0) + 1)
         elif MODE == "pages":
             page = int(cursor or 0)
             result = {"tools": [{**TOOL, "name": f"measure{page}"}]}
             if page < 2:
                 result["nextCursor"] = str(page + 1)
         send({"jsonrpc": "2.0", "id": id, "result": result})
+    elif method in ("resources/directory/read", "skills/list") and MODE == "endless":
+        page = int(params.get("cursor") or 0)
+        key = "skills" if method == "skills/list" else "resources"
+        send({"jsonrpc": "2.0", "id": id, "result": {key: [], "nextCursor": str(page + 1)}})
     elif method == "tools/call":
         if MODE == "garbage":
             sys.stdout.write("Traceback (most recent call last): oops\n")

@@ -320,10 +320,10 @@ async def test_a_server_without_task_tools_has_no_task_methods() -> None:
 
 
 def test_task_ids_are_long_random_and_never_look_like_options() -> None:
-    from toolwire.tasks.model import new_task_id
+    from toolwire.protocol.tokens import is_id, new_id
 
-    ids = {new_task_id() for _ in range(2000)}
-    assert len(ids) == 2000 and all(len(task_id) == 32 and task_id[0] != "-" for task_id in ids)
+    ids = {new_id() for _ in range(2000)}
+    assert len(ids) == 2000 and all(len(task_id) == 32 and task_id[0] != "-" and is_id(task_id) for task_id in ids)
 
 
 def test_tools_refuse_task_options_that_make_no_sense() -> None:

@@ -453,3 +453,59 @@ def test_the_new_options_of_toolwire_run_are_checked() -> None:
     ):
         done = toolwire("run", LIBRARY, *options)
         assert done.returncode == 2 and said in done.stderr, done.stderr
+
+
+# -- 10: Host and Origin, once each and well formed, before anything else ------------------------
+
+PING_BODY = orjson.dumps(PING)
+PING_HEADERS = "".join(f"{name}: {value}\r\n" for name, value in modern_headers("server/discover").items())
+
+
+def asked(path: str, *lines: str) -> bytes:
+    """A ``server/discover`` POST to ``path`` with the head ``lines`` (Host among them)."""
+    head = f"POST {path} HTTP/1.1\r\n" + "".join(line + "\r\n" for line in lines) + PING_HEADERS
+    return (head + f"Content-Length: {len(PING_BODY)}\r\nConnection: close\r\n\r\n").encode() + PING_BODY
+
+
+#: Requests that pass DNS-rebinding checks only if a server reads the wrong Host or Origin.
+TWO_FACED = {
+    "two hosts": ("/mcp", "Host: evil.example", "Host: 127.0.0.1"),
+    "two origins": ("/mcp", "Host: 127.0.0.1", "Origin: http://evil.example", "Origin: http://127.0.0.1"),
+    "two hosts elsewhere": ("/elsewhere", "Host: evil.example", "Host: localhost"),
+    "user info in the host": ("/mcp", "Host: localhost:x@evil.example"),
+    "a port that is a name": ("/mcp", "Host: localhost:evil.example"),
+    "a path in the host": ("/mcp", "Host: localhost:80/evil-path"),
+    "a fragment in the host": ("/mcp", "Host: localhost#@evil.example"),
+}
+
+
+def serving_pings(port: int) -> None:
+    """Wait until the server answers (granian binds its own socket after the port was seen)."""
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            if ping(port) == 200:
+                return
+        except httpx.HTTPError:
+            if time.monotonic() > deadline:
+                raise
+
+
+@pytest.mark.parametrize("runner", ["toolwire", "uvicorn", "granian"])
+def test_two_hosts_or_origins_and_malformed_hosts_get_400_first(runner: str) -> None:
+    with guarded(runner) as (port, _):
+        serving_pings(port)
+        for what, (path, *lines) in TWO_FACED.items():
+            sock = connect(port)
+            sock.sendall(asked(path, *lines))
+            answer, _ = read_until_closed(sock, 10)
+            assert status_of(answer) == 400, (what, answer[:300])
+            assert b"Bad Request" in answer, (what, answer[:300])
+        sock = connect(port)
+        sock.sendall(asked("/mcp", "Host: 127.0.0.1", "Origin: http://localhost:x@evil.example"))
+        answer, _ = read_until_closed(sock, 10)
+        assert status_of(answer) == 403, answer[:300]
+        sock = connect(port)
+        sock.sendall(asked("/mcp", "Host: 127.0.0.1:8000", "Origin: http://localhost:3000"))
+        assert status_of(read_until_closed(sock, 10)[0]) == 200
+        assert ping(port) == 200

@@ -103,6 +103,29 @@ async def test_a_foreign_host_is_refused_as_at_the_endpoint(served: str) -> None
     assert response.status_code == 403
 
 
+def raw_get(url: str, host: str) -> bytes:
+    """The whole answer to a GET of ``url`` with the ``Host`` header ``host``, as sent."""
+    parts = httpx.URL(url)
+    with socket.create_connection((parts.host, parts.port or 80), timeout=10) as sock:
+        sock.sendall(f"GET {parts.raw_path.decode()} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
+
+
+@pytest.mark.parametrize("host", ["localhost:1@evil.example", "localhost:80/evil-path", "localhost#@evil.example"])
+def test_a_host_that_is_not_one_never_reaches_the_card(served: str, host: str) -> None:
+    answer = raw_get(card_url(served), host)
+    assert answer.startswith(b"HTTP/1.1 400 ") and b"remotes" not in answer
+
+
+def test_the_card_names_the_host_it_was_asked_at_when_that_is_one(served: str) -> None:
+    answer = raw_get(card_url(served), "localhost:8000")
+    card = json.loads(answer.split(b"\r\n\r\n", 1)[1])
+    assert card["remotes"][0]["url"] == "http://localhost:8000/mcp"
+
+
 async def test_fetch_card_reads_it_from_the_card_or_the_endpoint(served: str) -> None:
     for url in (card_url(served), served, served + "/"):
         card = await fetch_card(url)

@@ -242,6 +242,22 @@ async def test_a_streamed_answer_to_http_1_0_ends_with_the_connection() -> None:
         peer.close()
 
 
+async def test_http_1_0_keeps_the_connection_only_when_asked_and_says_so() -> None:
+    """HTTP/1.0 with ``Connection: keep-alive`` gets ``connection: keep-alive`` and a next
+    answer on the same connection; without it, ``connection: close`` and the end."""
+    async with serving(echo) as port:
+        peer = await Peer.open(port)
+        for number in range(2):
+            peer.send(f"GET /{number} HTTP/1.0\r\nhost: x\r\nConnection: keep-alive\r\n\r\n".encode())
+            status, headers, body = await peer.answer()
+            assert (status, headers.get(b"connection"), body) == (200, b"keep-alive", f"GET /{number}  ".encode())
+        peer.send(b"GET /last HTTP/1.0\r\nhost: x\r\n\r\n")
+        status, headers, body = await peer.answer()
+        assert (status, headers.get(b"connection"), body) == (200, b"close", b"GET /last  ")
+        assert await asyncio.wait_for(peer.reader.read(), 10) == b""  # closed
+        peer.close()
+
+
 async def test_head_gets_the_head_only() -> None:
     async with serving(echo) as port:
         peer = await Peer.open(port)
@@ -319,6 +335,48 @@ async def test_a_head_that_stalls_gets_408() -> None:
         status, _, body = await peer.answer()
         assert status == 408 and b"did not arrive within 0.3 s" in body
         assert await peer.closed()
+
+
+async def test_a_body_that_trickles_gets_408_whatever_the_application_does() -> None:
+    """A body is timed from the end of its head even while the application has not begun to
+    read it (it is busy): a byte now and then does not keep the connection; a request
+    pipelined behind a busy one is not timed until its turn."""
+    busy = asyncio.Event()
+
+    async def slow_to_read(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["path"] == "/busy":
+            await busy.wait()
+        await echo(scope, receive, send)
+
+    async with serving(slow_to_read, header_timeout=0.3, body_timeout=0.5) as port:
+        peer = await Peer.open(port)
+        peer.send(b"POST /busy HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{")
+        started = asyncio.get_running_loop().time()
+
+        async def trickle() -> None:
+            while True:
+                peer.send(b" ")
+                await asyncio.sleep(0.1)
+
+        trickling = asyncio.create_task(trickle())
+        status, _, body = await peer.answer()
+        trickling.cancel()
+        assert status == 408 and b"request body did not arrive in time (within 0.5 s after its head)" in body
+        assert await peer.closed()
+        assert asyncio.get_running_loop().time() - started < 3
+        busy.set()
+        behind = await Peer.open(port)  # pipelined behind a busy request: its turn first
+        busy.clear()
+        behind.send(post("/busy", b"a") + b"POST /next HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\nb")
+        await asyncio.sleep(1)  # longer than both timeouts, while /next waits its turn
+        busy.set()
+        assert (await behind.answer())[2] == b"POST /busy  a"
+        behind.send(b"c")
+        assert (await behind.answer())[2] == b"POST /next  bc"
+        behind.close()
 
 
 async def test_an_idle_connection_is_closed_after_keep_alive() -> None:

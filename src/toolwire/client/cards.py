@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 
 import httpx
@@ -9,6 +10,7 @@ import orjson
 
 from ..cards.document import CARD_MEDIA_TYPE, ServerCard, parse_card
 from ..cards.publish import CARD_PATH, card_url
+from ..fetch import FetchFailed, fetch, shown
 from .errors import ClientError
 
 #: Larger documents are refused: a card is a few hundred bytes.
@@ -28,53 +30,54 @@ async def fetch_card(url: str, *, timeout: float = 10.0, headers: Mapping[str, s
 
     A ``url`` that gives no card (404, 405, 406, 400, or something other than JSON) and does
     not end in ``/server-card`` is taken for the server's MCP endpoint: the card is then
-    looked for at ``url/server-card``, where SEP-2127 reserves its place. Redirects are
-    followed. A card is advisory: what the connected server says wins over it."""
+    looked for at ``url/server-card``, where SEP-2127 reserves its place. Everything is read
+    within ``timeout`` seconds in all, a card of at most :data:`MAX_CARD_BYTES`; redirects
+    are followed, and ``headers`` (an API key, say) go only to the origin of ``url``
+    (:func:`toolwire.fetch.fetch`). A card is advisory: what the connected server says wins
+    over it."""
     if not url.startswith(("http://", "https://")):
-        raise CardUnavailable(f"a server card is fetched from an http(s) URL, not {url!r}")
+        raise CardUnavailable(f"a server card is fetched from an http(s) URL, not {shown(url)}")
     sent = {"Accept": _ACCEPT, **(headers or {})}
-    async with httpx.AsyncClient(timeout=timeout, follow_redirects=True, headers=sent) as http:
-        try:
-            return await _read(http, url)
-        except _NoCard as first:
-            if httpx.URL(url).path.rstrip("/").endswith("/" + CARD_PATH):
-                raise CardUnavailable(str(first)) from None
+    try:
+        async with asyncio.timeout(timeout):
             try:
-                return await _read(http, card_url(url))
-            except _NoCard as second:
-                raise CardUnavailable(f"{first}, nor at {card_url(url)}: {second.reason}") from None
+                return await _read(url, sent, timeout)
+            except _NoCard as first:
+                if httpx.URL(url).path.rstrip("/").endswith("/" + CARD_PATH):
+                    raise CardUnavailable(str(first)) from None
+                try:
+                    return await _read(card_url(url), sent, timeout)
+                except _NoCard as second:
+                    raise CardUnavailable(f"{first}, nor at {shown(card_url(url))}: {second.reason}") from None
+    except TimeoutError:
+        raise CardUnavailable(f"no server card could be read from {shown(url)} within {timeout:g} s") from None
 
 
 class _NoCard(Exception):
     """What a URL gave was not a card (maybe it is an MCP endpoint)."""
 
     def __init__(self, url: str, reason: str) -> None:
-        super().__init__(f"no server card at {url}: {reason}")
+        super().__init__(f"no server card at {shown(url)}: {reason}")
         self.reason = reason
 
 
-async def _read(http: httpx.AsyncClient, url: str) -> ServerCard:
+async def _read(url: str, headers: dict[str, str], timeout: float) -> ServerCard:
     try:
-        async with http.stream("GET", url) as response:
-            if response.status_code in _NOT_HERE:
-                raise _NoCard(url, f"HTTP {response.status_code}")
-            if response.status_code != 200:
-                raise CardUnavailable(f"cannot read the server card at {url}: HTTP {response.status_code}")
-            kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
-            if kind != "application/json" and not kind.endswith("+json"):
-                raise _NoCard(url, f"it is {kind or 'of no content type'}, not JSON")
-            body = bytearray()
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) > MAX_CARD_BYTES:
-                    raise CardUnavailable(f"the server card at {url} is larger than {MAX_CARD_BYTES} bytes")
-    except httpx.HTTPError as exc:
-        raise CardUnavailable(f"cannot read the server card at {url}: {type(exc).__name__}: {exc}") from None
+        response = await fetch(url, headers=headers, timeout=timeout, max_bytes=MAX_CARD_BYTES)
+    except FetchFailed as exc:
+        raise CardUnavailable(f"cannot read the server card at {shown(url)}: {exc}") from None
+    if response.status in _NOT_HERE:
+        raise _NoCard(url, f"HTTP {response.status}")
+    if response.status != 200:
+        raise CardUnavailable(f"cannot read the server card at {shown(url)}: HTTP {response.status}")
+    kind = response.media_type
+    if kind != "application/json" and not kind.endswith("+json"):
+        raise _NoCard(url, f"it is {shown(kind, 80) or 'of no content type'}, not JSON")
     try:
-        document = orjson.loads(bytes(body))
+        document = response.json()
     except orjson.JSONDecodeError as exc:
-        raise CardUnavailable(f"the server card at {url} is not valid JSON ({exc})") from None
-    return parse_card(document, f"the server card at {url}")
+        raise CardUnavailable(f"the server card at {shown(url)} is not valid JSON ({exc})") from None
+    return parse_card(document, f"the server card at {shown(url)}")
 
 
 __all__ = ["CardUnavailable", "fetch_card"]

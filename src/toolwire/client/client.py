@@ -69,6 +69,8 @@ log = get_logger("toolwire.client")
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
+#: The most pages the client reads of one list (every list: tools, resources, prompts,
+#: tasks, skills, folders), whatever cursors a server keeps handing out.
 MAX_PAGES = 1000
 
 
@@ -351,23 +353,33 @@ class Client(ToolCalls, TaskCalls, ResourceCalls, PromptCalls, SkillCalls, Pinni
         else:
             await self._session.request("ping", None, self.timeout)
 
-    async def _walk(self, method: str, key: str) -> tuple[list[dict[str, Any]], float]:
-        """Every item of a paged list, and the shortest ``ttlMs`` of its pages (modern).
-        :class:`ProtocolViolation` for cursors that repeat or never end."""
+    async def _walk(
+        self, method: str, key: str, params: dict[str, Any] | None = None
+    ) -> tuple[list[dict[str, Any]], float]:
+        """Every item of a paged list (``params``: what each page's request carries besides
+        the cursor), and the shortest ``ttlMs`` of its pages (modern). The one walk of every
+        paged list the client reads: :class:`ProtocolViolation` for a ``nextCursor`` that is
+        not a string, repeats, or still comes after :data:`MAX_PAGES` pages."""
         items: list[dict[str, Any]] = []
         cursor: str | None = None
         ttl = float("inf")
         seen: set[str] = set()
         for _ in range(MAX_PAGES):
-            result = await self.request(method, {} if cursor is None else {"cursor": cursor})
+            asked = dict(params or {})
+            if cursor is not None:
+                asked["cursor"] = cursor
+            result = await self.request(method, asked)
             items += [item for item in result.get(key) or [] if isinstance(item, dict)]
             if self.modern:
                 ttl = min(ttl, max(0, result.get("ttlMs", 0)))
             cursor = result.get("nextCursor")
             if cursor is None:
                 return items, ttl
+            if not isinstance(cursor, str):
+                raise ProtocolViolation(f"{method} answered a nextCursor that is not a string")
             if cursor in seen:
-                raise ProtocolViolation(f"the server handed out the cursor {cursor!r} twice: its pages loop")
+                shown = cursor if len(cursor) <= 40 else f"{cursor[:40]}... ({len(cursor)} characters)"
+                raise ProtocolViolation(f"the server handed out the cursor {shown!r} twice: its pages loop")
             seen.add(cursor)
         raise ProtocolViolation(f"{method} did not end after {MAX_PAGES} pages")
 

@@ -120,7 +120,9 @@ class SkillCalls:
 
         async def request(self, method: str, params: dict[str, Any] | None = None) -> Any: ...
 
-        async def _walk(self, method: str, key: str) -> tuple[list[dict[str, Any]], float]: ...
+        async def _walk(
+            self, method: str, key: str, params: dict[str, Any] | None = None
+        ) -> tuple[list[dict[str, Any]], float]: ...
 
     async def list_skills(self) -> list[SkillEntry]:
         """Every skill the server lists, walking all pages (a listing may leave skills out:
@@ -168,28 +170,16 @@ class SkillCalls:
     async def read_directory(self, uri: str) -> list[ResourceInfo]:
         """The direct children of the folder at ``uri`` (``resources/directory/read``; a
         server that offers it says ``directoryRead`` in its skills settings), walking all
-        pages; sub-folders have the MIME type ``inode/directory``. :class:`ClientError`,
-        sending nothing, when the server does not say ``directoryRead: true``."""
+        pages (as every list is walked: at most ``MAX_PAGES``); sub-folders have the MIME type
+        ``inode/directory``. :class:`ClientError`, sending nothing, when the server does not
+        say ``directoryRead: true``."""
         settings = self._offers_skills("resources/directory/read")
         if settings.get("directoryRead") is not True:
             raise ClientError(
                 "resources/directory/read was not sent: the server's skills extension does not say directoryRead: true"
             )
-        children: list[ResourceInfo] = []
-        cursor: str | None = None
-        seen: set[str] = set()
-        while True:
-            params: dict[str, Any] = {"uri": uri} if cursor is None else {"uri": uri, "cursor": cursor}
-            result = await self.request("resources/directory/read", params)
-            children += [
-                ResourceInfo.from_dict(item) for item in result.get("resources") or [] if isinstance(item, dict)
-            ]
-            cursor = result.get("nextCursor")
-            if not isinstance(cursor, str):
-                return children
-            if cursor in seen:
-                raise ProtocolViolation(f"the server handed out the cursor {cursor!r} twice: its pages loop")
-            seen.add(cursor)
+        listed, _ = await self._walk("resources/directory/read", "resources", {"uri": uri})
+        return [ResourceInfo.from_dict(item) for item in listed]
 
     def _offers_skills(self, method: str) -> dict[str, Any]:
         """The settings of the server's skills extension; :class:`ClientError` naming

@@ -16,7 +16,6 @@ out before the rotation stay valid until they expire.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
 import time
@@ -24,15 +23,11 @@ from typing import Any
 
 import orjson
 
+from ..protocol import tokens
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
 
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+#: Longer states are refused before they are decoded (a state carries earlier rounds' answers).
+MAX_STATE_CHARS = 4 * 1024 * 1024
 
 
 def binding(tool: str, arguments: Any, principal: str | None) -> str:
@@ -45,18 +40,21 @@ def seal(key: bytes, bound_to: str, answers: dict[str, Any], ttl_seconds: float)
     """A ``requestState`` carrying ``answers``, valid for ``ttl_seconds``."""
     payload = orjson.dumps({"b": bound_to, "e": int(time.time() + ttl_seconds), "r": answers})
     mac = hmac.new(key, payload, hashlib.sha256).digest()
-    return f"{_b64(payload)}.{_b64(mac)}"
+    return f"{tokens.encode(payload)}.{tokens.encode(mac)}"
 
 
 def unseal(keys: list[bytes], bound_to: str, state: Any) -> dict[str, Any]:
     """The answers in ``state``, sealed under any of ``keys``; ``ProtocolError(-32602)`` if
-    it fails any check."""
-    try:
-        body, _, tag = state.partition(".")
-        payload = _unb64(body)
-        mac = _unb64(tag)
-    except (AttributeError, ValueError):
-        raise _refused("it is not a requestState this server issued") from None
+    it fails any check. Only the exact string :func:`seal` made is taken: another spelling
+    of the same bytes (padding, other trailing bits, spaces, characters outside base64url)
+    is refused before its MAC is compared (in constant time)."""
+    if type(state) is not str:
+        raise _refused("it is not a requestState this server issued")
+    body, _, tag = state.partition(".")
+    payload = tokens.decode(body, MAX_STATE_CHARS)
+    mac = tokens.decode(tag, 43)  # 32 bytes: an HMAC-SHA256
+    if payload is None or mac is None or len(mac) != 32:
+        raise _refused("it is not a requestState this server issued")
     if not any(hmac.compare_digest(hmac.new(key, payload, hashlib.sha256).digest(), mac) for key in keys):
         raise _refused("it failed verification")
     data = orjson.loads(payload)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..protocol import tokens
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
 from ..protocol.versions import SKILLS_EXTENSION
 from ..server.extensions import Extension, MethodCall, method
@@ -75,7 +76,7 @@ class SkillsExtension(Extension):
         listed = list(self.skills.values())[start : start + PAGE]
         result: dict[str, Any] = {"skills": [skill.entry() for skill in listed]}
         if start + PAGE < len(self.skills):
-            result["nextCursor"] = str(start + PAGE)
+            result["nextCursor"] = tokens.offset_cursor("skills", start + PAGE)
         return call.cacheable(result)
 
     @method("skills/get", declared=False)
@@ -89,7 +90,7 @@ class SkillsExtension(Extension):
     @method("resources/directory/read", declared=False)
     def read_directory(self, call: MethodCall) -> dict[str, Any]:
         uri = _uri(call.params)
-        _cursor(call.params.get("cursor"), 0)
+        _cursor(call.params.get("cursor"), 0, "resources/directory/read")
         listed = children(self.skills.values(), uri)
         if listed is None:
             raise ProtocolError(INVALID_PARAMS, f"Invalid params: {uri} is not a directory", {"uri": uri})
@@ -117,10 +118,12 @@ def _uri(params: dict[str, Any]) -> str:
     return uri
 
 
-def _cursor(cursor: Any, count: int) -> int:
-    """Where a page starts: 0 without a cursor; ``-32602`` for one not handed out."""
+def _cursor(cursor: Any, count: int, method: str = "skills/list") -> int:
+    """Where a page starts: 0 without a cursor; ``-32602`` for one not handed out (see
+    :func:`toolwire.protocol.tokens.read_offset`)."""
     if cursor is None:
         return 0
-    if not isinstance(cursor, str) or not cursor.isdigit() or not 0 < int(cursor) < count:
-        raise ProtocolError(INVALID_PARAMS, f"Invalid params: the cursor {cursor!r} was not handed out")
-    return int(cursor)
+    start = tokens.read_offset(cursor, "skills")
+    if start is None or start >= count:
+        raise ProtocolError(INVALID_PARAMS, "Invalid params: " + tokens.invalid_cursor(cursor, method))
+    return start

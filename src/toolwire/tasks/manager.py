@@ -28,8 +28,8 @@ as ``failed`` with a message saying it was interrupted, never as lost or forever
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
+import contextlib
+import math
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..logs import get_logger
+from ..protocol import tokens
 from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, ProtocolError
 from ..protocol.versions import META_RELATED_TASK
 from .model import (
@@ -47,7 +48,6 @@ from .model import (
     INTERRUPTED,
     WORKING,
     TaskRecord,
-    new_task_id,
 )
 from .store import MemoryTaskStore, TaskStore, TaskStoreBusy
 
@@ -160,7 +160,7 @@ class TaskManager:
         if self.ttl_ms is not None:
             ttl_ms = self.ttl_ms if ttl_ms is None else min(ttl_ms, self.ttl_ms)
         record = TaskRecord(
-            new_task_id(),
+            tokens.new_id(),
             tool,
             request.codec.version,
             owner=owner,
@@ -243,6 +243,8 @@ class TaskManager:
         task_id = request.params.get("taskId")
         if type(task_id) is not str:
             raise ProtocolError(INVALID_PARAMS, 'Invalid params: "taskId" must be a string')
+        if not tokens.is_id(task_id):  # not one of ours: the store is not asked
+            raise ProtocolError(INVALID_PARAMS, NOT_FOUND)
         try:
             record = await self.store.get(task_id)
         except Exception as exc:
@@ -551,15 +553,24 @@ def _text_of(result: dict[str, Any]) -> str | None:
 
 
 def _write_cursor(record: TaskRecord) -> str:
-    return base64.urlsafe_b64encode(orjson.dumps([record.created, record.id])).decode()
+    return tokens.encode(orjson.dumps([record.created, record.id]))
 
 
 def _read_cursor(cursor: Any) -> tuple[float, str]:
-    """The position a ``tasks/list`` cursor names; ``-32602`` for anything we did not hand out."""
-    try:
-        created, task_id = orjson.loads(base64.urlsafe_b64decode(cursor.encode()))
-        if type(created) is not float or type(task_id) is not str:
-            raise ValueError
-    except (AttributeError, ValueError, TypeError, binascii.Error, orjson.JSONDecodeError):
-        raise ProtocolError(INVALID_PARAMS, "Invalid params: invalid cursor for tasks/list") from None
-    return created, task_id
+    """The position a ``tasks/list`` cursor names; ``-32602`` for anything we did not hand
+    out (spelled in any other way: see :func:`toolwire.protocol.tokens.decode`)."""
+    data = tokens.decode(cursor, tokens.MAX_CURSOR_CHARS)
+    position = None
+    if data is not None:
+        with contextlib.suppress(orjson.JSONDecodeError):
+            position = orjson.loads(data)
+    if (
+        type(position) is not list
+        or len(position) != 2
+        or type(position[0]) is not float
+        or not math.isfinite(position[0])
+        or not tokens.is_id(position[1])
+        or orjson.dumps(position) != data
+    ):
+        raise ProtocolError(INVALID_PARAMS, "Invalid params: " + tokens.invalid_cursor(cursor, "tasks/list"))
+    return position[0], position[1]

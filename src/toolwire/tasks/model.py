@@ -12,7 +12,6 @@ Statuses move ``working`` ⇄ ``input_required`` → one of the terminal ``compl
 from __future__ import annotations
 
 import os
-import secrets
 import socket
 import time
 from typing import Any
@@ -26,15 +25,6 @@ TERMINAL = frozenset({COMPLETED, FAILED, CANCELLED})
 
 #: What a task that was running in a process that died says.
 INTERRUPTED = "interrupted: the server stopped while this task was running; its work did not finish"
-
-
-def new_task_id() -> str:
-    """An unguessable task id: 192 random bits, URL-safe (no guessing, no enumerating), never
-    starting with ``-`` (a command line would take it for an option)."""
-    while True:
-        task_id = secrets.token_urlsafe(24)
-        if task_id[0] != "-":
-            return task_id
 
 
 def _process_started() -> str:

@@ -38,7 +38,7 @@ def main(argv: list[str]) -> int:
     try:
         card = asyncio.run(fetch_card(options.url))
     except (CardUnavailable, CardInvalid) as exc:
-        sys.stderr.write(f"toolwire: {exc}\n")
+        sys.stderr.write(f"toolwire: {printable(str(exc))}\n")
         return 1
     except KeyboardInterrupt:
         return 130

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from ...fetch import FetchFailed, fetch
 from .errors import AuthorizationError
 
 Authorize = Callable[[str], Awaitable[str]]
@@ -72,9 +73,11 @@ def browser_authorize(redirect_uri: str, timeout: float = 300.0) -> Authorize:
 async def follow_redirect(url: str) -> str:
     """An ``authorize`` for authorization servers that redirect at once, without a person
     (test servers, pre-approved clients): where the authorization URL redirects to."""
-    async with httpx.AsyncClient(follow_redirects=False, timeout=30.0) as http:
-        response = await http.get(url)
+    try:
+        response = await fetch(url, timeout=30.0, follow_redirects=False)
+    except FetchFailed as exc:
+        raise AuthorizationError(f"the authorization endpoint did not answer: {exc}") from None
     location = response.headers.get("location")
-    if response.status_code not in (301, 302, 303, 307, 308) or location is None:
-        raise AuthorizationError(f"the authorization endpoint answered HTTP {response.status_code}, not a redirect")
+    if response.status not in (301, 302, 303, 307, 308) or location is None:
+        raise AuthorizationError(f"the authorization endpoint answered HTTP {response.status}, not a redirect")
     return str(httpx.URL(url).join(location))

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import httpx
-
+from ...fetch import FetchFailed, fetch
 from ..metadata import metadata_urls
 from .errors import AuthorizationError
 
@@ -33,7 +32,7 @@ class MetadataDiscovery:
     if TYPE_CHECKING:
         _metadata: dict[str, dict[str, Any]]
 
-        def _http(self) -> httpx.AsyncClient: ...
+        timeout: float
 
     async def _discover(self, target: str, challenge: dict[str, str], takes_dpop: bool) -> Discovered:
         """What the server and its authorization server publish; ``takes_dpop``: it
@@ -113,10 +112,11 @@ class MetadataDiscovery:
 
     async def _get_json(self, url: str) -> dict[str, Any] | None:
         try:
-            async with self._http() as http:
-                response = await http.get(url, headers={"Accept": "application/json"})
-            document = response.json() if response.status_code == 200 else None
-        except (httpx.HTTPError, ValueError):
+            response = await fetch(
+                url, headers={"Accept": "application/json"}, timeout=self.timeout, follow_redirects=False
+            )
+            document = response.json() if response.status == 200 else None
+        except (FetchFailed, ValueError):
             return None
         return document if isinstance(document, dict) else None
 

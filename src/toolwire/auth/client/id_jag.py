@@ -3,8 +3,7 @@ from the enterprise's identity provider, as the assertion of a ``jwt_bearer`` gr
 
 from __future__ import annotations
 
-import httpx
-
+from ...fetch import FetchFailed, fetch
 from .errors import AuthorizationError, oauth_error
 
 TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -38,15 +37,19 @@ class IdJagExchange:
         if scopes:
             form["scope"] = " ".join(scopes)
         try:
-            async with httpx.AsyncClient(timeout=30.0) as http:
-                response = await http.post(self.token_endpoint, data=form, headers={"Accept": "application/json"})
+            response = await fetch(
+                self.token_endpoint,
+                method="POST",
+                data=form,
+                headers={"Accept": "application/json"},
+                timeout=30.0,
+                follow_redirects=False,
+            )
             answer = response.json()
-        except (httpx.HTTPError, ValueError) as exc:
+        except (FetchFailed, ValueError) as exc:
             raise AuthorizationError(f"the identity provider did not answer: {type(exc).__name__}") from None
-        if (
-            response.status_code != 200
-            or not isinstance(answer, dict)
-            or not isinstance(answer.get("access_token"), str)
-        ):
-            raise AuthorizationError(f"the identity provider refused the exchange: {oauth_error(response, answer)}")
+        if response.status != 200 or not isinstance(answer, dict) or not isinstance(answer.get("access_token"), str):
+            raise AuthorizationError(
+                f"the identity provider refused the exchange: {oauth_error(response.status, answer)}"
+            )
         return str(answer["access_token"])

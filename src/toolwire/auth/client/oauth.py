@@ -49,6 +49,7 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import httpx
 
+from ...fetch import FetchFailed, fetch
 from ...logs import get_logger
 from .authorize import Authorize, browser_authorize
 from .challenge import read_challenge
@@ -149,7 +150,7 @@ class OAuth(MetadataDiscovery, ClientRegistration, httpx.Auth):
         step_ups = 0
         nonce_retries = 0
         while True:
-            self._note_nonce(response)
+            self._note_nonce(str(response.request.url), response.headers)
             scheme, challenge = read_challenge(response.headers.get("www-authenticate")) or ("", {})
             if response.status_code == 401 and challenge.get("error") == "use_dpop_nonce" and nonce_retries < 2:
                 nonce_retries += 1  # the same token again, with the server's nonce in the proof
@@ -192,10 +193,10 @@ class OAuth(MetadataDiscovery, ClientRegistration, httpx.Auth):
         else:
             request.headers["Authorization"] = f"Bearer {token}"
 
-    def _note_nonce(self, response: httpx.Response) -> None:
-        nonce = response.headers.get("dpop-nonce")
+    def _note_nonce(self, url: str, headers: httpx.Headers) -> None:
+        nonce = headers.get("dpop-nonce")
         if nonce:
-            self._nonces[_origin(str(response.request.url))] = nonce
+            self._nonces[_origin(url)] = nonce
 
     def _dpop_key(self, record: dict[str, Any]) -> DPoPKey:
         pem = str(record["dpop_key"])
@@ -301,9 +302,6 @@ class OAuth(MetadataDiscovery, ClientRegistration, httpx.Auth):
         if lock is None:
             lock = self._locks[target] = asyncio.Lock()
         return lock
-
-    def _http(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient(timeout=self.timeout, follow_redirects=False)
 
     # -- scopes ------------------------------------------------------------------------------
 
@@ -420,23 +418,20 @@ class OAuth(MetadataDiscovery, ClientRegistration, httpx.Auth):
         else:
             form["client_id"] = registration.client_id
         try:
-            async with self._http() as http:
-                for _attempt in range(2):  # again once, with the nonce a DPoP server asks for
-                    if key is not None:
-                        headers["DPoP"] = key.proof("POST", endpoint, nonce=self._nonces.get(_origin(endpoint)))
-                    response = await http.post(endpoint, data=form, headers=headers)
-                    self._note_nonce(response)
-                    answer = response.json()
-                    if not (key is not None and isinstance(answer, dict) and answer.get("error") == "use_dpop_nonce"):
-                        break
-        except (httpx.HTTPError, ValueError) as exc:
+            for _attempt in range(2):  # again once, with the nonce a DPoP server asks for
+                if key is not None:
+                    headers["DPoP"] = key.proof("POST", endpoint, nonce=self._nonces.get(_origin(endpoint)))
+                response = await fetch(
+                    endpoint, method="POST", data=form, headers=headers, timeout=self.timeout, follow_redirects=False
+                )
+                self._note_nonce(endpoint, response.headers)
+                answer = response.json()
+                if not (key is not None and isinstance(answer, dict) and answer.get("error") == "use_dpop_nonce"):
+                    break
+        except (FetchFailed, ValueError) as exc:
             raise AuthorizationError(f"the token request to {endpoint} failed: {type(exc).__name__}") from None
-        if (
-            response.status_code != 200
-            or not isinstance(answer, dict)
-            or not isinstance(answer.get("access_token"), str)
-        ):
-            raise AuthorizationError(f"the token endpoint refused: {oauth_error(response, answer)}")
+        if response.status != 200 or not isinstance(answer, dict) or not isinstance(answer.get("access_token"), str):
+            raise AuthorizationError(f"the token endpoint refused: {oauth_error(response.status, answer)}")
         kind = str(answer.get("token_type", "Bearer")).lower()
         if kind not in ("bearer", "dpop") or (kind == "dpop" and key is None):
             raise AuthorizationError(

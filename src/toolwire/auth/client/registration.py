@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import httpx
-
+from ...fetch import FetchFailed, fetch
 from .errors import AuthorizationError, oauth_error
 
 if TYPE_CHECKING:
@@ -41,7 +40,7 @@ class ClientRegistration:
         private_key: Any
         store: TokenStore
 
-        def _http(self) -> httpx.AsyncClient: ...
+        timeout: float
 
     async def _registration(self, issuer: str, metadata: dict[str, Any]) -> Registration:
         """This client at ``issuer``: pre-registered, its metadata document, or registered
@@ -71,13 +70,21 @@ class ClientRegistration:
             "token_endpoint_auth_method": method,
         }
         try:
-            async with self._http() as http:
-                response = await http.post(endpoint, json=asked, headers={"Accept": "application/json"})
+            response = await fetch(
+                endpoint,
+                method="POST",
+                json=asked,
+                headers={"Accept": "application/json"},
+                timeout=self.timeout,
+                follow_redirects=False,
+            )
             answer = response.json()
-        except (httpx.HTTPError, ValueError) as exc:
+        except (FetchFailed, ValueError) as exc:
             raise AuthorizationError(f"registering with {issuer} failed: {type(exc).__name__}: {exc}") from None
-        if response.status_code not in (200, 201) or not isinstance(answer, dict) or "client_id" not in answer:
-            raise AuthorizationError(f"{issuer} refused to register this client: {oauth_error(response, answer)}")
+        if response.status not in (200, 201) or not isinstance(answer, dict) or "client_id" not in answer:
+            raise AuthorizationError(
+                f"{issuer} refused to register this client: {oauth_error(response.status, answer)}"
+            )
         registration = Registration(
             str(answer["client_id"]),
             answer.get("client_secret") if isinstance(answer.get("client_secret"), str) else None,

@@ -6,8 +6,7 @@ import asyncio
 import time
 from typing import Any
 
-import httpx
-
+from ...fetch import FetchFailed, fetch
 from ...logs import get_logger
 
 log = get_logger("toolwire.auth")
@@ -80,16 +79,17 @@ class JWKS:
             self._failure = None
         except Exception as exc:  # a key server that fails must not fail requests with known keys
             log.warning("could not fetch the signing keys from %s: %s", self.url, exc)
-            self._failure = f"{type(exc).__name__} from {self.url}"
+            self._failure = str(exc) if isinstance(exc, FetchFailed) else f"{type(exc).__name__} from {self.url}"
         finally:
             self._fetched = time.monotonic()
             self._fetching.set_result(None)
             self._fetching = None
 
     async def _fetch(self) -> dict[str | None, tuple[Any, str | None]]:
-        async with httpx.AsyncClient(timeout=self.timeout) as http:
-            response = await http.get(self.url, headers={"accept": "application/json"})
-        response.raise_for_status()
+        """The keys at the URL (:func:`toolwire.fetch.fetch`: its deadline, size cap and redirect rules)."""
+        response = await fetch(self.url, headers={"accept": "application/json"}, timeout=self.timeout)
+        if response.status != 200:
+            raise ValueError(f"HTTP {response.status}")
         return _parse(response.json())
 
 

@@ -51,8 +51,10 @@ class ProtectedResource:
     ``async verify(token) -> Identity | None``. ``required_scopes``: needed for every request;
     ``scopes_supported``: advertised in the metadata (default: the required ones).
     ``scope_hierarchy``: broader scopes and the narrower ones they include, e.g.
-    ``{"files": ["files:read", "files:write"]}``. ``ValueError`` for a ``resource`` that is
-    not an absolute http(s) URI without a fragment.
+    ``{"files": ["files:read", "files:write"]}``. ``leeway``: seconds of clock skew a token's
+    expiry is allowed (by default the verifier's own ``leeway``, as a
+    :class:`~.verifiers.JWTVerifier` has, else none). ``ValueError`` for a ``resource`` that
+    is not an absolute http(s) URI without a fragment.
     """
 
     def __init__(
@@ -69,6 +71,7 @@ class ProtectedResource:
         cache_seconds: float = 300.0,
         cache_size: int = 10_000,
         max_token_bytes: int = 16 * 1024,
+        leeway: float | None = None,
     ) -> None:
         self.resource = canonical_uri(resource)
         if not authorization_servers:
@@ -83,6 +86,7 @@ class ProtectedResource:
         self.cache_seconds = cache_seconds
         self.cache_size = cache_size
         self.max_token_bytes = max_token_bytes
+        self.leeway = float(leeway if leeway is not None else getattr(verifier, "leeway", 0.0))
         self._verified: OrderedDict[str, tuple[Identity, float]] = OrderedDict()
         parts = urlsplit(self.resource)
         self.metadata_url = f"{parts.scheme}://{parts.netloc}{WELL_KNOWN}{parts.path}"
@@ -91,7 +95,8 @@ class ProtectedResource:
     def for_issuer(cls, issuer: str, resource: str, **options: Any) -> ProtectedResource:
         """The common case: JWT access tokens from ``issuer`` (keys from its metadata), for
         ``resource``. Other keywords as for the class; ``algorithms``, ``jwks_url``, ``jwks``,
-        ``leeway`` and ``discovery_retry`` go to the :class:`~.verifiers.JWTVerifier`."""
+        ``leeway`` and ``discovery_retry`` go to the :class:`~.verifiers.JWTVerifier` (whose
+        ``leeway`` the resource then applies too)."""
         verifier_options = {
             key: options.pop(key)
             for key in ("algorithms", "jwks_url", "jwks", "leeway", "discovery_retry")
@@ -154,12 +159,12 @@ class ProtectedResource:
             ) from None
         if self.scope_hierarchy:
             identity = identity.with_scopes(expand_scopes(identity.scopes, self.scope_hierarchy))
-        if identity.expires_at is not None and identity.expires_at <= now:
+        if identity.expires_at is not None and identity.expires_at + self.leeway <= now:
             raise self._invalid("the token has expired")
         if self.cache_seconds > 0:
             until = now + self.cache_seconds
             if identity.expires_at is not None:
-                until = min(until, identity.expires_at)
+                until = min(until, identity.expires_at + self.leeway)
             self._verified[token] = (identity, until)
             if len(self._verified) > self.cache_size:
                 self._verified.popitem(last=False)

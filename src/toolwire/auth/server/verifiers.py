@@ -10,18 +10,19 @@ A verifier is any object with ``async verify(token) -> Identity`` that raises
 from __future__ import annotations
 
 import asyncio
-import binascii
+import base64
 import functools
 import time
 from collections.abc import Sequence
 from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
 import orjson
 
 from ...errors import ToolwireError
+from ...fetch import FetchFailed, fetch
 from ...logs import get_logger
+from ...protocol import tokens
 from ..identity import Identity, parse_scopes
 from ..metadata import metadata_urls
 from .jwks import JWKS, KeyNotFound
@@ -197,27 +198,20 @@ class JWTVerifier:
 
 def _parse_jwt(token: str) -> tuple[dict[str, Any], dict[str, Any], bytes, bytes]:
     """A compact JWS's header, claims, signing input and signature; :class:`InvalidToken`
-    if it is not one (with JSON objects for header and claims)."""
+    if it is not one (with JSON objects for header and claims), or not spelled as base64url
+    without padding (:func:`toolwire.protocol.tokens.decode`: one spelling of a signature)."""
     parts = token.split(".")
-    if len(parts) != 3 or not token.isascii():
+    if len(parts) != 3:
         raise InvalidToken("the token is malformed: not a signed JWT")
+    header_bytes, claims_bytes, signature = (tokens.decode(part, len(token)) for part in parts)
     try:
-        header = orjson.loads(_b64decode(parts[0]))
-        claims = orjson.loads(_b64decode(parts[1]))
-        signature = _b64decode(parts[2])
-    except (ValueError, binascii.Error):
+        header = orjson.loads(header_bytes) if header_bytes is not None else None
+        claims = orjson.loads(claims_bytes) if claims_bytes is not None else None
+    except orjson.JSONDecodeError:
         raise InvalidToken("the token is malformed: not a signed JWT") from None
-    if not isinstance(header, dict) or not isinstance(claims, dict):
+    if not isinstance(header, dict) or not isinstance(claims, dict) or signature is None:
         raise InvalidToken("the token is malformed: not a signed JWT")
     return header, claims, token[: len(parts[0]) + 1 + len(parts[1])].encode(), signature
-
-
-_URL_ALPHABET = bytes.maketrans(b"-_", b"+/")
-
-
-def _b64decode(text: str) -> bytes:
-    """base64url without padding (``binascii.Error`` for what is not; ``text`` is ASCII)."""
-    return binascii.a2b_base64(text.encode().translate(_URL_ALPHABET) + b"=" * (-len(text) % 4), strict_mode=True)
 
 
 def _is_number(value: Any) -> bool:
@@ -235,19 +229,18 @@ def _signature_algorithm(name: str) -> Any:
 async def jwks_url_of(issuer: str) -> str:
     """The ``jwks_uri`` of ``issuer``'s metadata (RFC 8414 first, then OpenID discovery);
     :class:`InvalidToken` when none can be had (the request is refused, and tried again)."""
-    async with httpx.AsyncClient(timeout=10.0) as http:
-        for url in metadata_urls(issuer):
-            try:
-                response = await http.get(url, headers={"accept": "application/json"})
-                document = response.json() if response.status_code == 200 else None
-            except (httpx.HTTPError, ValueError):
-                continue
-            if (
-                isinstance(document, dict)
-                and document.get("issuer") == issuer
-                and isinstance(document.get("jwks_uri"), str)
-            ):
-                return str(document["jwks_uri"])
+    for url in metadata_urls(issuer):
+        try:
+            response = await fetch(url, headers={"accept": "application/json"})
+            document = response.json() if response.status == 200 else None
+        except (FetchFailed, ValueError):
+            continue
+        if (
+            isinstance(document, dict)
+            and document.get("issuer") == issuer
+            and isinstance(document.get("jwks_uri"), str)
+        ):
+            return str(document["jwks_uri"])
     raise InvalidToken(f"the authorization server {issuer} publishes no signing keys that could be fetched")
 
 
@@ -280,17 +273,23 @@ class IntrospectionVerifier:
         failed = self._failed
         if failed is not None and time.monotonic() - failed[0] < self.failure_retry:
             raise InvalidToken(failed[1])
+        headers = {"accept": "application/json"}
+        if self.auth is not None:
+            pair = f"{self.auth[0]}:{self.auth[1]}".encode()
+            headers["authorization"] = "Basic " + base64.b64encode(pair).decode()
         try:
-            async with httpx.AsyncClient(timeout=self.timeout, auth=self.auth) as http:
-                response = await http.post(
-                    self.url,
-                    data={"token": token, "token_type_hint": "access_token"},
-                    headers={"accept": "application/json"},
-                )
-        except httpx.HTTPError:
+            response = await fetch(
+                self.url,
+                method="POST",
+                data={"token": token, "token_type_hint": "access_token"},
+                headers=headers,
+                timeout=self.timeout,
+                follow_redirects=False,
+            )
+        except FetchFailed:
             raise self._failing("the introspection endpoint did not answer") from None
-        if response.status_code != 200:
-            raise self._failing(f"introspection answered {response.status_code}")
+        if response.status != 200:
+            raise self._failing(f"introspection answered {response.status}")
         try:
             answer = response.json()
         except ValueError:

@@ -22,7 +22,8 @@ read from the ``MCP-Protocol-Version`` header and the body's ``_meta``:
   is served on its own, as if initialized (for deployments without sticky routing; the
   server can then not ask the client anything).
 
-For both: ``Host`` and ``Origin`` are checked against DNS rebinding (403), bodies are
+For both: two ``Host`` or ``Origin`` headers, or a ``Host`` that is not ``host[:port]``, are
+refused first (400, on every path); ``Host`` and ``Origin`` are checked against DNS rebinding (403), bodies are
 limited (413), and every refusal carries a JSON-RPC error a person can act on. Beside the
 endpoint, extensions' public documents are served (:mod:`.documents`: a server card).
 
@@ -124,7 +125,7 @@ class StreamableHTTP:
         max_sessions_per_client: int = 100,
         max_streams: int = 1_000,
         max_streams_per_client: int = 32,
-        body_timeout: float = 30.0,
+        body_timeout: float = 10.0,
         event_store: sse.EventStore | None = None,
         resumable: bool = True,
         retry_ms: int = 1000,
@@ -228,8 +229,11 @@ class StreamableHTTP:
     # -- routing -----------------------------------------------------------------------------
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = route_path(scope).rstrip("/") or "/"
+        headers = request_headers(scope)
         checks = self.checks
+        if headers.get("host") not in checks.good_hosts or len(headers) != len(scope["headers"]):
+            checks.check_host(scope, headers)  # before anything else: two Hosts, a Host that is not one
+        path = route_path(scope).rstrip("/") or "/"
         if path != self.path:
             if path in checks.metadata_paths:
                 await checks.metadata(scope, send)
@@ -239,7 +243,6 @@ class StreamableHTTP:
                 await self.documents.serve(document, scope, send, checks)
                 return
             raise HttpError(404, INVALID_REQUEST, f"Not found: the MCP endpoint is {self.path}")
-        headers = request_headers(scope)
         checks.check_origin(headers)
         caller = await checks.authenticate(headers) if self.auth is not None else None
         client = f"caller:{caller.name}" if caller is not None else self.proxies.client(scope)

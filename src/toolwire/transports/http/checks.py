@@ -1,19 +1,22 @@
 """Who may reach the Streamable HTTP endpoint, checked before any JSON-RPC processing:
-``Host`` and ``Origin`` against DNS rebinding (403), and with ``auth`` the caller's bearer
-token (401), the scopes of what a message names (403) and the Protected Resource Metadata
-served at its well-known paths."""
+first, before anything else, a request with two ``Host`` or two ``Origin`` headers, or a
+``Host`` that is not ``host[:port]`` (``localhost:x@evil``, ``localhost:evil``, a path),
+is refused (400) whatever its path; then ``Host`` and ``Origin`` against DNS rebinding (403),
+and with ``auth`` the caller's bearer token (401), the scopes of what a message names (403)
+and the Protected Resource Metadata served at its well-known paths."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import orjson
 
 from ...auth.identity import Identity
 from ...logs import get_logger
 from ...protocol.errors import INVALID_REQUEST
+from ...protocol.http_headers import shown
 from ...protocol.incoming import RequestId
 from .asgi import HttpError, Scope, Send, headers, request_id
 from .channel import respond
@@ -25,6 +28,11 @@ if TYPE_CHECKING:
 log = get_logger("toolwire.http")
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+#: A ``Host`` value: a name (labels of letters, digits, ``-`` and ``_``) or an IPv4 address,
+#: or an IPv6 address in brackets; then maybe ``:`` and a port.
+HOST = re.compile(r"(?:[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+#: An ``Origin`` value: ``http`` or ``https``, ``://`` and a host as ``Host`` has it.
+ORIGIN = re.compile(r"(https?)://(" + HOST.pattern + ")", re.IGNORECASE)
 
 #: What a message names, when it was not looked up (yet).
 UNKNOWN: Any = object()
@@ -45,7 +53,8 @@ class Checks:
         self.server = server
         self.allowed_hosts = {host.lower() for host in allowed_hosts}
         self.allowed_origins = {origin.lower().rstrip("/") for origin in allowed_origins}
-        self._good_hosts: set[str] = set()  # Host values already found allowed
+        #: ``Host`` values already found well formed and allowed.
+        self.good_hosts: set[str | None] = set()
         self.auth = auth
         #: Where the resource metadata is served (besides the endpoint).
         self.metadata_paths = auth.metadata_paths(path) if auth is not None else set()
@@ -61,25 +70,40 @@ class Checks:
                 "nothing checks them, and anyone who can reach it may use them"
             )
 
-    def check_origin(self, headers: dict[str, str]) -> None:
-        """403 for a ``Host`` or ``Origin`` this server does not answer to (DNS rebinding)."""
+    def check_host(self, scope: Scope, headers: dict[str, str]) -> None:
+        """400 for a request with two ``Host`` or two ``Origin`` headers (``headers`` keeps
+        one of each name), or a ``Host`` that is not ``host[:port]``: before anything else."""
+        if len(headers) != len(scope.get("headers", ())):  # a name repeats: rare, looked at closely
+            names = [name for name, _ in scope.get("headers", ()) if name in (b"host", b"origin")]
+            for name in (b"host", b"origin"):
+                if names.count(name) > 1:
+                    said = name.decode().capitalize()
+                    raise HttpError(400, INVALID_REQUEST, f"Bad Request: the request has more than one {said} header")
         host = headers.get("host", "")
-        if host not in self._good_hosts:
-            host = host.lower()
+        if host and host not in self.good_hosts and not HOST.fullmatch(host):
+            raise HttpError(400, INVALID_REQUEST, f"Bad Request: Host {shown(host)} is not host[:port]")
+
+    def check_origin(self, headers: dict[str, str]) -> None:
+        """403 for a ``Host`` or ``Origin`` this server does not answer to (DNS rebinding); a
+        ``Host`` must have passed :meth:`check_host`."""
+        raw = headers.get("host")
+        if raw not in self.good_hosts:
+            host = (raw or "").lower()
             if "*" not in self.allowed_hosts and not _host_allowed(host, self.allowed_hosts):
                 raise HttpError(403, INVALID_REQUEST, f"Forbidden: Host {host!r} is not allowed (see allowed_hosts)")
-            if len(self._good_hosts) < 1024:
-                self._good_hosts.add(headers.get("host", ""))
+            if len(self.good_hosts) < 1024:
+                self.good_hosts.add(raw)
         origin = headers.get("origin")
         if origin is None or "*" in self.allowed_origins:
             return
         origin = origin.lower().rstrip("/")
         if origin in self.allowed_origins:
             return
-        parts = urlsplit(origin)
-        if parts.scheme in ("http", "https") and _host_allowed(parts.netloc, self.allowed_hosts - {"*"}):
+        parts = ORIGIN.fullmatch(origin)
+        if parts is not None and _host_allowed(parts.group(2), self.allowed_hosts - {"*"}):
             return
-        raise HttpError(403, INVALID_REQUEST, f"Forbidden: Origin {origin!r} is not allowed (see allowed_origins)")
+        said = shown(origin)
+        raise HttpError(403, INVALID_REQUEST, f"Forbidden: Origin {said} is not allowed (see allowed_origins)")
 
     def _gated(self) -> bool:
         """Whether some tool, resource or prompt needs scopes (read per request: they change)."""

@@ -15,7 +15,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from ...auth.identity import Identity
-from ...protocol import http_headers
+from ...protocol import http_headers, tokens
 from ...protocol.errors import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 from ...protocol.http_headers import shown
 from ...protocol.identity import ServerIdentity
@@ -301,7 +301,7 @@ class LegacyWire:
         the replicas' (see :meth:`Replicas.held`). 404 otherwise; 503 when Redis cannot be
         reached."""
         found = self.sessions.get(session_id)
-        if self.replicas is not None:
+        if self.replicas is not None and (found is not None or tokens.is_id(session_id)):  # others: not in Redis
             found = await self.replicas.held(session_id, found, id)
         if found is None or not _owned_by(found, caller):
             raise HttpError(

@@ -44,7 +44,8 @@ def run_http(
 
     Slow or idle clients cannot hold the server: a request's headers must arrive within
     ``header_timeout`` seconds (then 408 and the connection is closed), its body within the
-    app's ``body_timeout``, and at most ``max_connections`` connections are open at once
+    app's ``body_timeout`` (toolwire's own server gives it that long after the head's time,
+    whatever the application does meanwhile), and at most ``max_connections`` connections are open at once
     (more are answered 503 and closed; the limit is lowered to fit the process's file
     descriptors, whose soft limit is first raised to the hard one), of which at most
     ``max_connections_per_client`` from one address (more get 429; an IPv6 client is its
@@ -78,6 +79,7 @@ def run_http(
             app,
             listener,
             header_timeout=header_timeout,
+            body_timeout=app.body_timeout,
             keep_alive=idle_timeout,
             max_connections=max_connections,
             max_connections_per_client=max_connections_per_client,

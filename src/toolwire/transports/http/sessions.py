@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ...logs import get_logger
+from ...protocol import tokens
 from ...protocol.connection import ServerConnection
 from ...protocol.incoming import RequestId
 from ...protocol.outgoing import Outgoing
@@ -198,7 +199,7 @@ class SessionManager:
             raise TooManySessions(
                 f"the server holds its maximum of {self.max_sessions} sessions, all in use: try again later", 503
             )
-        id = id if id is not None else secrets.token_urlsafe(24)
+        id = id if id is not None else tokens.new_id()
         session = self.sessions[id] = LegacySession(id, server, connection, store, client)
         self._by_client.setdefault(client, {})[id] = session
         if self.idle_timeout is not None and self._reaper is None:

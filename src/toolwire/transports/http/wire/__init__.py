@@ -6,7 +6,8 @@ are not copied through middleware, and each connection keeps one timer for all i
 
 What a client gets:
 
-- Keep-alive, and pipelined requests answered in order: reading and parsing pause while one
+- Keep-alive (for HTTP/1.0 only when it asks with ``Connection: keep-alive``, and answered
+  with that header), and pipelined requests answered in order: reading and parsing pause while one
   waits (what was read is parsed ``FEED_SLICE`` bytes at a time), so a connection holds at
   most one slice's worth of requests it has not answered.
 - Request bodies as they arrive, chunked or not; reading pauses while more than
@@ -19,9 +20,12 @@ What a client gets:
   can be smuggled past it), once the whole requests before it are answered; ``501`` for a
   transfer coding other than chunked, ``505`` for HTTP/0.9; ``431`` for a head, or
   trailers, over ``MAX_HEAD_BYTES`` (also while it is still arriving); ``408`` when a
-  request's head takes longer than ``header_timeout``; ``503`` past ``max_connections``,
-  ``429`` past ``max_connections_per_client`` from one address (an IPv6 /64; trusted
-  proxies are not counted); an idle keep-alive connection is closed after ``keep_alive``
+  request's head takes longer than ``header_timeout``, or its body longer than
+  ``body_timeout`` after that (after its head, for a request that was pipelined, from its
+  turn), whatever the application does meanwhile (then the connection is closed; only closed, once the answer
+  has begun); ``503`` past ``max_connections``, ``429`` past
+  ``max_connections_per_client`` from one address (an IPv6 /64; trusted proxies are not
+  counted); an idle keep-alive connection is closed after ``keep_alive``
   seconds, and so is one whose request was answered before its body was all in (the rest
   is read and dropped meanwhile). ``500`` when the application fails before any of its answer was written (the
   connection is closed when it fails part-way through).
@@ -55,6 +59,7 @@ async def serve(
     listener: socket.socket,
     *,
     header_timeout: float = 10.0,
+    body_timeout: float = 10.0,
     keep_alive: float = 5.0,
     max_connections: int = 1000,
     max_connections_per_client: int = 100,
@@ -80,6 +85,7 @@ async def serve(
     settings = Settings(
         app,
         header_timeout=header_timeout,
+        body_timeout=body_timeout,
         keep_alive=keep_alive,
         max_connections=max_connections,
         max_connections_per_client=max_connections_per_client,

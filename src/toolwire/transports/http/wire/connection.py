@@ -46,8 +46,9 @@ class HttpConnection(asyncio.Protocol):
         self._current: Request | None = None  # the request being answered
         self._waiting: collections.deque[Request] = collections.deque()
         self._task: asyncio.Task[None] | None = None
-        # One timer serves the deadlines: the next request's head (idle) or the rest of the
-        # head being read; it re-arms itself when the deadline moved while it waited.
+        # One timer serves the deadlines: the next request's head (idle), the rest of the
+        # head being read, or the rest of the body of the request being answered; it re-arms
+        # itself when the deadline moved while it waited.
         self._deadline: float | None = None
         self._idle = True
         self._timer: asyncio.TimerHandle | None = None
@@ -131,6 +132,8 @@ class HttpConnection(asyncio.Protocol):
         else:
             if self._unparsed > MAX_HEAD_BYTES:  # a header, or trailer, that never ends
                 self._refuse(431, _HEAD_TOO_LARGE)
+            elif self._parsing is not None and self._deadline is None and self._parsing is self._current:
+                self._arm(self.settings.body_timeout)  # its body is not all in: from now on, timed
 
     def _read_no_more(self, refused: _Refused) -> None:
         """The rest cannot be parsed: the requests before it that are whole are answered,
@@ -217,7 +220,10 @@ class HttpConnection(asyncio.Protocol):
             self._coding = value
 
     def on_headers_complete(self) -> None:
-        self._deadline = None  # the head is in: no deadline until this request is answered
+        # The head is in: its body gets body_timeout more (a head that was not timed, one
+        # pipelined, gets it from when its body is found missing: see _feed and _answered).
+        deadline = self._deadline
+        self._deadline = None if deadline is None else deadline + self.settings.body_timeout
         self._unparsed = 0
         parser = self.parser
         version = parser.get_http_version()
@@ -255,7 +261,8 @@ class HttpConnection(asyncio.Protocol):
             "state": settings.state.copy(),
         }
         self._headers = []  # trailers, if any, are counted (see on_header) and dropped
-        request = Request(self, scope, parser.should_keep_alive() and not settings.stopping, self._expect)
+        keep_alive = parser.should_keep_alive() and not settings.stopping
+        request = Request(self, scope, keep_alive, self._expect, version == "1.0")
         self._parsing = request
         if self._current is None:
             self._start(request)
@@ -279,6 +286,8 @@ class HttpConnection(asyncio.Protocol):
         request = self._parsing
         if request is not None:
             self._parsing = None
+            if not self._idle:
+                self._deadline = None  # the body is in: no deadline until it is answered
             request.complete = True
             request.wake()
             if request.finished and self._current is None and not self._waiting:
@@ -326,7 +335,10 @@ class HttpConnection(asyncio.Protocol):
             self.transport.close()
             return
         if self._waiting:
-            self._start(self._waiting.popleft())
+            following = self._waiting.popleft()
+            self._start(following)
+            if following is self._parsing:  # its body is not all in yet: timed from now
+                self._arm(self.settings.body_timeout)
         else:  # the next request's head, or the rest of this one's body (dropped), or the end
             self._wait_idle()
         self.resume_reading()  # if it paused for this request (not while others wait)
@@ -372,6 +384,9 @@ class HttpConnection(asyncio.Protocol):
             self._timer = self.loop.call_at(deadline, self._check)
         elif self._idle:
             self.transport.close()  # an idle keep-alive connection
+        elif self._parsing is not None:
+            timeout = self.settings.body_timeout
+            self._refuse(408, f"the request body did not arrive in time (within {timeout:g} s after its head)")
         else:
             timeout = self.settings.header_timeout
             self._refuse(408, f"the request headers did not arrive within {timeout:g} s")

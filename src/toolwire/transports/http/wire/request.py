@@ -29,13 +29,16 @@ class Request:
 
     __slots__ = (
         "buffered", "chunked", "chunks", "complete", "connection", "expect_continue", "finished", "gone",
-        "head", "head_only", "keep_alive", "left", "scope", "started", "status", "told", "waiters",
+        "head", "head_only", "http10", "keep_alive", "left", "scope", "started", "status", "told", "waiters",
     )  # fmt: skip
 
-    def __init__(self, connection: Connection, scope: dict[str, Any], keep_alive: bool, expect: bool) -> None:
+    def __init__(
+        self, connection: Connection, scope: dict[str, Any], keep_alive: bool, expect: bool, http10: bool
+    ) -> None:
         self.connection = connection
         self.scope = scope
         self.keep_alive = keep_alive
+        self.http10 = http10  # an HTTP/1.0 client: it keeps the connection only when told so
         self.chunks: collections.deque[bytes] = collections.deque()
         self.buffered = 0
         self.complete = False  # the whole body has arrived
@@ -140,7 +143,7 @@ class Request:
                 if not more:
                     self.left = len(body)
                     head += (b"content-length: %d\r\n" % len(body),)
-                elif self.scope["http_version"] == "1.0":
+                elif self.http10:
                     self.keep_alive = False  # the end of the body is the end of the connection
                 else:
                     self.chunked = True
@@ -149,6 +152,8 @@ class Request:
                 self.keep_alive = False
             if not self.keep_alive:
                 head.append(b"connection: close\r\n")
+            elif self.http10:
+                head.append(b"connection: keep-alive\r\n")
             head += (connection.settings.clock.date(), b"\r\n")
             out = head
         if self.head_only:

@@ -38,6 +38,7 @@ class Settings:
         app: Any,
         *,
         header_timeout: float = 10.0,
+        body_timeout: float = 10.0,
         keep_alive: float = 5.0,
         max_connections: int = 1000,
         max_connections_per_client: int = 100,
@@ -46,6 +47,7 @@ class Settings:
     ) -> None:
         self.app = app
         self.header_timeout = header_timeout
+        self.body_timeout = body_timeout
         self.keep_alive = keep_alive
         self.max_connections = max_connections
         self.max_connections_per_client = max_connections_per_client
