@@ -187,7 +187,9 @@ async def test_vectors_of_different_sizes_leave_the_lexical_ranking_with_a_note(
 
 
 async def test_an_endless_embeddings_answer_is_cut_at_its_limit(tmp_path: Path, model: ModelServer) -> None:
-    model.embeddings_padding = kb.EMBEDDINGS_ANSWER_BYTES + 40_000_000
+    # 200 MB past the limit: read whole, the answer would grow the server by more than that; cut,
+    # it grows by what indexing costs anyway (the dictionary for the Chinese samples: ~40 MiB).
+    model.embeddings_padding = kb.EMBEDDINGS_ANSWER_BYTES + 200_000_000
     async with serve(SAMPLES, tmp_path / "index", "--embeddings-url", model.openai_url) as client:
         server = client.transport.process.pid  # type: ignore[attr-defined]
         before = status(server, "VmRSS")
@@ -196,7 +198,7 @@ async def test_an_endless_embeddings_answer_is_cut_at_its_limit(tmp_path: Path, 
         grew = (status(server, "VmHWM") - before) / 1024
         assert report["notes"] == [note(model, f"answered more than {kb.EMBEDDINGS_ANSWER_BYTES} bytes")]
         assert report["ranking"] == "lexical" and model.embeddings_sent < model.embeddings_padding
-        assert grew < 60, f"the server grew by {grew:.0f} MiB"
+        assert grew < 150, f"the server grew by {grew:.0f} MiB"
 
 
 async def test_a_trickled_embeddings_answer_is_given_up_after_its_timeout(tmp_path: Path, model: ModelServer) -> None:
