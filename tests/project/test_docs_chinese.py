@@ -123,8 +123,12 @@ def test_the_links_of_a_chinese_page_resolve(page: Path) -> None:
 
 
 def test_the_chinese_readme_links_the_pages_and_names_the_extras_the_english_one_does() -> None:
+    """README.zh-CN.md links the Chinese twin of every page README.md links, has at least as
+    many sections, and names every extra it names."""
     english = (ROOT / "README.md").read_text(encoding="utf-8")
     chinese = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
     pages = set(re.findall(r"\]\(docs/([a-z-]+\.md)", english))
-    assert pages - set(re.findall(r"\]\(docs/(?:zh/)?([a-z-]+\.md)", chinese)) == set()
+    assert pages - set(re.findall(r"\]\(docs/zh/([a-z-]+\.md)", chinese)) == set(), "link the Chinese twins"
+    english_headings = re.findall(r"^#{1,3} ", english, re.M)
+    assert len(re.findall(r"^#{1,3} ", chinese, re.M)) >= len(english_headings), "a section of README.md is missing"
     assert set(re.findall(r"`\[(\w+)\]`", english)) - set(re.findall(r"`\[(\w+)\]`", chinese)) == set()
