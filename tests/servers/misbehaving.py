@@ -17,6 +17,8 @@ import json
 import sys
 
 MODE = sys.argv[1]
+#: What ``endless`` declares, so that the client sends its skills requests at all.
+SKILLS = {"endless": {"extensions": {"io.modelcontextprotocol/skills": {"directoryRead": True}}}}
 TOOL = {
     "name": "measure",
     "description": "Measure something.",
@@ -43,7 +45,7 @@ for line in sys.stdin:
                 "id": id,
                 "result": {
                     "protocolVersion": version,
-                    "capabilities": {"tools": {}},
+                    "capabilities": {"tools": {}, **SKILLS.get(MODE, {})},
                     "serverInfo": {"name": "misbehaving", "version": "0"},
                 },
             }

@@ -27,6 +27,7 @@ from tests.support.redisserve import redis_server
 from tests.support.tokenissuer import TokenIssuer
 from toolwire.auth import ProtectedResource
 from toolwire.client import Client, ServerError
+from toolwire.protocol.tokens import new_id
 from toolwire.server.lifespan import LifespanFailed
 from toolwire.stores.redis import RedisTaskStore
 from toolwire.stores.sqlite import SQLiteTaskStore
@@ -112,17 +113,18 @@ def dead_runner() -> str:
 async def test_a_task_whose_process_died_reads_as_interrupted(tmp_path: Path) -> None:
     database = tmp_path / "tasks.db"
     store = SQLiteTaskStore(database)
-    await store.create(TaskRecord("left-behind", "sleep", MODERN, runner=dead_runner()))
-    await store.create(TaskRecord("elsewhere", "sleep", MODERN, runner="another-host/1/1"))
+    left_behind, elsewhere = new_id(), new_id()  # ids as the server makes them: others are never looked up
+    await store.create(TaskRecord(left_behind, "sleep", MODERN, runner=dead_runner()))
+    await store.create(TaskRecord(elsewhere, "sleep", MODERN, runner="another-host/1/1"))
     await store.close()
     server = fresh_server(JOBS)
     server.use_task_store(database)
     peer = await open_peer(server, MODERN, {"extensions": {"io.modelcontextprotocol/tasks": {}}})
-    task = (await peer.request("tasks/get", {"taskId": "left-behind"}))["result"]
+    task = (await peer.request("tasks/get", {"taskId": left_behind}))["result"]
     assert task["status"] == "failed" and task["statusMessage"] == INTERRUPTED
     assert task["error"]["code"] == -32603 and "interrupted" in task["error"]["message"]
     # a task of another host's process may still be running there: it is left as it is
-    assert (await peer.request("tasks/get", {"taskId": "elsewhere"}))["result"]["status"] == "working"
+    assert (await peer.request("tasks/get", {"taskId": elsewhere}))["result"]["status"] == "working"
 
 
 def free_port() -> int:
