@@ -16,8 +16,10 @@ trusting the certificate authorities this machine trusts (for ``pip`` in the ima
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -63,33 +65,69 @@ def _answers(environment: dict[str, str]) -> bool:
 
 @contextlib.contextmanager
 def engine() -> Iterator[dict[str, str]]:
-    """The environment to run ``docker`` with, an engine answering it until the block ends."""
+    """The environment to run ``docker`` with, an engine answering it until the block ends.
+
+    The engine this starts is shared by the test runs of this machine (two suites side by
+    side): each holds a shared lock on ``HOME/users.lock`` while it uses it; the one that
+    finds it not answering starts it, and the last one out (the one that can take the lock
+    alone) stops it."""
     environment = dict(os.environ)
     if _answers(environment):
         yield environment
         return
     dockerd = shutil.which("dockerd")
-    assert dockerd and shutil.which("docker") and os.geteuid() == 0, (
+    assert dockerd and shutil.which("docker") and shutil.which("setsid") and os.geteuid() == 0, (
         "these tests need a Docker engine: one running, or Debian's docker.io and root to start one "
         "(scripts/setup.sh installs it when run as root)"
     )
     HOME.mkdir(exist_ok=True)
-    socket = HOME / "docker.sock"
-    environment["DOCKER_HOST"] = f"unix://{socket}"
-    command = [dockerd, "--host", environment["DOCKER_HOST"], "--data-root", str(HOME / "data")]
+    environment["DOCKER_HOST"] = f"unix://{HOME / 'docker.sock'}"
+    with (HOME / "users.lock").open("w") as users:
+        with _alone(HOME / "start.lock"):
+            fcntl.flock(users, fcntl.LOCK_SH)
+            if not _answers(environment):
+                _start_engine(dockerd, environment)
+        try:
+            yield environment
+        finally:
+            with _alone(HOME / "start.lock"):
+                try:
+                    fcntl.flock(users, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    pass  # another run uses it still: the last one stops it
+                else:
+                    _stop_engine()
+
+
+@contextlib.contextmanager
+def _alone(path: Path) -> Iterator[None]:
+    """Holds the exclusive lock on ``path`` (a file made for it) for the block."""
+    with path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _start_engine(dockerd: str, environment: dict[str, str]) -> None:
+    """Starts ``dockerd`` on ``HOME``, in a session of its own (no test run's child: it may
+    outlive the run that started it), and waits until it answers."""
+    command = ["setsid", "--fork", dockerd, "--host", environment["DOCKER_HOST"], "--data-root", str(HOME / "data")]
     command += ["--exec-root", str(HOME / "run"), "--pidfile", str(HOME / "docker.pid")]
     with (HOME / "dockerd.log").open("wb") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=log)
-    try:
+        subprocess.run(command, stdout=log, stderr=log, check=True)
+    deadline = time.monotonic() + 60
+    while not _answers(environment):
+        assert time.monotonic() < deadline, f"dockerd did not answer within 60 s: see {HOME}/dockerd.log"
+        time.sleep(0.2)
+
+
+def _stop_engine() -> None:
+    """Stops the engine ``_start_engine`` started (by its pid file), waiting until it has gone."""
+    with contextlib.suppress(FileNotFoundError, ValueError, ProcessLookupError):
+        pid = int((HOME / "docker.pid").read_text())
+        os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + 60
-        while not _answers(environment):
-            assert process.poll() is None, f"dockerd exited with code {process.returncode}: see {HOME}/dockerd.log"
-            assert time.monotonic() < deadline, f"dockerd did not answer within 60 s: see {HOME}/dockerd.log"
+        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
             time.sleep(0.2)
-        yield environment
-    finally:
-        process.terminate()
-        process.wait(60)
 
 
 def compose(environment: dict[str, str]) -> list[str]:
