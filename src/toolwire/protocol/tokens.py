@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import secrets
 from typing import Any
 
 #: Longer cursors are refused before they are decoded (toolwire's are under 40 characters).
@@ -52,6 +51,8 @@ def decode(token: Any, max_chars: int) -> bytes | None:
 def new_id() -> str:
     """An unguessable id (:data:`ID_BYTES` random bytes), never starting with ``-`` (a
     command line would take it for an option)."""
+    import secrets  # here: hashlib and random cost a stdio server's start ~9 ms, and only ids need them
+
     while True:
         token = secrets.token_urlsafe(ID_BYTES)
         if token[0] != "-":
