@@ -363,6 +363,23 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
 
         self.tool_search = ToolSearch(self, limit)
 
+    def resources_as_tools(self, max_chars: int = 100_000, max_blob_bytes: int = 2_000_000) -> None:
+        """Add the tools ``list_resources`` and ``read_resource``, for clients that read only
+        tools (see :mod:`toolwire.server.transforms`): what a read returns is cut at
+        ``max_chars`` characters of text, ``max_blob_bytes`` bytes of binary. ``ValueError``
+        if the server has a tool of either name (or added them already)."""
+        from .transforms import ResourcesAsTools
+
+        ResourcesAsTools(self, max_chars, max_blob_bytes)
+
+    def prompts_as_tools(self) -> None:
+        """Add the tools ``list_prompts`` and ``get_prompt``, for clients that read only tools
+        (see :mod:`toolwire.server.transforms`). ``ValueError`` if the server has a tool of
+        either name (or added them already)."""
+        from .transforms import PromptsAsTools
+
+        PromptsAsTools(self)
+
     def expose_version(self, name: str, version: str | None) -> None:
         """List ``version`` of the versioned tool ``name`` (``None``: the newest again; see
         :mod:`toolwire.server.versions`); ``KeyError`` for an unknown tool or version."""
