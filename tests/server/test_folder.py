@@ -143,3 +143,31 @@ async def test_a_file_written_while_serving_reaches_the_client_with_list_changed
     assert sorted(after) == ["dig", "drill", "forecast", "search"] and called.content[0].text == "found it"
     assert resources == ["news://now"] and prompts == ["lead"]
     assert sorted(broken) == ["dig", "drill", "search"]
+
+
+HELPDESK = """
+    from pathlib import Path
+
+    from toolwire import Server
+
+    server = Server("helpdesk")
+    server.add_skill(Path(__file__).with_name("_skills") / "refunds")
+"""
+SKILL = "---\nname: refunds\ndescription: How to refund an order.\n---\nRefund within 30 days.\n"
+
+
+async def test_a_files_skills_are_served_and_go_with_it_when_it_changes(tmp_path: Path) -> None:
+    write(tmp_path, "helpdesk.py", HELPDESK)
+    write(tmp_path, "_skills/refunds/SKILL.md", SKILL)
+    server = Server("desk")
+    folder = server.add_folder(tmp_path)
+    async with Client(server) as client:
+        skills = [skill.name for skill in await client.list_skills()]
+        files = [resource.uri for resource in await client.list_resources()]
+    write(tmp_path, "helpdesk.py", 'from toolwire import Server\n\nserver = Server("helpdesk")\n')
+    folder.load()
+    async with Client(server) as client:
+        after = await client.list_skills()
+        left = await client.list_resources()
+    assert skills == ["refunds"] and files == ["skill://refunds/SKILL.md"] and folder.problems == []
+    assert after == [] and left == []

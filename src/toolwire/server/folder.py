@@ -6,10 +6,10 @@ What a file holds
 Each ``.py`` file under the folder (at any depth; names starting with ``_`` or ``.`` are
 left out, so ``_helpers.py`` is a module the others may import) is a tool file as
 ``toolwire run FILE`` serves one: it defines a :class:`~toolwire.Server` (named ``server``,
-``mcp`` or ``app``, or the only one) with its tools, resources, resource templates and
-prompts, mounted servers included. The folder's server serves all of those under their own
-names; each tool still runs as its file made it. Only the items are taken: a file's server
-options, guards, lifespan and skills are not (set those on the folder's server).
+``mcp`` or ``app``, or the only one) with its tools, resources, resource templates,
+prompts and skills, mounted servers included. The folder's server serves all of those
+under their own names; each tool still runs as its file made it. Only the items are taken:
+a file's server options, guards and lifespan are not (set those on the folder's server).
 
 Problems are reported, one line each (in :attr:`Folder.problems` and the log), and never
 stop the rest from being served: a file that fails to import (its exception), a file with
@@ -31,6 +31,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -48,7 +49,13 @@ log = get_logger("toolwire")
 #: Seconds between two looks at a watched folder.
 POLL_SECONDS = 0.25
 #: The kinds of item a file contributes, as catalogs name them, and one of each in messages.
-KINDS = {"tools": "tool", "resources": "resource", "resourceTemplates": "resource template", "prompts": "prompt"}
+KINDS = {
+    "tools": "tool",
+    "resources": "resource",
+    "resourceTemplates": "resource template",
+    "prompts": "prompt",
+    "skills": "skill",
+}
 _generations = itertools.count(1)
 
 #: What loading a folder found: per kind, each key's item and the file (relative) it came from.
@@ -117,8 +124,8 @@ class Folder:
                 what = "no Server" if not servers else "several Servers (name one server)"
                 problems.append(f"{where} defines {what}, so nothing of it is served")
                 continue
-            for kind, catalog in _catalogs(servers[0]).items():
-                for key, item in catalog.by_key.items():
+            for kind, items in _items(servers[0]).items():
+                for key, item in items.items():
                     first = found[kind].get(key)
                     if first is not None:
                         said = f"the {KINDS[kind]} {key!r} is defined by both {first[1]} and {where}"
@@ -130,19 +137,13 @@ class Folder:
     def _swap(self, found: Found, problems: list[str], modules: list[str]) -> None:
         """Serve ``found`` instead of what was served (synchronously: no request sees a mix)."""
         server = self.server
-        catalogs = _catalogs(server)
         for kind, keys in self._served.items():
             for key in keys:
-                if kind == "tools":
-                    server.remove_tool(key)
-                elif kind == "prompts":
-                    server.remove_prompt(key)
-                else:
-                    server.remove_resource(key)
+                _remove(server, kind, key)
         self._served = {kind: [] for kind in KINDS}
         for kind, items in found.items():
             for key, (item, where) in items.items():
-                if key in catalogs[kind]:
+                if key in _items(server)[kind]:
                     problems.append(f"the {KINDS[kind]} {key!r} of {where} is not served: the server has one already")
                     continue
                 _add(server, kind, item)
@@ -205,12 +206,20 @@ def _imported(name: str, file: Path) -> ModuleType:
     return module
 
 
-def _catalogs(server: Server) -> dict[str, Any]:
+def _items(server: Server) -> dict[str, Mapping[str, Any]]:
+    """What ``server`` serves, per kind, by key; a skill's files are its skill's, not resources."""
+    from ..protocol.versions import SKILLS_EXTENSION
+
+    extension = server.extensions.get(SKILLS_EXTENSION)
+    skills: dict[str, Any] = getattr(extension, "skills", {})
+    files = {skill.file_uri(relative) for skill in skills.values() for relative in skill.files}
+    resources = {uri: item for uri, item in server.resources.by_key.items() if uri not in files}
     return {
-        "tools": server.registry,
-        "resources": server.resources,
-        "resourceTemplates": server.resource_templates,
-        "prompts": server.prompts,
+        "tools": server.registry.by_key,
+        "resources": resources,
+        "resourceTemplates": server.resource_templates.by_key,
+        "prompts": server.prompts.by_key,
+        "skills": skills,
     }
 
 
@@ -221,5 +230,18 @@ def _add(server: Server, kind: str, item: Any) -> None:
         server.add_resource_object(item)
     elif kind == "resourceTemplates":
         server.add_resource_template_object(item)
-    else:
+    elif kind == "prompts":
         server.add_prompt(item)
+    else:
+        server._skills().add(item)
+
+
+def _remove(server: Server, kind: str, key: str) -> None:
+    if kind == "tools":
+        server.remove_tool(key)
+    elif kind == "prompts":
+        server.remove_prompt(key)
+    elif kind == "skills":
+        server._skills().remove(key)
+    else:
+        server.remove_resource(key)
