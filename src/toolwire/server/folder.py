@@ -143,10 +143,11 @@ class Folder:
         self._served = {kind: [] for kind in KINDS}
         for kind, items in found.items():
             for key, (item, where) in items.items():
-                if key in _items(server)[kind]:
+                try:
+                    _add(server, kind, item)  # refused when the server has that name
+                except ValueError:
                     problems.append(f"the {KINDS[kind]} {key!r} of {where} is not served: the server has one already")
                     continue
-                _add(server, kind, item)
                 self._served[kind].append(key)
         for name in self._modules:
             sys.modules.pop(name, None)
