@@ -8,12 +8,14 @@ written while a client is connected (over real stdio, in both eras) reaches it w
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from tests.support.httpserve import toolwire_http
 from toolwire import Client, Server
 
 NEWS = """
@@ -112,33 +114,39 @@ def serve_folder(folder: Path, *options: str) -> list[str]:
     return [sys.executable, "-m", "toolwire", "run", str(folder), *options]
 
 
+@pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
 async def test_a_file_written_while_serving_reaches_the_client_with_list_changed(
-    tools_folder: Path, version: str
+    tools_folder: Path, version: str, transport: str
 ) -> None:
     changed = {kind: asyncio.Event() for kind in ("tools", "resources", "prompts")}
-    async with Client(
-        serve_folder(tools_folder, "--reload"),
-        protocol=version,
-        on_tools_changed=changed["tools"].set,
-        on_resources_changed=changed["resources"].set,
-        on_prompts_changed=changed["prompts"].set,
-    ) as client:
-        before = [tool.name for tool in await client.list_tools()]
-        await client.list_resources()
-        await client.list_prompts()
-        write(tools_folder, "mines/deeper.py", DEEP.replace("dig", "drill").replace('"deep"', '"deeper"'))
-        write(tools_folder, "news.py", NEWS.replace("news://today", "news://now").replace("headline", "lead"))
-        await asyncio.wait_for(asyncio.gather(*(event.wait() for event in changed.values())), 60)
-        for event in changed.values():
-            event.clear()
-        after = [tool.name for tool in await client.list_tools(refresh=True)]
-        called = await client.call_tool("drill")
-        resources = [resource.uri for resource in await client.list_resources()]
-        prompts = [prompt.name for prompt in await client.list_prompts()]
-        write(tools_folder, "weather.py", "raise RuntimeError('half-written')\n")
-        await asyncio.wait_for(changed["tools"].wait(), 60)
-        broken = [tool.name for tool in await client.list_tools(refresh=True)]
+    with contextlib.ExitStack() as stack:
+        target: str | list[str] = serve_folder(tools_folder, "--reload")
+        if transport == "http":
+            target, _ = stack.enter_context(toolwire_http(str(tools_folder), "--reload"))
+        async with Client(
+            target,
+            protocol=version,
+            on_tools_changed=changed["tools"].set,
+            on_resources_changed=changed["resources"].set,
+            on_prompts_changed=changed["prompts"].set,
+        ) as client:
+            before = [tool.name for tool in await client.list_tools()]
+            await client.list_resources()
+            await client.list_prompts()
+            await client.subscribe_resource("news://today")  # acknowledged: the server's notices reach us now
+            write(tools_folder, "mines/deeper.py", DEEP.replace("dig", "drill").replace('"deep"', '"deeper"'))
+            write(tools_folder, "news.py", NEWS.replace("news://today", "news://now").replace("headline", "lead"))
+            await asyncio.wait_for(asyncio.gather(*(event.wait() for event in changed.values())), 60)
+            for event in changed.values():
+                event.clear()
+            after = [tool.name for tool in await client.list_tools(refresh=True)]
+            called = await client.call_tool("drill")
+            resources = [resource.uri for resource in await client.list_resources()]
+            prompts = [prompt.name for prompt in await client.list_prompts()]
+            write(tools_folder, "weather.py", "raise RuntimeError('half-written')\n")
+            await asyncio.wait_for(changed["tools"].wait(), 60)
+            broken = [tool.name for tool in await client.list_tools(refresh=True)]
     assert before == ["dig", "search", "forecast"]
     assert sorted(after) == ["dig", "drill", "forecast", "search"] and called.content[0].text == "found it"
     assert resources == ["news://now"] and prompts == ["lead"]
