@@ -108,6 +108,9 @@ def test_a_name_the_server_has_already_is_not_taken_from_the_folder(tools_folder
     assert "the tool 'forecast' of weather.py is not served: the server has one already" in folder.problems
     with pytest.raises(ValueError, match="is not a folder"):
         server.add_folder(tools_folder / "news.py")
+    server.remove_tool("dig")  # by hand: loading again neither fails nor misses it
+    folder.load()
+    assert "dig" in server.registry
 
 
 def serve_folder(folder: Path, *options: str) -> list[str]:

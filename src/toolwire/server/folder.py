@@ -28,6 +28,7 @@ prompts). Modules the files import from elsewhere (``_helpers.py`` too) are not 
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import itertools
 import sys
@@ -139,7 +140,8 @@ class Folder:
         server = self.server
         for kind, keys in self._served.items():
             for key in keys:
-                _remove(server, kind, key)
+                with contextlib.suppress(KeyError):  # removed from the server by hand meanwhile
+                    _remove(server, kind, key)
         self._served = {kind: [] for kind in KINDS}
         for kind, items in found.items():
             for key, (item, where) in items.items():
@@ -187,7 +189,11 @@ class Folder:
         while True:
             await asyncio.sleep(POLL_SECONDS)  # polling the files' times, not waiting for an event of ours
             if watch.changed():
-                collected = await asyncio.to_thread(self._collect)
+                try:
+                    collected = await asyncio.to_thread(self._collect)
+                except OSError as exc:  # the folder went away or cannot be read: serve what was loaded
+                    log.warning("%s: not reloaded: %s", self.path.name, exc)
+                    continue
                 self._swap(*collected)
                 log.info("%s: reloaded", self.path.name)
 
