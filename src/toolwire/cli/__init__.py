@@ -2,6 +2,7 @@
 
     toolwire run path/to/server.py[:object]      serve a file's Server over stdio
     toolwire run FILE --http [HOST:]PORT         ... or over Streamable HTTP
+    toolwire run DIR [--reload]                  serve a folder of tool files
     toolwire tools TARGET                        list a server's tools
     toolwire call TARGET TOOL [KEY=VALUE ...]    call one of them
     toolwire resources TARGET                    list its resources and resource templates
@@ -160,6 +161,7 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--
                                          [--stateless] [--uvicorn | --granian] [--forwarded-allow-ips IPS]
                                          [--max-connections-per-client N]
                                          [--issuer URL [--audience URI] [--scope SCOPE ...]]] [-- ARG ...]
+       toolwire run DIR [--reload] [options]
        toolwire tools TARGET [--json] [options]
        toolwire call TARGET TOOL [KEY=VALUE ...] [--input JSON] [--json] [--out DIR] [options]
        toolwire resources TARGET [--json] [options]

@@ -140,6 +140,7 @@ def load_server(target: str) -> Any:
     file raised it (it needs an extra)."""
     import importlib.util
 
+    from ..server.folder import servers_of
     from ..server.server import Server
 
     path, _, name = target.partition(":")
@@ -167,10 +168,7 @@ def load_server(target: str) -> Any:
             raise UsageError(f"{path} has no object named {name!r}")
         found = getattr(module, name)
     else:
-        conventional = (getattr(module, n, None) for n in ("server", "mcp", "app"))
-        candidates = [value for value in conventional if isinstance(value, Server)]
-        if not candidates:
-            candidates = [value for value in vars(module).values() if isinstance(value, Server)]
+        candidates = servers_of(module)
         if len(candidates) != 1:
             what = "no Server" if not candidates else "several Servers"
             raise UsageError(f"{path} defines {what}: name the one to serve as {path}:OBJECT")

@@ -22,7 +22,7 @@ def main(command: str, argv: list[str]) -> int:
         "Develop a server: a web inspector (on 127.0.0.1, a token in its address) to call its tools,\n"
         "read its resources, answer its questions and watch its traffic. A server file is restarted\n"
         "when it (or a file beside it) changes.",
-        "TARGET: FILE.py[:OBJECT], an http(s) URL, or any server's command line after --.",
+        "TARGET: FILE.py[:OBJECT], a folder of tool files, an http(s) URL, or any server's command line after --.",
     )
     parser.add_argument("target", metavar="TARGET", nargs="?", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=_port, default=0, help="the inspector's port (default: a free one)")
@@ -42,7 +42,11 @@ def main(command: str, argv: list[str]) -> int:
     options = parser.parse_args(argv)
     target: str | list[str] = one_target("dev", options.target, server_command)
     file = None
-    if isinstance(target, str) and not target.startswith(("http://", "https://")):
+    watched = ""
+    if isinstance(target, str) and os.path.isdir(target):  # the folder reloads itself in place
+        watched = f"; {target} is loaded again when a file in it changes"
+        target = [sys.executable, "-m", "toolwire", "run", target, "--reload"]
+    elif isinstance(target, str) and not target.startswith(("http://", "https://")):
         file = target.partition(":")[0]
         if not file.endswith(".py") or not os.path.isfile(file):
             raise UsageError(f"no such server file: {file}")
@@ -50,8 +54,8 @@ def main(command: str, argv: list[str]) -> int:
     from ..dev.inspector import serve
 
     def ready(url: str) -> None:
-        watched = f"; it restarts {file} when it changes" if file else ""  # never right after the URL
-        sys.stderr.write(f"toolwire: the inspector is at {url} (Ctrl-C stops it{watched})\n")
+        said = f"; it restarts {file} when it changes" if file else watched  # never right after the URL
+        sys.stderr.write(f"toolwire: the inspector is at {url} (Ctrl-C stops it{said})\n")
         sys.stderr.flush()
 
     try:

@@ -21,11 +21,18 @@ def _run_parser() -> Parser:
         USAGE.split("\n       toolwire tools", 1)[0].removeprefix("usage: "),
         "Serve the Server defined in FILE over stdio (stdout carries only protocol messages; logs\n"
         "go to stderr), or with --http over Streamable HTTP. Without :OBJECT it serves the module's\n"
-        "server, mcp or app, or its only Server; an OBJECT that is a function is called to make one.",
+        "server, mcp or app, or its only Server; an OBJECT that is a function is called to make one.\n"
+        "A folder (DIR) serves the tools, resources and prompts of every such file in it; with --reload\n"
+        "they are loaded again when one changes.",
         "Words after -- are the file's own command line (its sys.argv[1:]).",
     )
     parser.add_argument("file", metavar="FILE[:OBJECT]", nargs="?", help=argparse.SUPPRESS)
     serving_arguments(parser)
+    parser.add_argument(
+        "--reload",
+        action="store_true",
+        help="for a folder of tool files: load them again when one changes, telling clients the lists changed",
+    )
     parser.add_argument(
         "--tasks",
         metavar="DB",
@@ -62,7 +69,9 @@ def main(command: str, argv: list[str]) -> int:
     options = _run_parser().parse_args(argv)
     target: str | None = options.file
     if target is None:
-        raise UsageError("run needs a FILE: toolwire run FILE[:OBJECT] [options]")
+        raise UsageError("run needs a FILE: toolwire run FILE[:OBJECT] [options], or a folder: toolwire run DIR")
+    if options.reload and not os.path.isdir(target):
+        raise UsageError("--reload is for a folder of tool files (toolwire dev FILE restarts a file when it changes)")
     sys.argv = [target.partition(":")[0], *(own or [])]
     if options.tasks is not None and options.redis is not None:
         raise UsageError("--tasks and --redis do not go together: --redis keeps the tasks in Redis")
@@ -102,7 +111,7 @@ def _loaded(target: str, options: argparse.Namespace) -> Any:
     other replicas through that Redis; with ``--skills``, serving those skills
     (:class:`UsageError` saying what is wrong with one)."""
     set_verbosity(options.verbose)
-    server = load_server(target)
+    server = _folder_server(target, options.reload) if os.path.isdir(target) else load_server(target)
     if options.tasks is not None:
         server.use_task_store(options.tasks)
     if options.redis is not None:
@@ -122,6 +131,17 @@ def _loaded(target: str, options: argparse.Namespace) -> Any:
         from ..guards.requestlog import RequestLog
 
         server.use(RequestLog())
+    return server
+
+
+def _folder_server(path: str, reload: bool) -> Any:
+    """A Server named after the folder ``path``, serving its tool files (what cannot be
+    served is said on stderr, a line each, and the rest is served)."""
+    from ..server.server import Server
+
+    name = os.path.basename(os.path.abspath(path)) or "tools"
+    server = Server(name)
+    server.add_folder(path, reload=reload)
     return server
 
 

@@ -62,9 +62,11 @@ from .model import (
     parts_text,
     text_part,
 )
+from .resources import LIST_RESOURCES_TOOL
 from .results import model_parts, summary
 
 if TYPE_CHECKING:
+    from ..client import ToolInfo
     from .host import Host
 
 log = get_logger("toolwire.host")
@@ -336,12 +338,14 @@ class Turn:
         )
         self.conversation.messages.extend(self.results[call.id] for call in calls)
 
-    async def _decide(self, call: ToolCallRequest) -> tuple[ToolCallRequest, str, str | None, dict[str, Any]] | None:
-        """``(call, server, tool name, arguments)`` if the call may run (tool name ``None``:
-        the host's resource reader); otherwise its refusal is recorded and ``None`` returned."""
+    async def _decide(self, call: ToolCallRequest) -> tuple[ToolCallRequest, str, ToolInfo, dict[str, Any]] | None:
+        """``(call, server, tool, arguments)`` if the call may run (the tool is
+        ``READ_RESOURCE_TOOL`` or ``LIST_RESOURCES_TOOL`` for the host's resource tools);
+        otherwise its refusal is recorded and ``None`` returned."""
         host = self.host
         resolved = host.resolve(call.name)
         reader = call.name == host.read_resource_name and resolved is None
+        lister = call.name == host.list_resources_name and resolved is None and host.lists_resources
         server = resolved[0] if resolved else None
         name = resolved[1].name if resolved else None
         warning = host.mark(resolved[0], resolved[1].name) if resolved else ""
@@ -349,13 +353,14 @@ class Turn:
         if call.arguments is None:
             self._refuse(call, "host", f"The call was not made: {call.error}")
             return None
-        if reader:
+        if reader or lister:
+            uri = None if lister else str(call.arguments.get("uri", ""))
             try:
-                server = host.resource_server(str(call.arguments.get("uri", "")), call.arguments.get("server"))
+                server = host.resource_server(uri, call.arguments.get("server"))
             except ValueError as exc:
                 self._refuse(call, "host", f"The call was not made: {exc}")
                 return None
-            tool = READ_RESOURCE_TOOL
+            tool = LIST_RESOURCES_TOOL if lister else READ_RESOURCE_TOOL
         elif resolved is None and host.deferring:
             told = f"There is no tool named {call.name!r}. {host.find_tools_name} finds the tools of the servers."
             self._refuse(call, "host", told)
@@ -403,7 +408,7 @@ class Turn:
                 approvals.record(server, tool, always=answer == "always")
             said = why or ("always allowed" if answer == "always" else "allowed once")
             self.emit(ToolCallDecided(call.id, "allow", by, said))
-        return call, server, None if reader else tool.name, call.arguments
+        return call, server, tool, call.arguments
 
     async def _find(self, call: ToolCallRequest) -> None:
         """A call of the host's ``find_tools``: rank the servers' tools for its query, load
@@ -454,7 +459,7 @@ class Turn:
         self.emit(ToolCallDecided(call.id, "refuse", by, reason or told))
         self._record(call, [text_part(told)], True, 0.0)
 
-    async def _execute(self, call: ToolCallRequest, server: str, name: str | None, arguments: dict[str, Any]) -> None:
+    async def _execute(self, call: ToolCallRequest, server: str, tool: ToolInfo, arguments: dict[str, Any]) -> None:
         """Run one allowed call; whatever happens becomes its result (never raises, but
         for cancellation)."""
         started = time.monotonic()
@@ -465,11 +470,13 @@ class Turn:
         host = self.host
         is_error = True
         try:
-            if name is None:
+            if tool is READ_RESOURCE_TOOL:
                 parts = await host.read_resource(server, str(arguments.get("uri", "")))
                 is_error = False
+            elif tool is LIST_RESOURCES_TOOL:
+                parts, is_error = [text_part(await host.list_resources(server))], False
             else:
-                result = await host.call(server, name, arguments, progress)
+                result = await host.call(server, tool.name, arguments, progress)
                 readable = any(entry.reads_resources for entry in host.servers.values())
                 parts = model_parts(result, host.max_result_chars, readable)
                 is_error = result.is_error

@@ -49,6 +49,7 @@ from .deferral import DEFER_TOOLS, FIND_TOOLS, Pair, ToolDeferral, discovery_spe
 from .events import ElicitationNeeded, ExposedTool, SamplingNeeded
 from .model import ModelError, ModelRequest, Provider, ToolSpec, text_part
 from .naming import expose
+from .resources import LIST_RESOURCES, listed_text, lister_spec
 from .results import MAX_RESULT_CHARS
 from .schemas import for_model
 from .servers import ServerSpec, check_name, load_config, spec_for, unique_names
@@ -97,7 +98,8 @@ class Host:
     ``max_result_chars``: the cap on a result's text the model reads; ``roots``: offered to
     servers (default: the working directory); ``client_options``: more ``Client`` options;
     ``defer_tools``: when the model is shown only some tools and finds the others
-    (:class:`ToolDeferral`; ``None``: it is shown every tool always). ``ValueError`` for a
+    (:class:`ToolDeferral`; ``None``: it is shown every tool always); ``list_resources``:
+    offer the model a tool listing a server's resources (see :mod:`.resources`). ``ValueError`` for a
     rule of ``policy`` or a pinned rule of ``defer_tools`` that cannot be used.
     """
 
@@ -112,6 +114,7 @@ class Host:
         roots: list[dict[str, Any]] | None = None,
         client_options: dict[str, Any] | None = None,
         defer_tools: ToolDeferral | None = DEFER_TOOLS,
+        list_resources: bool = True,
     ) -> None:
         specs = load_config(servers) if isinstance(servers, dict) else [spec_for(target) for target in servers]
         for spec in specs:
@@ -130,6 +133,7 @@ class Host:
         self.roots = roots if roots is not None else [{"uri": cwd.as_uri(), "name": cwd.name or str(cwd)}]
         self.client_options = client_options or {}
         self.deferral = defer_tools
+        self.lists_resources = list_resources
         if defer_tools is not None:
             defer_tools.rules()
         #: Every tool the servers offer, as the model would call it.
@@ -268,8 +272,7 @@ class Host:
                     self._marks.get(pair, ""),
                 )
             )
-        if any(server.reads_resources for server in self.servers.values()):
-            self.specs.append(self._read_resource_spec())
+        self.specs += self._resource_specs()
         self.skills, self._skills_left_out = offered_skills(
             {name: server.skills for name, server in self.servers.items() if server.alive}
         )
@@ -300,8 +303,17 @@ class Host:
             self._changes.append(said)
             log.warning("%s", said)
 
-    def _read_resource_spec(self) -> ToolSpec:
+    def _resource_specs(self) -> list[ToolSpec]:
+        """The host's resource tools, when a server has resources: the reader, the lister."""
         readers = [name for name, server in self.servers.items() if server.reads_resources]
+        if not readers:
+            return []
+        specs = [self._read_resource_spec(readers)]
+        if self.lists_resources:
+            specs.append(lister_spec(self.list_resources_name, readers))
+        return specs
+
+    def _read_resource_spec(self, readers: list[str]) -> ToolSpec:
         parameters = {
             "type": "object",
             "properties": {
@@ -344,8 +356,7 @@ class Host:
         has resources, and the discovery tool."""
         wanted = set(shown)
         specs = [spec for pair, spec in self._specs.items() if pair in wanted]
-        if any(server.reads_resources for server in self.servers.values()):
-            specs.append(self._read_resource_spec())
+        specs += self._resource_specs()
         assert self.deferral is not None
         if self.skills:
             specs.append(loader_spec(self.load_skill_name, self.skills, self._skills_left_out))
@@ -394,6 +405,11 @@ class Host:
         """The model's name of the host's resource reader (prefixed if a server took it)."""
         return self._own_name(READ_RESOURCE)
 
+    @property
+    def list_resources_name(self) -> str:
+        """The model's name of the host's resource lister (prefixed if a server took it)."""
+        return self._own_name(LIST_RESOURCES)
+
     def resolve(self, exposed: str) -> tuple[str, ToolInfo] | None:
         """The server and tool behind a name the model used, or ``None``."""
         pair = self._names.get(exposed)
@@ -430,9 +446,10 @@ class Host:
             raise ClientError(f"the server {server!r} is not connected: {entry.error or 'closed'}")
         return entry.client
 
-    def resource_server(self, uri: str, named: str | None) -> str:
-        """Which server to read ``uri`` from: the one named, the one whose tool linked it, or
-        the only one that has resources. ``ValueError`` saying what to do otherwise."""
+    def resource_server(self, uri: str | None, named: str | None) -> str:
+        """Which server to read ``uri`` from (``None``: to list the resources of): the one
+        named, the one whose tool linked it, or the only one that has resources.
+        ``ValueError`` saying what to do otherwise."""
         readers = [name for name, server in self.servers.items() if server.reads_resources]
         if named is not None:
             if named not in readers:
@@ -442,7 +459,14 @@ class Host:
             return self._links[uri]
         if len(readers) == 1:
             return readers[0]
-        raise ValueError(f"say which server has {uri!r}: one of {', '.join(readers)}")
+        which = f"has {uri!r}" if uri is not None else "to list"
+        raise ValueError(f"say which server {which}: one of {', '.join(readers)}")
+
+    async def list_resources(self, server: str) -> str:
+        """The resources and templates of ``server`` as the model reads them (see
+        :mod:`.resources`); raises what the client raises."""
+        client = self._client(server)
+        return listed_text(server, await client.list_resources(), await client.list_resource_templates())
 
     async def read_resource(self, server: str, uri: str) -> list[dict[str, Any]]:
         """The parts of a resource as a model reads them; raises what the client raises (a

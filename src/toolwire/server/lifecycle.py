@@ -20,6 +20,7 @@ from .lifespan import LifespanFailed, LifespanRunner
 if TYPE_CHECKING:
     from ..tasks.manager import TaskManager
     from ..tasks.store import TaskStore
+    from .folder import Folder
     from .mount import Mount
 
 
@@ -32,6 +33,7 @@ class Lifecycle:
     _task_options: dict[str, Any]
     _tasks: TaskManager | None
     _mounts: dict[str, Mount]
+    _folders: list[Folder]
 
     def use_redis(self, url: str, prefix: str = "toolwire:") -> None:
         """Share what replicas must agree on through the Redis at ``url`` (keys under
@@ -84,9 +86,13 @@ class Lifecycle:
             await mount.child.start()
         if self._lifespan is not None:
             await self._lifespan.enter()
+        for folder in self._folders:
+            folder.start()  # watched while served, when reloading
 
     async def stop(self) -> None:
         """Leave the lifespan; the last to leave closes it (running tasks are stopped first)."""
+        for folder in self._folders:
+            await folder.stop()
         if self._lifespan is not None:
             await self._lifespan.leave()
         for mount in reversed(self._mounts.values()):

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from ..tasks.store import TaskStore
     from ..transports.http.app import StreamableHTTP
     from .dispatch import Dispatch
+    from .folder import Folder
     from .mount import Mount
     from .search import ToolSearch
     from .session import ServerSession
@@ -172,6 +173,7 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         self._tasks: TaskManager | None = None
         self._lifespan: LifespanRunner | None = None
         self._mounts: dict[str, Mount] = {}
+        self._folders: list[Folder] = []
         self._redis: tuple[str, str] | None = None  # use_redis's URL and key prefix
         if lifespan is not None:
             self.lifespan(lifespan)
@@ -243,6 +245,19 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
     def unmount(self, prefix: str) -> None:
         """Stop serving what is mounted at ``prefix``; ``KeyError`` if nothing is."""
         self._mounts.pop(prefix).detach()
+
+    def add_folder(self, path: str | os.PathLike[str], *, reload: bool = False) -> Folder:
+        """Serve the tools, resources and prompts of every tool file in the folder ``path``
+        (see :mod:`toolwire.server.folder` for what a file holds); ``reload``: load them
+        again when a file changes while serving, telling clients the lists changed.
+        ``ValueError`` if ``path`` is not a folder; a file that fails, or a name two files
+        define, is reported in the returned folder's ``problems`` and the log, never raised."""
+        from .folder import Folder
+
+        folder = Folder(self, path, reload)
+        folder.load()
+        self._folders.append(folder)
+        return folder
 
     # -- decorators ------------------------------------------------------------------------
 
@@ -362,6 +377,23 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         from .search import ToolSearch
 
         self.tool_search = ToolSearch(self, limit)
+
+    def resources_as_tools(self, max_chars: int = 100_000, max_blob_bytes: int = 2_000_000) -> None:
+        """Add the tools ``list_resources`` and ``read_resource``, for clients that read only
+        tools (see :mod:`toolwire.server.transforms`): what a read returns is cut at
+        ``max_chars`` characters of text, ``max_blob_bytes`` bytes of binary. ``ValueError``
+        if the server has a tool of either name (or added them already)."""
+        from .transforms import ResourcesAsTools
+
+        ResourcesAsTools(self, max_chars, max_blob_bytes)
+
+    def prompts_as_tools(self) -> None:
+        """Add the tools ``list_prompts`` and ``get_prompt``, for clients that read only tools
+        (see :mod:`toolwire.server.transforms`). ``ValueError`` if the server has a tool of
+        either name (or added them already)."""
+        from .transforms import PromptsAsTools
+
+        PromptsAsTools(self)
 
     def expose_version(self, name: str, version: str | None) -> None:
         """List ``version`` of the versioned tool ``name`` (``None``: the newest again; see

@@ -70,6 +70,14 @@ class SkillsExtension(Extension):
         self.skills[skill.uri] = skill
         return skill
 
+    def remove(self, uri: str) -> Skill:
+        """Stop serving the skill at ``uri`` (its files too); ``KeyError`` if none is served there."""
+        skill = self.skills.pop(uri)
+        if self._server is not None:
+            for relative in skill.files:
+                self._server.remove_resource(skill.file_uri(relative))
+        return skill
+
     @method("skills/list", declared=False)
     def list_skills(self, call: MethodCall) -> dict[str, Any]:
         start = _cursor(call.params.get("cursor"), len(self.skills))
