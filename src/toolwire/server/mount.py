@@ -15,13 +15,16 @@ the child's own guards do not.
 
 The child's extensions come through (those it offers when mounted): a mounted tool's
 definition keeps the fields they added (MCP Apps' ``_meta.ui``, its view's URI prefixed as
-the view's ``ui://`` resource is), and the parent offers what each one's
-:meth:`~toolwire.server.extensions.Extension.mounted` says, unless it offers that
+the view's ``ui://`` resource is), and the parent offers in its place what each one's
+:meth:`~toolwire.server.extensions.Extension.mount_into` puts there: by default what
+:meth:`~toolwire.server.extensions.Extension.mounted` says, unless the parent offers that
 identifier itself: MCP Apps (its capability), an extension with methods (the same
-identifier, capabilities and methods, answered by the child's handlers). Tasks need
-nothing (the parent offers them for task tools of its own making); a Server Card stays its
-own server's; skills are not served through a mount (their ``skill://`` files are, as
-resources). Unmounting withdraws what the mount offered.
+identifier, capabilities and methods, answered by the child's handlers). Skills join the
+parent's own: ``skills/list``, ``skills/get`` and ``resources/directory/read`` give the
+child's skills at ``PREFIX/PATH``, where their ``skill://`` files are served. Task tools run
+as tasks of the parent (it offers tasks for them: ``tasks/get``, ``tasks/result``,
+``tasks/cancel`` answer there). The parent's Server Card is its own: a card lists no tools,
+resources or extensions of anyone's. Unmounting withdraws what the mount offered.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ class Mount:
         self.prefix = prefix
         self._added: dict[str, list[str]] = {"tools": [], "resources": [], "templates": [], "prompts": []}
         self._stops: list[Callable[[], object]] = []
-        self._offered: list[str] = []
+        self._withdrawals: list[Callable[[], None]] = []
 
     def attach(self) -> None:
         """Copy the child's items in, offer its extensions (``ValueError`` if a name or a
@@ -63,7 +66,7 @@ class Mount:
         try:
             self.sync(strict=True)
             self._offer_extensions()
-        except ValueError:
+        except BaseException:
             self._withdraw_extensions()
             self._clear()
             raise
@@ -108,20 +111,15 @@ class Mount:
 
     def _offer_extensions(self) -> None:
         """Offer in the parent what each of the child's extensions says it offers there."""
-        for identifier, extension in list(self.child.extensions.items()):
-            if identifier in self.parent.extensions:
-                continue
-            offered = extension.mounted(self.prefix)
-            if offered is not None:
-                self.parent.add_extension(offered)
-                self._offered.append(identifier)
+        for extension in list(self.child.extensions.values()):
+            withdraw = extension.mount_into(self.parent, self.prefix)
+            if withdraw is not None:
+                self._withdrawals.append(withdraw)
 
     def _withdraw_extensions(self) -> None:
-        from .offering import withdraw
-
-        for identifier in self._offered:
-            withdraw(self.parent, identifier)
-        self._offered = []
+        for withdraw in reversed(self._withdrawals):
+            withdraw()
+        self._withdrawals = []
 
     def _add(self, kind: str, key: str, add: Callable[[Any], Any], item: Any, strict: bool) -> None:
         try:
