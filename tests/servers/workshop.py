@@ -4,13 +4,19 @@ tests/server/test_mount_extensions.py and tests/server/test_proxy_extensions.py.
 ``library`` serves the skill ``pdf-processing`` (examples/conformance_skills) and the task
 tools ``bind`` (done at once) and ``hold`` (runs until ``release`` is called, or until
 cancelled); ``server`` ("workshop") has its own skill ``git-workflow`` and mounts the
-library as ``lib``.
+library as ``lib`` and the voting board of tests/servers/board.py (an MCP Apps view and the
+extension ``com.example/votes``) as ``games``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from board import make_board
 
 from toolwire import Server
 
@@ -45,3 +51,4 @@ def make_library() -> Server:
 server = Server("workshop")
 server.add_skill(SKILLS / "git-workflow")
 server.mount(make_library(), "lib")
+server.mount(make_board(), "games")
