@@ -40,7 +40,7 @@ import inspect
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .apps.extension import UI_EXTENSION
+from .apps.extension import UI_EXTENSION, prefixed_view
 from .apps.view import MCP_APP_MIME
 from .client import Client, ServerError
 from .logs import get_logger
@@ -341,14 +341,18 @@ class _Forwarder:
 
 class _ForwardedExtension(Extension):
     """A target's extension as the proxy offers it: its settings, and ``methods`` forwarded
-    to the target (any client may send them: the target decides)."""
+    to the target (any client may send them: the target decides). A server mounting the
+    proxy offers it too (MCP Apps' views prefixed as the mount serves them), but skills,
+    whose entries would name the files unprefixed."""
 
     def __init__(
         self, identifier: str, settings: dict[str, Any], methods: Iterable[str], forwarder: _Forwarder
     ) -> None:
         self.id = identifier
         self._settings = settings
-        for name in methods:
+        self._methods = tuple(methods)
+        self._forwarder = forwarder
+        for name in self._methods:
 
             async def forward(call: MethodCall) -> dict[str, Any]:
                 return await forwarder.forward(call)
@@ -357,6 +361,14 @@ class _ForwardedExtension(Extension):
 
     def settings(self) -> dict[str, Any]:
         return self._settings
+
+    def mounted(self, prefix: str) -> Extension | None:
+        if self.id == SKILLS_EXTENSION:
+            return None
+        return _ForwardedExtension(self.id, self._settings, self._methods, self._forwarder)
+
+    def prefixed_definition(self, definition: dict[str, Any], prefix: str) -> dict[str, Any]:
+        return prefixed_view(definition, prefix) if self.id == UI_EXTENSION else definition
 
 
 def _plain(result: dict[str, Any]) -> dict[str, Any]:

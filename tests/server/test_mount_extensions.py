@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.servers.board import VOTES, make_board
+from tests.servers.board import VOTES, Votes, make_board
 from tests.servers.workshop import SKILLS, make_library
 from tests.support.helpers import MODERN, node_binary
 from tests.support.rawclient import RawClient, modern_meta, toolwire_command
@@ -175,3 +175,35 @@ async def test_a_mounted_servers_task_tools_run_as_the_parents_tasks(era: str) -
         released = await client.task(held.id or "").result()
     assert tools["lib_bind"].task_support == ("optional" if era != MODERN else None)  # 2026-07-28 does not list it
     assert (bound.text, released.text) == ("bound Ulysses", "held, then released")
+
+
+async def test_an_extension_the_child_offers_once_mounted_comes_through_with_its_next_list_change() -> None:
+    child = Server("child")
+    parent = Server("parent")
+    parent.mount(child, "late")
+    child.add_skill(SKILLS / "git-workflow")  # its files are a list change
+    async with Client(parent) as client:
+        listed = await client.request("skills/list", {})
+        extensions = client.server_extensions
+    assert [entry["uri"] for entry in listed["skills"]] == ["skill://late/git-workflow/SKILL.md"]
+    assert extensions == {SKILLS_EXTENSION: {"directoryRead": True}}
+    parent.unmount("late")
+    assert not parent.extensions
+
+
+def test_a_later_extension_whose_method_the_parent_answers_is_left_out_with_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    child = Server("child")
+    parent = Server("parent")
+    parent.dispatch.register("votes/count", lambda session, request: None)
+    parent.mount(child, "late")
+    child.add_extension(Votes())
+
+    @child.tool
+    def tally() -> str:
+        return "3"
+
+    assert "late_tally" in parent.registry and VOTES not in parent.extensions
+    assert "mounting 'late': the extension 'com.example/votes' is not offered" in caplog.text
+    assert "cannot answer votes/count: the server itself does" in caplog.text

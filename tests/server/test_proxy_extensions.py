@@ -22,6 +22,7 @@ from tests.server.test_proxy import EVERYTHING
 from tests.support.helpers import MODERN, node_binary
 from tests.support.httpserve import toolwire_http
 from tests.support.rawclient import toolwire_command
+from toolwire import Server
 from toolwire.apps import MCP_APP_MIME, UI_EXTENSION
 from toolwire.client import Client, ServerError
 from toolwire.proxy import proxy
@@ -137,3 +138,22 @@ async def test_the_reference_server_without_extensions_is_proxied_as_before(era:
     assert {"echo", "get-sum"} <= tools and echoed.text == "Echo: through"
     assert TASKS_ONLY.issuperset(extensions)
     assert missing.value.code == -32601
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_mounted_proxy_brings_its_targets_views_and_methods_prefixed(era: str) -> None:
+    parent = Server("hall")
+    parent.mount(proxy(toolwire_command(WORKSHOP), extension_methods={VOTES: ["votes/count"]}), "remote")
+    async with Client(parent, protocol=era, extensions={VOTES: {}}) as client:
+        tools = {tool.name: tool for tool in await client.list_tools()}
+        uri = (tools["remote_games_show_board_votes"].meta or {})["ui"]["resourceUri"]
+        view = await client.read_resource(uri)
+        counted = await client.request("votes/count")
+        files = [resource.uri for resource in await client.list_resources()]
+        extensions = client.server_extensions
+    assert uri == "ui://remote/games/board/view.html" and view[0].text == "<p>the board</p>"
+    assert counted["votes"] == 3 and extensions[VOTES] == {"ballot": "secret"}
+    assert extensions[UI_EXTENSION] == {"mimeTypes": [MCP_APP_MIME]}
+    # skills are not offered through a mount of a proxy (the target's entries name its own
+    # URIs); their files are served under the prefix as the proxy's other resources are
+    assert SKILLS_EXTENSION not in extensions and "skill://remote/lib/pdf-processing/SKILL.md" in files

@@ -13,7 +13,7 @@ and stops with the parent's; its tools reach their own server's lifespan through
 ``ctx.lifespan``. The parent's guards (timeouts, limits, audit) apply to what it serves;
 the child's own guards do not.
 
-The child's extensions come through (those it offers when mounted): a mounted tool's
+The child's extensions come through: a mounted tool's
 definition keeps the fields they added (MCP Apps' ``_meta.ui``, its view's URI prefixed as
 the view's ``ui://`` resource is), and the parent offers in its place what each one's
 :meth:`~toolwire.server.extensions.Extension.mount_into` puts there: by default what
@@ -24,7 +24,9 @@ parent's own: ``skills/list``, ``skills/get`` and ``resources/directory/read`` g
 child's skills at ``PREFIX/PATH``, where their ``skill://`` files are served. Task tools run
 as tasks of the parent (it offers tasks for them: ``tasks/get``, ``tasks/result``,
 ``tasks/cancel`` answer there). The parent's Server Card is its own: a card lists no tools,
-resources or extensions of anyone's. Unmounting withdraws what the mount offered.
+resources or extensions of anyone's. An extension the child offers once mounted comes
+through with the child's next list change (a skill's files, a tool shown in a view, a
+proxy's first lists). Unmounting withdraws what the mount offered.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ class Mount:
         self._added: dict[str, list[str]] = {"tools": [], "resources": [], "templates": [], "prompts": []}
         self._stops: list[Callable[[], object]] = []
         self._withdrawals: list[Callable[[], None]] = []
+        self._carried: set[str] = set()  # the child's extensions offered here (or offering nothing)
 
     def attach(self) -> None:
         """Copy the child's items in, offer its extensions (``ValueError`` if a name or a
@@ -78,6 +81,7 @@ class Mount:
 
     def _changed(self) -> None:
         self.sync(strict=False)
+        self._offer_extensions(strict=False)
 
     def sync(self, strict: bool) -> None:
         """Replace what was copied with the child's items as they are now. ``strict``: a
@@ -109,10 +113,21 @@ class Mount:
                 renamed_prompt = prefixed(prompt, prefix)
                 self._add("prompts", renamed_prompt.name, parent.add_prompt, renamed_prompt, strict)
 
-    def _offer_extensions(self) -> None:
-        """Offer in the parent what each of the child's extensions says it offers there."""
-        for extension in list(self.child.extensions.values()):
-            withdraw = extension.mount_into(self.parent, self.prefix)
+    def _offer_extensions(self, strict: bool = True) -> None:
+        """Offer in the parent what each of the child's extensions not carried yet says it
+        offers there. ``strict``: a method taken is a ``ValueError``; otherwise the extension
+        is skipped with a warning."""
+        for identifier, extension in list(self.child.extensions.items()):
+            if identifier in self._carried:
+                continue
+            self._carried.add(identifier)
+            try:
+                withdraw = extension.mount_into(self.parent, self.prefix)
+            except ValueError as exc:
+                if strict:
+                    raise
+                log.warning("mounting %r: the extension %r is not offered: %s", self.prefix, identifier, exc)
+                continue
             if withdraw is not None:
                 self._withdrawals.append(withdraw)
 
@@ -120,6 +135,7 @@ class Mount:
         for withdraw in reversed(self._withdrawals):
             withdraw()
         self._withdrawals = []
+        self._carried = set()
 
     def _add(self, kind: str, key: str, add: Callable[[Any], Any], item: Any, strict: bool) -> None:
         try:
