@@ -1,12 +1,15 @@
 """A proxied server's extensions come through: ``toolwire proxy`` of a server run as a process
 of its own (tests/servers/workshop.py: MCP Apps views, skills, the extension
 ``com.example/votes``), over stdio and HTTP, in both eras; the TypeScript SDK's skills client
-verifies the skills through the proxy; and the reference server, which declares no
-extension, is proxied as before (the extensions the proxy declares to it change nothing).
+verifies the skills through the proxy; an MCP Apps server written with the official
+packages (tests/interop/node/ext_apps_server.mjs: the TypeScript SDK's ``McpServer`` and
+``@modelcontextprotocol/ext-apps``'s ``registerAppTool``/``registerAppResource``) keeps its
+views through the proxy, read back by the official client and checked with the package's
+schemas; and the reference server, which declares no extension, is proxied as before (the
+extensions the proxy declares to it change nothing).
 
 (The npm reference server ``@modelcontextprotocol/server-everything`` the tests install
-offers no extension, no ``_meta.ui`` and no ``ui://`` resource: the target with extensions
-is a toolwire server, run as a separate process.)"""
+offers no extension, no ``_meta.ui`` and no ``ui://`` resource.)"""
 
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ import pytest
 
 from tests.server.test_proxy import EVERYTHING
 from tests.support.helpers import MODERN, node_binary
-from tests.support.httpserve import toolwire_http
+from tests.support.httpserve import free_port, toolwire_http, wait_for_port
 from tests.support.rawclient import toolwire_command
 from toolwire import Server
 from toolwire.apps import MCP_APP_MIME, UI_EXTENSION
@@ -35,6 +38,8 @@ ERAS = ["2025-11-25", MODERN]
 VOTES = "com.example/votes"
 VIEW = "ui://games/board/view.html"
 MOUNTED_SKILL = "skill://lib/pdf-processing/SKILL.md"
+SDK_APPS = NODE / "ext_apps_server.mjs"
+CLOCK = "ui://clock/view.html"
 #: What the proxy of the reference server may offer: tasks, its own (for the target's task tools).
 TASKS_ONLY = {"io.modelcontextprotocol/tasks"}
 
@@ -157,3 +162,50 @@ async def test_a_mounted_proxy_brings_its_targets_views_and_methods_prefixed(era
     # skills are not offered through a mount of a proxy (the target's entries name its own
     # URIs); their files are served under the prefix as the proxy's other resources are
     assert SKILLS_EXTENSION not in extensions and "skill://remote/lib/pdf-processing/SKILL.md" in files
+
+
+async def seen_of_the_sdk_server(client: Client) -> dict[str, Any]:
+    return {
+        "extensions": client.server_extensions,
+        "tools": [(tool.name, tool.meta) for tool in await client.list_tools()],
+        "view": [entry.raw for entry in await client.read_resource(CLOCK)],
+    }
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_sdk_written_apps_server_keeps_its_views_through_the_proxy(era: str) -> None:
+    sdk_server = [str(node_binary()), str(SDK_APPS)]
+    async with Client(sdk_server, protocol="2025-11-25") as direct:  # it speaks no 2026-07-28
+        expected = await seen_of_the_sdk_server(direct)
+    async with Client([sys.executable, "-m", "toolwire", "proxy", "--", *sdk_server], protocol=era) as client:
+        seen = await seen_of_the_sdk_server(client)
+    assert seen == expected
+    assert seen["extensions"] == {UI_EXTENSION: {"mimeTypes": [MCP_APP_MIME]}}
+    assert seen["tools"] == [("show-clock", {"ui": {"resourceUri": CLOCK}, "ui/resourceUri": CLOCK})]
+    assert seen["view"][0]["_meta"] == {"ui": {"prefersBorder": True}}
+
+
+def test_the_official_client_reads_an_sdk_apps_server_through_the_proxy_over_http() -> None:
+    port = free_port()
+    command = [sys.executable, "-m", "toolwire", "proxy", "--http", str(port), "--", str(node_binary()), str(SDK_APPS)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process)
+        done = subprocess.run(
+            [str(node_binary()), str(NODE / "ext_apps_check.mjs"), f"http://127.0.0.1:{port}/mcp"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=NODE,
+        )
+    finally:
+        process.terminate()
+        process.wait(10)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["serverCapability"] == {"mimeTypes": [MCP_APP_MIME]}
+    tool = seen["tools"]["show-clock"]
+    assert tool["issues"] == [] and tool["meta"] == tool["sdk"]
+    assert seen["views"][CLOCK] == [
+        {"mimeType": MCP_APP_MIME, "isHtml": True, "issues": [], "ui": {"prefersBorder": True}}
+    ]
