@@ -16,8 +16,8 @@ target as a call; the target's progress becomes the caller's progress; its JSON-
 are the caller's errors. A tool that the target runs as a task can be a task here too.
 
 The target's extensions come through: each one it offers is offered here with its
-settings (``capabilities.extensions``), except tasks (a task tool of the target runs as a
-task of the proxy). Its tools keep their ``_meta`` (MCP Apps' ``_meta.ui``) and its
+settings (``capabilities.extensions``), except tasks (the proxy offers its own for the
+task tools it serves). Its tools keep their ``_meta`` (MCP Apps' ``_meta.ui``) and its
 ``ui://`` and ``skill://`` resources are served as any resource is. The requests of the
 extensions whose methods are known are forwarded to the target: the skills extension's
 (``skills/list``, ``skills/get``, ``resources/directory/read``), and those named in
