@@ -45,13 +45,15 @@ from .apps.view import MCP_APP_MIME
 from .client import Client, ServerError
 from .logs import get_logger
 from .prompts.prompt import Message, PromptResult
-from .protocol.errors import INTERNAL_ERROR, INVALID_REQUEST, ProtocolError
+from .protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, ProtocolError
 from .protocol.versions import SKILLS_EXTENSION, TASKS_EXTENSION
 from .resources.resource import ResourceContents
 from .resources.uri_template import UriTemplate
 from .server.context import Context
 from .server.extensions import Extension, MethodCall, method
+from .server.prefix import prefixed_uri
 from .server.server import Server
+from .skills.uri import SCHEME as SKILL_SCHEME
 from .tools.tool import Tool
 
 if TYPE_CHECKING:
@@ -154,11 +156,15 @@ class _Forwarder:
             except ValueError as exc:  # a malformed identifier, a method the proxy answers itself
                 log.warning("not offering the target's extension %r: %s", identifier, exc)
 
-    async def forward(self, call: MethodCall) -> dict[str, Any]:
+    async def forward(self, call: MethodCall, prefix: str = "") -> dict[str, Any]:
         """The target's answer to the request of ``call`` (its errors the caller's), with the
-        proxy's caching hints."""
+        proxy's caching hints. ``prefix``: the skills' mount prefixes (``outer/inner``), taken
+        off the ``skill://`` URI asked for and put on those answered (``-32602`` for a URI
+        without them)."""
         assert self.client is not None
         params = {key: value for key, value in call.params.items() if key != "_meta"}
+        if prefix:
+            params = _skill_uris(params, _without_prefix(prefix))
         try:
             result = await self.client.request(call.method, params)
         except ServerError as exc:
@@ -166,6 +172,8 @@ class _Forwarder:
         if not isinstance(result, dict):
             raise ProtocolError(INTERNAL_ERROR, f"Internal error: the target answered {call.method} with no object")
         kept = {key: value for key, value in _plain(result).items() if key not in ("ttlMs", "cacheScope")}
+        if prefix:
+            kept = _skill_uris(kept, lambda uri: prefixed_uri(prefix, uri))
         return call.cacheable(kept)
 
     def _forget(self, kind: str, remove: Callable[[str], Any]) -> None:
@@ -272,7 +280,8 @@ class _Forwarder:
             contents = await self.client.read_resource(uri)
         except ServerError as exc:
             raise ProtocolError(exc.code, exc.message, exc.data) from None
-        return [ResourceContents(entry.raw) for entry in contents]
+        # an entry of the URI read names the one the caller read (a mount's, prefixed)
+        return [ResourceContents({k: v for k, v in entry.raw.items() if (k, v) != ("uri", uri)}) for entry in contents]
 
     async def _prompts(self) -> None:
         assert self.server is not None and self.client is not None
@@ -342,33 +351,65 @@ class _Forwarder:
 class _ForwardedExtension(Extension):
     """A target's extension as the proxy offers it: its settings, and ``methods`` forwarded
     to the target (any client may send them: the target decides). A server mounting the
-    proxy offers it too (MCP Apps' views prefixed as the mount serves them), but skills,
-    whose entries would name the files unprefixed."""
+    proxy offers it too: MCP Apps' views and skills' ``skill://`` URIs prefixed as the mount
+    serves them (``prefix``: the mounts' prefixes it is offered through, outermost first)."""
 
     def __init__(
-        self, identifier: str, settings: dict[str, Any], methods: Iterable[str], forwarder: _Forwarder
+        self,
+        identifier: str,
+        settings: dict[str, Any],
+        methods: Iterable[str],
+        forwarder: _Forwarder,
+        prefix: str = "",
     ) -> None:
         self.id = identifier
         self._settings = settings
         self._methods = tuple(methods)
         self._forwarder = forwarder
+        self._prefix = prefix
+        uris = prefix if identifier == SKILLS_EXTENSION else ""
         for name in self._methods:
 
             async def forward(call: MethodCall) -> dict[str, Any]:
-                return await forwarder.forward(call)
+                return await forwarder.forward(call, uris)
 
             setattr(self, f"forward {name}", method(name, declared=False)(forward))
 
     def settings(self) -> dict[str, Any]:
         return self._settings
 
-    def mounted(self, prefix: str) -> Extension | None:
-        if self.id == SKILLS_EXTENSION:
-            return None
-        return _ForwardedExtension(self.id, self._settings, self._methods, self._forwarder)
+    def mounted(self, prefix: str) -> Extension:
+        outer = f"{prefix}/{self._prefix}" if self._prefix else prefix
+        return _ForwardedExtension(self.id, self._settings, self._methods, self._forwarder, outer)
 
     def prefixed_definition(self, definition: dict[str, Any], prefix: str) -> dict[str, Any]:
         return prefixed_view(definition, prefix) if self.id == UI_EXTENSION else definition
+
+
+def _without_prefix(prefix: str) -> Callable[[str], str]:
+    """``skill://PREFIX/rest`` as ``skill://rest``; ``-32602`` for a URI not under ``PREFIX``."""
+    start = f"{SKILL_SCHEME}{prefix}/"
+
+    def take_off(uri: str) -> str:
+        if not uri.startswith(start):
+            raise ProtocolError(INVALID_PARAMS, f"Invalid params: no skill at {uri}", {"uri": uri})
+        return SKILL_SCHEME + uri[len(start) :]
+
+    return take_off
+
+
+def _skill_uris(value: Any, change: Callable[[str], str]) -> Any:
+    """``value`` (JSON) with every ``uri`` that is a ``skill://`` URI changed by ``change``."""
+    if isinstance(value, list):
+        return [_skill_uris(item, change) for item in value]
+    if not isinstance(value, dict):
+        return value
+    return {
+        key: change(item)
+        if key == "uri" and isinstance(item, str) and item.startswith(SKILL_SCHEME)
+        else _skill_uris(item, change)
+        for key, item in value.items()
+    }
 
 
 def _plain(result: dict[str, Any]) -> dict[str, Any]:

@@ -146,7 +146,7 @@ async def test_the_reference_server_without_extensions_is_proxied_as_before(era:
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_a_mounted_proxy_brings_its_targets_views_and_methods_prefixed(era: str) -> None:
+async def test_a_mounted_proxy_brings_its_targets_extensions_prefixed(era: str) -> None:
     parent = Server("hall")
     parent.mount(proxy(toolwire_command(WORKSHOP), extension_methods={VOTES: ["votes/count"]}), "remote")
     async with Client(parent, protocol=era, extensions={VOTES: {}}) as client:
@@ -154,14 +154,24 @@ async def test_a_mounted_proxy_brings_its_targets_views_and_methods_prefixed(era
         uri = (tools["remote_games_show_board_votes"].meta or {})["ui"]["resourceUri"]
         view = await client.read_resource(uri)
         counted = await client.request("votes/count")
-        files = [resource.uri for resource in await client.list_resources()]
+        skills = await client.request("skills/list", {})
+        got = await client.request("skills/get", {"uri": f"skill://remote/{MOUNTED_SKILL[8:]}"})
+        folder = await client.request("resources/directory/read", {"uri": "skill://remote/lib/pdf-processing"})
+        files = [(await client.read_resource(entry["uri"]))[0].uri for entry in got["skill"]["resources"]]
+        with pytest.raises(ServerError) as outside:
+            await client.request("skills/get", {"uri": MOUNTED_SKILL})  # the target's own URI
         extensions = client.server_extensions
-    assert uri == "ui://remote/games/board/view.html" and view[0].text == "<p>the board</p>"
+    assert (view[0].uri, view[0].text) == (uri, "<p>the board</p>")  # the URI read, not the target's
     assert counted["votes"] == 3 and extensions[VOTES] == {"ballot": "secret"}
     assert extensions[UI_EXTENSION] == {"mimeTypes": [MCP_APP_MIME]}
-    # skills are not offered through a mount of a proxy (the target's entries name its own
-    # URIs); their files are served under the prefix as the proxy's other resources are
-    assert SKILLS_EXTENSION not in extensions and "skill://remote/lib/pdf-processing/SKILL.md" in files
+    assert extensions[SKILLS_EXTENSION] == {"directoryRead": True}
+    assert [entry["uri"] for entry in skills["skills"]] == [
+        "skill://remote/git-workflow/SKILL.md",
+        "skill://remote/lib/pdf-processing/SKILL.md",
+    ]
+    assert got["skill"] == skills["skills"][1] and files == [entry["uri"] for entry in got["skill"]["resources"]]
+    assert all(entry["uri"].startswith("skill://remote/lib/pdf-processing/") for entry in folder["resources"])
+    assert outside.value.code == -32602 and outside.value.data == {"uri": MOUNTED_SKILL}
 
 
 async def seen_of_the_sdk_server(client: Client) -> dict[str, Any]:
