@@ -19,7 +19,9 @@ from tests.servers.workshop import SKILLS, make_library
 from tests.support.helpers import MODERN, node_binary
 from tests.support.rawclient import RawClient, modern_meta, toolwire_command
 from toolwire import Client, Server
+from toolwire.cards import SERVER_CARD_EXTENSION, ServerCards
 from toolwire.client import TaskCancelled
+from toolwire.server.extensions import Endpoint
 from toolwire.skills import SKILLS_EXTENSION
 
 SERVERS = Path(__file__).resolve().parents[1] / "servers"
@@ -207,3 +209,18 @@ def test_a_later_extension_whose_method_the_parent_answers_is_left_out_with_a_wa
     assert "late_tally" in parent.registry and VOTES not in parent.extensions
     assert "mounting 'late': the extension 'com.example/votes' is not offered" in caplog.text
     assert "cannot answer votes/count: the server itself does" in caplog.text
+
+
+def test_the_parents_server_card_is_its_own_and_a_mounted_servers_card_stays_with_it() -> None:
+    child = make_library()
+    child.add_extension(ServerCards(name="com.example/library", description="Books, bound and held."))
+    bare = Server("bare")
+    bare.mount(child, "lib")
+    carded = Server("com.example/hall")
+    cards = ServerCards(description="The hall and its library.")
+    carded.add_extension(cards)
+    carded.mount(make_library(), "lib")
+    card = cards.card(Endpoint("https://hall.example/mcp", (MODERN,), None))
+    assert SERVER_CARD_EXTENSION not in bare.extensions
+    assert (card["name"], card["description"]) == ("com.example/hall", "The hall and its library.")
+    assert not {"tools", "resources", "capabilities"} & set(card)  # a card lists none (SEP-2127's schema)
