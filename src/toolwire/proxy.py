@@ -15,6 +15,16 @@ only 2025-11-25 reaches 2026-07-28 clients, and the other way round. A call goes
 target as a call; the target's progress becomes the caller's progress; its JSON-RPC errors
 are the caller's errors. A tool that the target runs as a task can be a task here too.
 
+The target's extensions come through: each one it offers is offered here with its
+settings (``capabilities.extensions``), except tasks (the proxy offers its own for the
+task tools it serves). Its tools keep their ``_meta`` (MCP Apps' ``_meta.ui``) and its
+``ui://`` and ``skill://`` resources are served as any resource is. The requests of the
+extensions whose methods are known are forwarded to the target: the skills extension's
+(``skills/list``, ``skills/get``, ``resources/directory/read``), and those named in
+``extension_methods``; another extension's requests get ``-32601``. The proxy declares
+MCP Apps and skills to the target (``extensions=``: what it declares instead), so that a
+target showing views only to a client that renders them shows them here.
+
 The target's questions (elicitation, sampling) during a call are passed on to the caller
 when the caller speaks a legacy version, which lets the server ask; a 2026-07-28 caller
 cannot be asked mid-call by a proxy (its questions are rounds of the request), so they are
@@ -27,17 +37,23 @@ import asyncio
 import contextlib
 import contextvars
 import inspect
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .apps.extension import UI_EXTENSION, prefixed_view
+from .apps.view import MCP_APP_MIME
 from .client import Client, ServerError
 from .logs import get_logger
 from .prompts.prompt import Message, PromptResult
-from .protocol.errors import INVALID_REQUEST, ProtocolError
+from .protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, ProtocolError
+from .protocol.versions import SKILLS_EXTENSION, TASKS_EXTENSION
 from .resources.resource import ResourceContents
 from .resources.uri_template import UriTemplate
 from .server.context import Context
+from .server.extensions import Extension, MethodCall, method
+from .server.prefix import prefixed_uri
 from .server.server import Server
+from .skills.uri import SCHEME as SKILL_SCHEME
 from .tools.tool import Tool
 
 if TYPE_CHECKING:
@@ -49,14 +65,32 @@ log = get_logger("toolwire.proxy")
 _CALLER: contextvars.ContextVar[Context | None] = contextvars.ContextVar("toolwire_proxy_caller", default=None)
 
 
-def proxy(target: Any, *, name: str | None = None, **client_options: Any) -> Server:
+#: The requests of the extensions whose methods the proxy knows, forwarded to the target.
+KNOWN_METHODS: dict[str, tuple[str, ...]] = {
+    SKILLS_EXTENSION: ("skills/list", "skills/get", "resources/directory/read"),
+}
+#: What the proxy declares to the target unless told otherwise (``extensions=``).
+DECLARED: dict[str, dict[str, Any]] = {UI_EXTENSION: {"mimeTypes": [MCP_APP_MIME]}, SKILLS_EXTENSION: {}}
+
+
+def proxy(
+    target: Any,
+    *,
+    name: str | None = None,
+    extension_methods: Mapping[str, Iterable[str]] | None = None,
+    **client_options: Any,
+) -> Server:
     """A Server offering what the MCP server ``target`` offers (any target a
     :class:`~toolwire.client.Client` takes: a command, a ``.py`` file, a URL, a Server).
-    ``name``: the proxy's own name (default: the target's). ``client_options`` go to the
-    Client (``headers=``, ``auth=``, ``timeout=``, ``env=``...). The target is reached when
-    the proxy starts serving: one that cannot be stops it with
+    ``name``: the proxy's own name (default: the target's). ``extension_methods``: the
+    requests to forward of extensions the proxy does not know, by identifier
+    (``{"com.example/votes": ["votes/count"]}``). ``client_options`` go to the Client
+    (``headers=``, ``auth=``, ``timeout=``, ``env=``, ``extensions=``...). The target is
+    reached when the proxy starts serving: one that cannot be stops it with
     :class:`~toolwire.server.lifespan.LifespanFailed`."""
-    forwarder = _Forwarder(target, name, client_options)
+    methods = {**KNOWN_METHODS, **{key: tuple(names) for key, names in (extension_methods or {}).items()}}
+    client_options.setdefault("extensions", {**DECLARED, **{key: {} for key in extension_methods or {}}})
+    forwarder = _Forwarder(target, name, client_options, methods)
     server = Server(name or "proxy", lifespan=forwarder.run)
     forwarder.server = server
     return server
@@ -65,10 +99,13 @@ def proxy(target: Any, *, name: str | None = None, **client_options: Any) -> Ser
 class _Forwarder:
     """The proxy's client of the target, and the items it mirrors."""
 
-    def __init__(self, target: Any, name: str | None, options: dict[str, Any]) -> None:
+    def __init__(
+        self, target: Any, name: str | None, options: dict[str, Any], methods: dict[str, tuple[str, ...]]
+    ) -> None:
         self.target = target
         self.name = name
         self.options = options
+        self.methods = methods
         self.server: Server | None = None
         self.client: Client | None = None
         self._mirrored: dict[str, list[str]] = {"tools": [], "resources": [], "templates": [], "prompts": []}
@@ -91,6 +128,7 @@ class _Forwarder:
             server.identity.info.update({key: value for key, value in client.server_info.items() if key != "title"})
         server.identity.instructions = server.identity.instructions or client.instructions
         try:
+            self._extensions()
             await self._tools()
             await self._resources()
             await self._prompts()
@@ -105,6 +143,38 @@ class _Forwarder:
         task.add_done_callback(self._resyncs.discard)
 
     # -- mirroring ---------------------------------------------------------------------------
+
+    def _extensions(self) -> None:
+        """Offer the target's extensions (but tasks, and those the proxy offers already)."""
+        assert self.server is not None and self.client is not None
+        for identifier, settings in self.client.server_extensions.items():
+            if identifier == TASKS_EXTENSION or identifier in self.server.extensions:
+                continue
+            try:
+                forwarded = _ForwardedExtension(identifier, settings, self.methods.get(identifier, ()), self)
+                self.server.add_extension(forwarded)
+            except ValueError as exc:  # a malformed identifier, a method the proxy answers itself
+                log.warning("not offering the target's extension %r: %s", identifier, exc)
+
+    async def forward(self, call: MethodCall, prefix: str = "") -> dict[str, Any]:
+        """The target's answer to the request of ``call`` (its errors the caller's), with the
+        proxy's caching hints. ``prefix``: the skills' mount prefixes (``outer/inner``), taken
+        off the ``skill://`` URI asked for and put on those answered (``-32602`` for a URI
+        without them)."""
+        assert self.client is not None
+        params = {key: value for key, value in call.params.items() if key != "_meta"}
+        if prefix:
+            params = _skill_uris(params, _without_prefix(prefix))
+        try:
+            result = await self.client.request(call.method, params)
+        except ServerError as exc:
+            raise ProtocolError(exc.code, exc.message, exc.data) from None
+        if not isinstance(result, dict):
+            raise ProtocolError(INTERNAL_ERROR, f"Internal error: the target answered {call.method} with no object")
+        kept = {key: value for key, value in _plain(result).items() if key not in ("ttlMs", "cacheScope")}
+        if prefix:
+            kept = _skill_uris(kept, lambda uri: prefixed_uri(prefix, uri))
+        return call.cacheable(kept)
 
     def _forget(self, kind: str, remove: Callable[[str], Any]) -> None:
         for key in self._mirrored[kind]:
@@ -161,11 +231,7 @@ class _Forwarder:
         finally:
             self._calls.remove(context)
             _CALLER.reset(token)
-        raw = {key: value for key, value in result.raw.items() if key != "resultType"}
-        meta = raw.get("_meta")
-        if isinstance(meta, dict):
-            raw["_meta"] = {key: value for key, value in meta.items() if not key.endswith("/serverInfo")}
-        return raw
+        return _plain(result.raw)
 
     async def _resources(self) -> None:
         assert self.server is not None and self.client is not None
@@ -214,7 +280,8 @@ class _Forwarder:
             contents = await self.client.read_resource(uri)
         except ServerError as exc:
             raise ProtocolError(exc.code, exc.message, exc.data) from None
-        return [ResourceContents(entry.raw) for entry in contents]
+        # an entry of the URI read names the one the caller read (a mount's, prefixed)
+        return [ResourceContents({k: v for k, v in entry.raw.items() if (k, v) != ("uri", uri)}) for entry in contents]
 
     async def _prompts(self) -> None:
         assert self.server is not None and self.client is not None
@@ -279,6 +346,82 @@ class _Forwarder:
             model_preferences=params.get("modelPreferences"),
             metadata=params.get("metadata"),
         )
+
+
+class _ForwardedExtension(Extension):
+    """A target's extension as the proxy offers it: its settings, and ``methods`` forwarded
+    to the target (any client may send them: the target decides). A server mounting the
+    proxy offers it too: MCP Apps' views and skills' ``skill://`` URIs prefixed as the mount
+    serves them (``prefix``: the mounts' prefixes it is offered through, outermost first)."""
+
+    def __init__(
+        self,
+        identifier: str,
+        settings: dict[str, Any],
+        methods: Iterable[str],
+        forwarder: _Forwarder,
+        prefix: str = "",
+    ) -> None:
+        self.id = identifier
+        self._settings = settings
+        self._methods = tuple(methods)
+        self._forwarder = forwarder
+        self._prefix = prefix
+        uris = prefix if identifier == SKILLS_EXTENSION else ""
+        for name in self._methods:
+
+            async def forward(call: MethodCall) -> dict[str, Any]:
+                return await forwarder.forward(call, uris)
+
+            setattr(self, f"forward {name}", method(name, declared=False)(forward))
+
+    def settings(self) -> dict[str, Any]:
+        return self._settings
+
+    def mounted(self, prefix: str) -> Extension:
+        outer = f"{prefix}/{self._prefix}" if self._prefix else prefix
+        return _ForwardedExtension(self.id, self._settings, self._methods, self._forwarder, outer)
+
+    def prefixed_definition(self, definition: dict[str, Any], prefix: str) -> dict[str, Any]:
+        return prefixed_view(definition, prefix) if self.id == UI_EXTENSION else definition
+
+
+def _without_prefix(prefix: str) -> Callable[[str], str]:
+    """``skill://PREFIX/rest`` as ``skill://rest``; ``-32602`` for a URI not under ``PREFIX``."""
+    start = f"{SKILL_SCHEME}{prefix}/"
+
+    def take_off(uri: str) -> str:
+        if not uri.startswith(start):
+            raise ProtocolError(INVALID_PARAMS, f"Invalid params: no skill at {uri}", {"uri": uri})
+        return SKILL_SCHEME + uri[len(start) :]
+
+    return take_off
+
+
+def _skill_uris(value: Any, change: Callable[[str], str]) -> Any:
+    """``value`` (JSON) with every ``uri`` that is a ``skill://`` URI changed by ``change``."""
+    if isinstance(value, list):
+        return [_skill_uris(item, change) for item in value]
+    if not isinstance(value, dict):
+        return value
+    return {
+        key: change(item)
+        if key == "uri" and isinstance(item, str) and item.startswith(SKILL_SCHEME)
+        else _skill_uris(item, change)
+        for key, item in value.items()
+    }
+
+
+def _plain(result: dict[str, Any]) -> dict[str, Any]:
+    """The target's ``result`` as the proxy's: without its ``resultType`` and its server's
+    ``_meta`` (``.../serverInfo``; a ``_meta`` left empty goes too)."""
+    raw = {key: value for key, value in result.items() if key != "resultType"}
+    meta = raw.pop("_meta", None)
+    if isinstance(meta, dict):
+        kept = {key: value for key, value in meta.items() if not key.endswith("/serverInfo")}
+        if kept:
+            raw["_meta"] = kept
+    return raw
 
 
 class _WithParameters:

@@ -135,6 +135,7 @@ def test_toolwire_proxy_bridges_a_stdio_legacy_server_to_http_and_2026_07_28() -
         (["proxy", "missing.py"], "no such file: missing.py"),
         (["proxy", "a.py", "b.py"], "unexpected 'b.py'"),
         (["proxy", "--frobnicate", "--", "x"], "unknown option for proxy: '--frobnicate'"),
+        (["proxy", "--extension-method", "votes/count", "--", "x"], "--extension-method takes ID=METHOD"),
     ],
 )
 def test_proxy_usage_errors_are_one_line(words: list[str], said: str) -> None:

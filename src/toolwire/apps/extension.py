@@ -83,16 +83,7 @@ class AppsExtension(Extension):
         return AppsExtension()
 
     def prefixed_definition(self, definition: dict[str, Any], prefix: str) -> dict[str, Any]:
-        """``definition`` with its view's URI prefixed, as a mount prefixes the view's resource."""
-        meta = definition.get("_meta")
-        ui = meta.get("ui") if type(meta) is dict else None
-        if type(meta) is not dict or type(ui) is not dict or type(ui.get("resourceUri")) is not str:
-            return definition
-        uri = prefixed_uri(prefix, ui["resourceUri"])
-        moved = {**meta, "ui": {**ui, "resourceUri": uri}}
-        if LEGACY_RESOURCE_URI in meta:
-            moved[LEGACY_RESOURCE_URI] = uri
-        return {**definition, "_meta": moved}
+        return prefixed_view(definition, prefix)
 
     def _serve(self, app: App) -> None:
         assert self._server is not None, "the extension is installed before views are shown"
@@ -106,6 +97,20 @@ class AppsExtension(Extension):
             app.uri, read, name=app.name or app.uri, description=app.description, mime_type=MCP_APP_MIME, meta=wrapped
         )
         self._views[app.uri] = app
+
+
+def prefixed_view(definition: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """A tool's ``definition`` with its view's URI prefixed, as a mount prefixes the view's
+    resource (unchanged without a ``_meta.ui.resourceUri``)."""
+    meta = definition.get("_meta")
+    ui = meta.get("ui") if type(meta) is dict else None
+    if type(meta) is not dict or type(ui) is not dict or type(ui.get("resourceUri")) is not str:
+        return definition
+    uri = prefixed_uri(prefix, ui["resourceUri"])
+    moved = {**meta, "ui": {**ui, "resourceUri": uri}}
+    if LEGACY_RESOURCE_URI in meta:
+        moved[LEGACY_RESOURCE_URI] = uri
+    return {**definition, "_meta": moved}
 
 
 def show_in_view(server: Server, tool: Tool, app: App) -> None:

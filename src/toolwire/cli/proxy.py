@@ -12,6 +12,7 @@ from .run import run_http_arguments, serve_http, serving_arguments, set_verbosit
 
 #: The proxy's serving options: one in the command line after ``--`` is warned about.
 PROXY_OPTIONS = (
+    "--extension-method",
     "--http",
     "--allow-host",
     "--stateless",
@@ -29,7 +30,8 @@ def main(command: str, argv: list[str]) -> int:
     argv, server_command = split_command(argv)
     parser = command_parser(
         "proxy",
-        "toolwire proxy TARGET [--name N] [--http [HOST:]PORT [--allow-host HOST ...] [--stateless]\n"
+        "toolwire proxy TARGET [--name N] [--extension-method ID=METHOD ...]\n"
+        "                      [--http [HOST:]PORT [--allow-host HOST ...] [--stateless]\n"
         "                      [--uvicorn | --granian] [--forwarded-allow-ips IPS]\n"
         "                      [--max-connections-per-client N]] [-v]\n"
         "       toolwire proxy [options] -- COMMAND [ARG ...]",
@@ -42,8 +44,16 @@ def main(command: str, argv: list[str]) -> int:
     )
     parser.add_argument("target", metavar="TARGET", nargs="?", help=argparse.SUPPRESS)
     parser.add_argument("--name", help="the proxy's name (default: the target's)")
+    parser.add_argument(
+        "--extension-method",
+        action="append",
+        default=[],
+        metavar="ID=METHOD",
+        help="forward the requests METHOD of the target's extension ID (skills' are forwarded without it)",
+    )
     serving_arguments(parser)
     options = parser.parse_args(argv)
+    methods = extension_methods(options.extension_method)
     target = one_target("proxy", options.target, server_command)
     local = isinstance(target, str) and not target.startswith(("http://", "https://"))
     if local and not os.path.isfile(str(target).partition(":")[0]):
@@ -58,7 +68,7 @@ def main(command: str, argv: list[str]) -> int:
     set_verbosity(options.verbose)
     from ..proxy import proxy
 
-    server = proxy(target, name=options.name)
+    server = proxy(target, name=options.name, extension_methods=methods)
     if options.http is None:
         from ..transports.stdio import protect_stdout, run_stdio
 
@@ -67,3 +77,15 @@ def main(command: str, argv: list[str]) -> int:
         return 0
     serve_http(server, " ".join(target) if isinstance(target, list) else target, options, http_options)
     return 0
+
+
+def extension_methods(pairs: list[str]) -> dict[str, list[str]]:
+    """``--extension-method ID=METHOD`` options as ``proxy``'s ``extension_methods``;
+    :class:`UsageError` for one without ``=`` or with a side empty."""
+    methods: dict[str, list[str]] = {}
+    for pair in pairs:
+        identifier, _, name = pair.partition("=")
+        if not identifier or not name:
+            raise UsageError(f"--extension-method takes ID=METHOD (com.example/votes=votes/count), not {pair!r}")
+        methods.setdefault(identifier, []).append(name)
+    return methods

@@ -28,8 +28,10 @@ SDK's extensions be off until a server opts in: adding one is that opt-in.
 
 Mounted (``parent.mount(server, prefix)``), ``mounted(prefix)`` says what the parent offers
 in its place (by default, for an extension with methods, the same identifier, capabilities
-and methods) and ``prefixed_definition(definition, prefix)`` how a tool definition holding
-its fields reads there (see :mod:`toolwire.server.mount`).
+and methods), ``mount_into(parent, prefix)`` puts it there (by default: offers what
+``mounted`` gives; the skills extension joins the parent's own instead) and
+``prefixed_definition(definition, prefix)`` how a tool definition holding its fields reads
+there (see :mod:`toolwire.server.mount`).
 
 Two lower-level hooks reach inside the server's handlers (the tasks extension uses both):
 ``claim_call(request, tool)`` takes a ``tools/call`` over (a :class:`CallClaim` runs
@@ -272,6 +274,22 @@ class Extension:
         from .mount import MountedExtension
 
         return MountedExtension(self)
+
+    def mount_into(self, server: Server, prefix: str) -> Callable[[], None] | None:
+        """Offer on ``server``, which mounts this one's under ``prefix``, what it offers
+        there; how to take that back when it unmounts (``None``: nothing was offered). By
+        default what :meth:`mounted` gives, unless ``server`` offers this identifier itself;
+        raises what :meth:`Server.add_extension <toolwire.server.server.Server.add_extension>`
+        raises (a method taken), with nothing offered."""
+        if self.id in server.extensions:
+            return None
+        offered = self.mounted(prefix)
+        if offered is None:
+            return None
+        server.add_extension(offered)
+        from .offering import withdraw
+
+        return lambda: withdraw(server, offered.id)
 
     def prefixed_definition(self, definition: dict[str, Any], prefix: str) -> dict[str, Any]:
         """A tool's definition holding this extension's fields, as a server that mounts this

@@ -13,15 +13,20 @@ and stops with the parent's; its tools reach their own server's lifespan through
 ``ctx.lifespan``. The parent's guards (timeouts, limits, audit) apply to what it serves;
 the child's own guards do not.
 
-The child's extensions come through (those it offers when mounted): a mounted tool's
+The child's extensions come through: a mounted tool's
 definition keeps the fields they added (MCP Apps' ``_meta.ui``, its view's URI prefixed as
-the view's ``ui://`` resource is), and the parent offers what each one's
-:meth:`~toolwire.server.extensions.Extension.mounted` says, unless it offers that
+the view's ``ui://`` resource is), and the parent offers in its place what each one's
+:meth:`~toolwire.server.extensions.Extension.mount_into` puts there: by default what
+:meth:`~toolwire.server.extensions.Extension.mounted` says, unless the parent offers that
 identifier itself: MCP Apps (its capability), an extension with methods (the same
-identifier, capabilities and methods, answered by the child's handlers). Tasks need
-nothing (the parent offers them for task tools of its own making); a Server Card stays its
-own server's; skills are not served through a mount (their ``skill://`` files are, as
-resources). Unmounting withdraws what the mount offered.
+identifier, capabilities and methods, answered by the child's handlers). Skills join the
+parent's own: ``skills/list``, ``skills/get`` and ``resources/directory/read`` give the
+child's skills at ``PREFIX/PATH``, where their ``skill://`` files are served. Task tools run
+as tasks of the parent (it offers tasks for them: ``tasks/get``, ``tasks/result``,
+``tasks/cancel`` answer there). The parent's Server Card is its own: a card lists no tools,
+resources or extensions of anyone's. An extension the child offers once mounted comes
+through with the child's next list change (a skill's files, a tool shown in a view, a
+proxy's first lists). Unmounting withdraws what the mount offered.
 """
 
 from __future__ import annotations
@@ -55,7 +60,8 @@ class Mount:
         self.prefix = prefix
         self._added: dict[str, list[str]] = {"tools": [], "resources": [], "templates": [], "prompts": []}
         self._stops: list[Callable[[], object]] = []
-        self._offered: list[str] = []
+        self._withdrawals: list[Callable[[], None]] = []
+        self._carried: set[str] = set()  # the child's extensions offered here (or offering nothing)
 
     def attach(self) -> None:
         """Copy the child's items in, offer its extensions (``ValueError`` if a name or a
@@ -63,7 +69,7 @@ class Mount:
         try:
             self.sync(strict=True)
             self._offer_extensions()
-        except ValueError:
+        except BaseException:
             self._withdraw_extensions()
             self._clear()
             raise
@@ -75,6 +81,7 @@ class Mount:
 
     def _changed(self) -> None:
         self.sync(strict=False)
+        self._offer_extensions(strict=False)
 
     def sync(self, strict: bool) -> None:
         """Replace what was copied with the child's items as they are now. ``strict``: a
@@ -106,22 +113,29 @@ class Mount:
                 renamed_prompt = prefixed(prompt, prefix)
                 self._add("prompts", renamed_prompt.name, parent.add_prompt, renamed_prompt, strict)
 
-    def _offer_extensions(self) -> None:
-        """Offer in the parent what each of the child's extensions says it offers there."""
+    def _offer_extensions(self, strict: bool = True) -> None:
+        """Offer in the parent what each of the child's extensions not carried yet says it
+        offers there. ``strict``: a method taken is a ``ValueError``; otherwise the extension
+        is skipped with a warning."""
         for identifier, extension in list(self.child.extensions.items()):
-            if identifier in self.parent.extensions:
+            if identifier in self._carried:
                 continue
-            offered = extension.mounted(self.prefix)
-            if offered is not None:
-                self.parent.add_extension(offered)
-                self._offered.append(identifier)
+            self._carried.add(identifier)
+            try:
+                withdraw = extension.mount_into(self.parent, self.prefix)
+            except ValueError as exc:
+                if strict:
+                    raise
+                log.warning("mounting %r: the extension %r is not offered: %s", self.prefix, identifier, exc)
+                continue
+            if withdraw is not None:
+                self._withdrawals.append(withdraw)
 
     def _withdraw_extensions(self) -> None:
-        from .offering import withdraw
-
-        for identifier in self._offered:
-            withdraw(self.parent, identifier)
-        self._offered = []
+        for withdraw in reversed(self._withdrawals):
+            withdraw()
+        self._withdrawals = []
+        self._carried = set()
 
     def _add(self, kind: str, key: str, add: Callable[[Any], Any], item: Any, strict: bool) -> None:
         try:

@@ -444,13 +444,9 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         return [extension.add(skill) for skill in find_skills(folder, prefix)]
 
     def _skills(self) -> SkillsExtension:
-        from ..skills import SKILLS_EXTENSION, SkillsExtension
+        from ..skills.extension import skills_of
 
-        extension = self.extensions.get(SKILLS_EXTENSION)
-        if not isinstance(extension, SkillsExtension):
-            extension = self.add_extension(SkillsExtension())
-            assert isinstance(extension, SkillsExtension)
-        return extension
+        return skills_of(self)
 
     # -- extensions ------------------------------------------------------------------------
 

@@ -23,12 +23,14 @@ string, a cursor the server did not hand out, a URI that is no skill's ``SKILL.m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import tokens
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
 from ..protocol.versions import SKILLS_EXTENSION
 from ..server.extensions import Extension, MethodCall, method
+from ..server.offering import withdraw
 from .directory import children
 from .skill import SKILL_MD, Skill, mime_type
 
@@ -46,6 +48,8 @@ class SkillsExtension(Extension):
 
     def __init__(self) -> None:
         self.skills: dict[str, Skill] = {}
+        #: The skills of the servers mounted here, by mount prefix (see :meth:`mount_into`).
+        self.mounted_skills: dict[str, SkillsExtension] = {}
         self._server: Server | None = None
 
     def settings(self) -> dict[str, Any]:
@@ -57,9 +61,31 @@ class SkillsExtension(Extension):
         for skill in self.skills.values():
             _serve_files(server, skill)
 
-    def mounted(self, prefix: str) -> None:
-        """Not offered through a mount (its entries would name the files unprefixed)."""
-        return None
+    def mount_into(self, server: Server, prefix: str) -> Callable[[], None]:
+        """A server mounting this one's under ``prefix`` lists its skills too, each at
+        ``PREFIX/PATH`` (where the mount serves the files: ``skill://PREFIX/PATH/FILE``),
+        beside its own and other mounts' (it offers the extension from the first). Returns
+        how to take them out again, withdrawing the extension when nothing is left in it."""
+        extension = skills_of(server)
+        extension.mounted_skills[prefix] = self
+
+        def leave() -> None:
+            extension.mounted_skills.pop(prefix, None)
+            if not extension.skills and not extension.mounted_skills:
+                withdraw(server, self.id)
+
+        return leave
+
+    def all(self) -> dict[str, Skill]:
+        """Every skill served here, its own and the mounted servers', by ``SKILL.md`` URI."""
+        if not self.mounted_skills:
+            return self.skills
+        every = dict(self.skills)
+        for prefix, mounted in self.mounted_skills.items():
+            for skill in mounted.all().values():
+                moved = Skill(f"{prefix}/{skill.path}", skill.frontmatter, skill.files)
+                every.setdefault(moved.uri, moved)
+        return every
 
     def add(self, skill: Skill) -> Skill:
         """Serve ``skill``; ``ValueError`` if a skill is served at its URI already."""
@@ -80,17 +106,18 @@ class SkillsExtension(Extension):
 
     @method("skills/list", declared=False)
     def list_skills(self, call: MethodCall) -> dict[str, Any]:
-        start = _cursor(call.params.get("cursor"), len(self.skills))
-        listed = list(self.skills.values())[start : start + PAGE]
+        skills = self.all()
+        start = _cursor(call.params.get("cursor"), len(skills))
+        listed = list(skills.values())[start : start + PAGE]
         result: dict[str, Any] = {"skills": [skill.entry() for skill in listed]}
-        if start + PAGE < len(self.skills):
+        if start + PAGE < len(skills):
             result["nextCursor"] = tokens.offset_cursor("skills", start + PAGE)
         return call.cacheable(result)
 
     @method("skills/get", declared=False)
     def get_skill(self, call: MethodCall) -> dict[str, Any]:
         uri = _uri(call.params)
-        skill = self.skills.get(uri)
+        skill = self.all().get(uri)
         if skill is None:
             raise ProtocolError(INVALID_PARAMS, f"Invalid params: no skill at {uri}", {"uri": uri})
         return call.cacheable({"skill": skill.entry()})
@@ -99,10 +126,21 @@ class SkillsExtension(Extension):
     def read_directory(self, call: MethodCall) -> dict[str, Any]:
         uri = _uri(call.params)
         _cursor(call.params.get("cursor"), 0, "resources/directory/read")
-        listed = children(self.skills.values(), uri)
+        listed = children(self.all().values(), uri)
         if listed is None:
             raise ProtocolError(INVALID_PARAMS, f"Invalid params: {uri} is not a directory", {"uri": uri})
         return call.cacheable({"resources": listed})
+
+
+def skills_of(server: Server) -> SkillsExtension:
+    """The skills extension ``server`` offers, offering one first if it offers none;
+    ``TypeError`` if it offers another object under the identifier."""
+    extension = server.extensions.get(SKILLS_EXTENSION)
+    if extension is None:
+        extension = server.add_extension(SkillsExtension())
+    if not isinstance(extension, SkillsExtension):
+        raise TypeError(f"this server offers {SKILLS_EXTENSION} through {extension!r}, not toolwire's SkillsExtension")
+    return extension
 
 
 def _serve_files(server: Server, skill: Skill) -> None:
