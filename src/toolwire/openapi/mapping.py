@@ -54,6 +54,10 @@ class MappedDocument:
     skipped: list[Skipped] = field(default_factory=list)
 
 
+#: Parameters mapped, by the identity of their object in the document, and the ``$defs`` they use.
+_Seen = dict[int, tuple[Parameter | None, frozenset[str]]]
+
+
 @dataclass
 class _Found:
     """An operation as the document has it, before mapping."""
@@ -89,11 +93,12 @@ def map_document(
     found = list(_operations(document.get("paths", {}), mapped.skipped))
     renamed = _renamed(found, overrides or {})
     host = _host(mapped.title)
+    seen: _Seen = {}
     for entry in found:
         override: Override | None = renamed.get(id(entry))
         tags = override.tags if override is not None and override.tags is not None else entry.tags
         try:
-            operation = _routed(route_maps, entry, tags, functools.partial(_operation, schemas, entry), host)
+            operation = _routed(route_maps, entry, tags, functools.partial(_operation, schemas, seen, entry), host)
         except Unusable as exc:
             mapped.skipped.append(Skipped(entry.method, entry.path, str(exc)))
             continue
@@ -205,7 +210,7 @@ def _overridden(operation: Operation, override: Override | None, tags: tuple[str
     )
 
 
-def _operation(schemas: Schemas, entry: _Found) -> Operation:
+def _operation(schemas: Schemas, seen: _Seen, entry: _Found) -> Operation:
     """``entry`` mapped; :class:`Unusable` saying why it cannot be."""
     raw = entry.raw
     uses: set[str] = set()
@@ -213,10 +218,10 @@ def _operation(schemas: Schemas, entry: _Found) -> Operation:
     required: list[str] = []
     parameters: list[Parameter] = []
     body, candidates = _body(schemas, raw, uses)
-    declared = [*_parameters(schemas, entry, uses), *candidates]
+    declared = [*_parameters(schemas, seen, entry, uses), *candidates]
     for parameter in sorted(declared, key=lambda p: LOCATIONS.index(p.location)):
         argument = _free(parameter.name, parameter.location, arguments)
-        parameters.append(replace(parameter, argument=argument))
+        parameters.append(parameter if argument == parameter.name else replace(parameter, argument=argument))
         arguments[argument] = parameter.schema
         if parameter.required:
             required.append(argument)
@@ -263,7 +268,7 @@ def method_annotations(method: str) -> dict[str, Any]:
     }
 
 
-def _parameters(schemas: Schemas, entry: _Found, uses: set[str]) -> Iterator[Parameter]:
+def _parameters(schemas: Schemas, seen: _Seen, entry: _Found, uses: set[str]) -> Iterator[Parameter]:
     """The path item's parameters overridden by the operation's (same name and place), checked."""
     declared: dict[tuple[str, str], Parameter] = {}
     for level, where in ((entry.item, "the path item"), (entry.raw, "the operation")):
@@ -272,7 +277,12 @@ def _parameters(schemas: Schemas, entry: _Found, uses: set[str]) -> Iterator[Par
             raise Unusable(f"{where}'s parameters are {kind(listed)}, not a list")
         for index, value in enumerate(listed):
             described = f"{where}'s parameter {index}"
-            parameter = _parameter(schemas, schemas.resolve(value, described), described, uses)
+            raw = schemas.resolve(value, described)
+            if id(raw) not in seen:  # parameters shared through $ref are mapped once
+                used: set[str] = set()
+                seen[id(raw)] = _parameter(schemas, raw, described, used), frozenset(used)
+            parameter, used_here = seen[id(raw)]
+            uses |= used_here
             if parameter is not None:
                 declared[(parameter.name, parameter.location)] = parameter
     in_template = _PATH_NAME.findall(entry.path)
