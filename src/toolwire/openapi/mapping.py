@@ -245,7 +245,7 @@ def _operation(schemas: Schemas, seen: _Seen, entry: _Found) -> Operation:
         path=entry.path,
         operation_id=raw["operationId"] if isinstance(raw.get("operationId"), str) else None,
         title=_cut(summary, MAX_TITLE),
-        description=_cut(text, MAX_DESCRIPTION),
+        description=_cut(text or None, MAX_DESCRIPTION),
         tags=entry.tags,
         parameters=tuple(parameters),
         body=body,
@@ -334,7 +334,8 @@ def _parameter(schemas: Schemas, raw: Any, where: str, uses: set[str]) -> Parame
 
 def _body(schemas: Schemas, raw: dict[str, Any], uses: set[str]) -> tuple[Body | None, list[Parameter]]:
     """The request body and its arguments: an object's properties, or the whole body as one
-    argument; :class:`Unusable` for a required body toolwire cannot send."""
+    argument. A body toolwire cannot send is left out when it is optional; when it is
+    required, :class:`Unusable` says why."""
     if "requestBody" not in raw:
         return None, []
     request = schemas.resolve(raw["requestBody"], "the request body")
@@ -344,10 +345,8 @@ def _body(schemas: Schemas, raw: dict[str, Any], uses: set[str]) -> tuple[Body |
     required = request.get("required") is True
     media_type = next((t for t in content if is_json(t)), None) or next((t for t in FORM_TYPES if t in content), None)
     if media_type is None:
-        if required:
-            types = ", ".join(str(t)[:60] for t in content) or "of no media type"
-            raise Unusable(f"the request body is {types}; toolwire sends JSON, form and multipart bodies")
-        return None, []
+        types = ", ".join(str(t)[:60] for t in content) or "of no media type"
+        return _unsendable(required, f"the request body is {types}; toolwire sends JSON, form and multipart bodies")
     media = content[media_type] if isinstance(content[media_type], dict) else {}
     where = f"the request body's {media_type} schema"
     raw_schema = media.get("schema", {})
@@ -356,17 +355,27 @@ def _body(schemas: Schemas, raw: dict[str, Any], uses: set[str]) -> tuple[Body |
     spread = isinstance(properties, dict) and bool(properties) and resolved.get("type", "object") == "object"
     spread = spread and not any(key in resolved for key in ("allOf", "anyOf", "oneOf", "not", "if"))
     if media_type in FORM_TYPES and not spread:
-        raise Unusable(f"the {media_type} request body is not an object of fields: {SIMPLE_FIELDS_ONLY}")
+        return _unsendable(required, f"the {media_type} request body is not an object of fields: {SIMPLE_FIELDS_ONLY}")
     if not spread:
         schema = schemas.convert(raw_schema, "input", where, uses)
-        return Body(media_type, required), [Parameter("body", "body", "body", required=required, schema=schema)]
+        schema = schema if isinstance(schema, dict) else {} if schema else {"not": {}}
+        if isinstance(request.get("description"), str) and "description" not in schema:
+            schema = {**schema, "description": cut(request["description"], MAX_DESCRIPTION)}
+        body = Body(media_type, required, argument="body")
+        return body, [Parameter("body", "body", "body", required=required, schema=schema)]
     assert isinstance(properties, dict)
-    converted = schemas.convert(resolved, "input", where, uses)
+    fields_used: set[str] = set()
+    converted = schemas.convert(resolved, "input", where, fields_used)
     fields = converted.get("properties", {})
-    needed = set(converted.get("required", [])) if required else set()
     if media_type in FORM_TYPES:
         for field_name in fields:
-            _check_field(schemas, properties[field_name], f"{where}.properties.{field_name}", media_type)
+            problem = _field_problem(schemas, properties[field_name], f"{where}.properties.{field_name}")
+            if problem is not None:
+                return _unsendable(
+                    required, f"the {media_type} field {field_name!r} is {problem}: {SIMPLE_FIELDS_ONLY}"
+                )
+    uses |= fields_used
+    needed = set(converted.get("required", [])) if required else set()
     candidates = [
         Parameter(name, name, "body", required=name in needed, schema=schema if isinstance(schema, dict) else {})
         for name, schema in fields.items()
@@ -374,16 +383,22 @@ def _body(schemas: Schemas, raw: dict[str, Any], uses: set[str]) -> tuple[Body |
     return Body(media_type, required), candidates
 
 
-def _check_field(schemas: Schemas, raw: Any, where: str, media_type: str) -> None:
-    """:class:`Unusable` unless ``raw`` is a simple form field: a string, number, integer or
-    boolean (or a list of them), not a file."""
+def _unsendable(required: bool, reason: str) -> tuple[None, list[Parameter]]:
+    """No body (an optional one toolwire cannot send is left out); :class:`Unusable` if it is required."""
+    if required:
+        raise Unusable(reason)
+    return None, []
+
+
+def _field_problem(schemas: Schemas, raw: Any, where: str) -> str | None:
+    """What keeps ``raw`` from being a simple form field (a string, number, integer or
+    boolean, or a list of them), or ``None``."""
     schema = schemas.resolve(raw, where)
     if isinstance(schema, dict) and schema.get("type") == "array":
         schema = schemas.resolve(schema.get("items", {}), where)
-    simple = isinstance(schema, dict) and schema.get("type") in _SIMPLE_TYPES and schema.get("format") != "binary"
-    if not simple:
-        field_name = where.rpartition(".")[2]
-        raise Unusable(f"the {media_type} field {field_name!r} is a file or an object: {SIMPLE_FIELDS_ONLY}")
+    if not isinstance(schema, dict) or schema.get("type") not in _SIMPLE_TYPES:
+        return "not a string, number or boolean"
+    return "a file" if schema.get("format") == "binary" else None
 
 
 def _free(name: str, location: Location, taken: Mapping[str, Any]) -> str:

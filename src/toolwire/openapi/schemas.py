@@ -80,9 +80,11 @@ class Schemas:
     def __init__(self, document: dict[str, Any], openapi30: bool) -> None:
         self.document = document
         self.openapi30 = openapi30
-        #: Converted targets by (pointer, direction): the schema and the targets it refers to
-        #: through ``$defs``, or why it cannot be converted.
-        self.targets: dict[tuple[str, Direction], tuple[Any, frozenset[str]] | Unusable] = {}
+        #: Converted targets by (pointer, direction): the schema, the targets it refers to
+        #: through ``$defs`` and whether it refers to nothing; or why it cannot be converted.
+        self.targets: dict[tuple[str, Direction], tuple[Any, frozenset[str], bool] | Unusable] = {}
+        #: ``$ref`` met so far (a target that meets none while converted refers to nothing).
+        self.references = 0
         self.in_progress: set[tuple[str, Direction]] = set()
         self.closures: dict[tuple[str, Direction], frozenset[str]] = {}
 
@@ -189,6 +191,7 @@ class Schemas:
     def _reference(self, schema: dict[str, Any], direction: Direction, where: str, uses: set[str], depth: int) -> Any:
         """A ``$ref`` schema: the target in place when it refers to nothing, else ``$ref`` to ``$defs``."""
         ref = schema["$ref"]
+        self.references += 1
         target = self._converted(ref, direction, where)
         siblings: dict[str, Any] = {}
         if not self.openapi30:
@@ -212,9 +215,11 @@ class Schemas:
         if found is None:
             raw = self.target(ref, where)
             self.in_progress.add(key)
+            references = self.references
             try:
                 used: set[str] = set()
-                found = (self.convert(raw, direction, f"{str(ref)[:200]}", used), frozenset(used))
+                converted = self.convert(raw, direction, f"{str(ref)[:200]}", used)
+                found = (converted, frozenset(used), self.references == references)
             except Unusable as exc:
                 found = exc
             finally:
@@ -222,7 +227,7 @@ class Schemas:
             self.targets[key] = found
         if isinstance(found, Unusable):
             raise Unusable(str(found))
-        return None if found[1] else found[0]
+        return found[0] if found[2] else None
 
     def defs(self, uses: set[str], direction: Direction) -> dict[str, Any]:
         """The ``$defs`` a schema that refers to ``uses`` needs (and what those refer to)."""
