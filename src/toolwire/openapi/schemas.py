@@ -99,11 +99,8 @@ class Schemas:
 
     def target(self, ref: Any, where: str) -> Any:
         """What the local reference ``ref`` points at; :class:`Unusable` if nothing."""
-        if not isinstance(ref, str) or not ref.startswith("#"):
-            raise Unusable(
-                f"{where} refers to {str(ref)[:200]!r}, outside the document: toolwire follows local references only"
-            )
         node: Any = self.document
+        ref = local(ref, where)
         for part in ref[1:].split("/")[1:] if ref != "#" else []:
             key = part.replace("~1", "/").replace("~0", "~")
             if isinstance(node, dict) and key in node:
@@ -220,7 +217,7 @@ class Schemas:
     def _converted(self, ref: Any, direction: Direction, where: str) -> Any:
         """The converted target of ``ref`` if it refers to nothing else (to be written in
         place), else ``None`` (to be referred to through ``$defs``)."""
-        key = (ref, direction)
+        key = (local(ref, where), direction)
         if key in self.in_progress:
             return None
         found = self.targets.get(key)
@@ -287,6 +284,15 @@ class Schemas:
             const = {"const": named[0]} if len(named) == 1 else {"enum": named}
             marked.append({"allOf": [branch, {"properties": {prop: const}}]})
         return marked
+
+
+def local(ref: Any, where: str) -> str:
+    """``ref`` if it is a local reference (``#...``); else :class:`Unusable`."""
+    if not isinstance(ref, str) or not ref.startswith("#"):
+        raise Unusable(
+            f"{where} refers to {str(ref)[:200]!r}, outside the document: toolwire follows local references only"
+        )
+    return ref
 
 
 def def_name(ref: str) -> str:
