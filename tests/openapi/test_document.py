@@ -4,6 +4,9 @@ not OpenAPI 3.0/3.1 refused in one line that says what to do."""
 from __future__ import annotations
 
 import http.server
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +15,7 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.support.clirun import absent
 from toolwire.openapi import OpenAPIError, load_document, map_document
 from toolwire.openapi.document import MAX_BYTES
 
@@ -155,3 +159,28 @@ def test_a_missing_or_huge_file_is_an_error(tmp_path: Path) -> None:
         file.truncate(MAX_BYTES + 1)
     with pytest.raises(OpenAPIError, match="is larger than 64 MB"):
         load_document(tmp_path / "huge.json")
+
+
+def test_a_yaml_document_without_pyyaml_says_which_extra_to_install() -> None:
+    code = "from toolwire.openapi import load_document\nload_document(__import__('sys').argv[1])"
+    env = {**os.environ, **absent("yaml")}
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(DATA / "petstore-3.0.yaml")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == (
+        "toolwire.extras.ExtraMissing: a YAML OpenAPI document needs the 'skills' extra: pip install 'toolwire[skills]' "
+        "(in a checkout of toolwire: pip install -e '.[skills]')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(DATA / "petstore-3.0.json")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr  # JSON needs no extra
