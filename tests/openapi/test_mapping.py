@@ -212,6 +212,20 @@ def test_form_and_multipart_bodies_of_simple_fields() -> None:
         assert [p.argument for p in operation.parameters] == ["name", "tags"]
 
 
+def test_optional_form_fields_as_fastapi_writes_them_are_simple() -> None:
+    maybe_text = {"anyOf": [{"type": "string"}, {"type": "null"}], "title": "Note"}
+    maybe_list = {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}
+    fields = {
+        "type": "object",
+        "properties": {"note": maybe_text, "ids": maybe_list, "n": {"type": ["integer", "null"]}},
+    }
+    operation = one({"requestBody": {"content": {"multipart/form-data": {"schema": fields}}}}, version="3.1.0")
+    assert [p.argument for p in operation.parameters] == ["note", "ids", "n"]
+    nested = {"type": "object", "properties": {"grid": {"type": "array", "items": {"type": "array"}}}}
+    reason = skipped_reason({"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": nested}}}})
+    assert "the multipart/form-data field 'grid' is not a string, number or boolean" in reason
+
+
 def test_a_body_toolwire_cannot_send_skips_the_operation_if_required_else_is_left_out() -> None:
     upload = {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}
     bodies = [

@@ -390,15 +390,25 @@ def _unsendable(required: bool, reason: str) -> tuple[None, list[Parameter]]:
     return None, []
 
 
-def _field_problem(schemas: Schemas, raw: Any, where: str) -> str | None:
-    """What keeps ``raw`` from being a simple form field (a string, number, integer or
-    boolean, or a list of them), or ``None``."""
+def _field_problem(schemas: Schemas, raw: Any, where: str, in_list: bool = False, depth: int = 0) -> str | None:
+    """What keeps ``raw`` from being a simple form field, or ``None``: a string, number,
+    integer, boolean or null (or ``anyOf``/``oneOf`` of them), or a list of them."""
     schema = schemas.resolve(raw, where)
-    if isinstance(schema, dict) and schema.get("type") == "array":
-        schema = schemas.resolve(schema.get("items", {}), where)
-    if not isinstance(schema, dict) or schema.get("type") not in _SIMPLE_TYPES:
+    if not isinstance(schema, dict) or depth > 4:
         return "not a string, number or boolean"
-    return "a file" if schema.get("format") == "binary" else None
+    if schema.get("format") == "binary":
+        return "a file"
+    branches = schema.get("anyOf", schema.get("oneOf"))
+    if isinstance(branches, list) and branches and "type" not in schema:
+        problems = (_field_problem(schemas, branch, where, in_list, depth + 1) for branch in branches)
+        return next((problem for problem in problems if problem is not None), None)
+    kinds = schema.get("type")
+    if kinds == "array" and not in_list:
+        return _field_problem(schemas, schema.get("items", {}), where, True, depth + 1)
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if not all(kind_ in _SIMPLE_TYPES or kind_ == "null" for kind_ in kinds):
+        return "not a string, number or boolean"
+    return None
 
 
 def _free(name: str, location: Location, taken: Mapping[str, Any]) -> str:
