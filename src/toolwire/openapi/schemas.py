@@ -17,9 +17,11 @@ Each schema is rebuilt keyword by keyword; what is not JSON Schema is left out:
 - Inputs leave ``readOnly`` properties out, outputs ``writeOnly`` ones.
 - A description longer than :data:`MAX_SCHEMA_DESCRIPTION` characters is cut, with a note.
 
-What cannot be converted (a missing or external reference, a keyword of the wrong type, a
-schema nested deeper than :data:`MAX_DEPTH`) raises :class:`Unusable`, whose message says
-where: the mapping skips the operation with it.
+What cannot be converted (a missing or external reference, a keyword that constrains with a
+value of the wrong type, a schema nested deeper than :data:`MAX_DEPTH`) raises
+:class:`Unusable`, whose message says where: the mapping skips the operation with it. A
+keyword that only describes (``description``, ``examples``...) with a value of the wrong type
+is left out.
 """
 
 from __future__ import annotations
@@ -367,22 +369,39 @@ def _type(value: Any, where: str, keyword: str) -> Any:
     return list(dict.fromkeys(value))
 
 
-#: The keywords whose value is not a schema, with the check (and conversion) of their value;
-#: other keywords than these and :data:`_SUBSCHEMAS` are left out (``example`` aside).
+#: The keywords whose value is not a schema, with the check (and conversion) of their value
+#: (the keywords that only describe are added below: see :func:`_note`); other keywords than
+#: these and :data:`_SUBSCHEMAS` are left out (``example`` aside).
 _CHECKS: dict[str, Callable[[Any, str, str], Any]] = {
-    **dict.fromkeys(("title", "description", "pattern", "format", "contentMediaType", "contentEncoding"), _text),
-    **dict.fromkeys(("$comment",), _text),
+    "pattern": _text,
     **dict.fromkeys(("maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"), _count),
     **dict.fromkeys(("minContains", "maxContains"), _count),
     **dict.fromkeys(("minimum", "maximum", "multipleOf"), _number),
     **dict.fromkeys(("exclusiveMinimum", "exclusiveMaximum"), _exclusive),
-    **dict.fromkeys(("uniqueItems", "deprecated", "readOnly", "writeOnly"), _flag),
+    "uniqueItems": _flag,
     **dict.fromkeys(("const", "default"), _any),
-    **dict.fromkeys(("enum", "examples"), _values),
+    "enum": _values,
     "type": _type,
     "required": _names,
     "dependentRequired": _dependent,
 }
+
+
+def _note(check: Callable[[Any, str, str], Any]) -> Callable[[Any, str, str], Any]:
+    """``check`` for a keyword that only describes: a value of the wrong type is left out, not refused."""
+
+    def lenient(value: Any, where: str, keyword: str) -> Any:
+        try:
+            return check(value, where, keyword)
+        except Unusable:
+            return _DROP
+
+    return lenient
+
+
+_CHECKS.update(dict.fromkeys(("title", "description", "format", "contentMediaType", "contentEncoding"), _note(_text)))
+_CHECKS.update({"$comment": _note(_text), "examples": _note(_values)})
+_CHECKS.update(dict.fromkeys(("deprecated", "readOnly", "writeOnly"), _note(_flag)))
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
