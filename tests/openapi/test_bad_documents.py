@@ -178,6 +178,12 @@ def test_a_schema_nested_without_end_is_skipped() -> None:
     assert f"nested more than {MAX_DEPTH} levels deep" in skipped_reason({"requestBody": json_body(deep)})
 
 
+def test_a_long_chain_of_references_is_skipped_not_followed_to_the_end_of_the_stack() -> None:
+    chain = {f"A{i}": {"type": "object", "properties": {"next": {"$ref": f"{REF}A{i + 1}"}}} for i in range(3000)}
+    reason = skipped_reason({"requestBody": json_body({"$ref": REF + "A0"})}, schemas={**chain, "A3000": {}})
+    assert reason.endswith(f"the schema is nested more than {MAX_DEPTH} levels deep (references included)")
+
+
 def test_ten_megabyte_descriptions_everywhere_are_cut() -> None:
     huge = "x" * 10_000_000
     body = {"type": "object", "description": huge, "properties": {"a": {"type": "string", "description": huge}}}

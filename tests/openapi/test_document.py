@@ -141,6 +141,7 @@ def test_swagger_files_are_refused_too(tmp_path: Path) -> None:
         (b'{"openapi": "3.0.0",', "is not valid JSON"),
         (b"openapi: [\n", "is not usable YAML"),
         (b"a: &x [1]\nb: *x\n", r"is not usable YAML: aliases \(\*x\) are not allowed"),
+        (b"a: " + b"[" * 5000 + b"]" * 5000, r"is not usable YAML: nested more than 128 levels deep \(line 1\)"),
         (b"\xff\xfe\x00garbage", "is neither JSON nor UTF-8 YAML"),
         (b"just words", "an OpenAPI document is a JSON object, not a string"),
     ],

@@ -23,7 +23,7 @@ MAX_BYTES = 64 * 1024 * 1024
 #: Seconds a URL has to deliver the whole document.
 FETCH_TIMEOUT = 30.0
 #: Bounds on a YAML document (JSON is read by orjson, which has bounds of its own).
-MAX_YAML_DEPTH = 256
+MAX_YAML_DEPTH = 128
 MAX_YAML_NODES = 5_000_000
 
 

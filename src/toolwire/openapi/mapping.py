@@ -433,15 +433,16 @@ def _output(schemas: Schemas, responses: Any) -> tuple[dict[str, Any] | None, bo
         where = f"the {code} response"
         response = schemas.resolve(response, where)
         content = response.get("content") if isinstance(response, dict) else None
-        media_type = next((t for t in content if is_json(t)), None) if isinstance(content, dict) else None
+        if not isinstance(content, dict):
+            continue
+        media_type = next((t for t in content if is_json(t)), None)
         if media_type is None:
             continue
-        media = content[media_type] if isinstance(content[media_type], dict) else {}  # type: ignore[index]
+        media = content[media_type] if isinstance(content[media_type], dict) else {}
         uses: set[str] = set()
         schema = schemas.convert_top(media.get("schema", {}), "output", f"{where}'s schema", uses)
         wrapped = not (isinstance(schema, dict) and schema.get("type") == "object")
         top = {"type": "object", "properties": {"result": schema}, "required": ["result"]} if wrapped else dict(schema)
-        top.pop("$defs", None)
         if uses:
             top["$defs"] = schemas.defs(uses, "output")
         return top, wrapped

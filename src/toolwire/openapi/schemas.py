@@ -33,7 +33,9 @@ from typing import Any, Literal
 #: ``writeOnly`` ones out of outputs.
 Direction = Literal["input", "output"]
 
-MAX_DEPTH = 64
+#: Schemas nested one in the other at most, references followed included (Python's stack
+#: takes about three frames a level).
+MAX_DEPTH = 100
 MAX_SCHEMA_DESCRIPTION = 2_000
 #: Hops a chain of references (``$ref`` to a ``$ref``...) may take.
 MAX_HOPS = 32
@@ -89,6 +91,8 @@ class Schemas:
         self.references = 0
         self.in_progress: set[tuple[str, Direction]] = set()
         self.closures: dict[tuple[str, Direction], frozenset[str]] = {}
+        #: Schemas being converted, one inside the other (through references too).
+        self.depth = 0
 
     def resolve(self, value: Any, where: str) -> Any:
         """``value``, or what its ``$ref`` (chain) points at; :class:`Unusable` for a missing,
@@ -113,16 +117,26 @@ class Schemas:
                 raise Unusable(f"{where} refers to {ref[:200]!r}, which is not in the document")
         return node
 
-    def convert(self, schema: Any, direction: Direction, where: str, uses: set[str], depth: int = 0) -> Any:
+    def convert(self, schema: Any, direction: Direction, where: str, uses: set[str]) -> Any:
         """``schema`` as JSON Schema 2020-12; the ``$defs`` names it refers to are added to ``uses``."""
         if isinstance(schema, bool):
             return schema
         if not isinstance(schema, dict):
             raise Unusable(f"{where}: a schema is an object, not {kind(schema)}")
-        if depth > MAX_DEPTH:
-            raise Unusable(f"{where}: the schema is nested more than {MAX_DEPTH} levels deep")
-        if "$ref" in schema:
-            return self._reference(schema, direction, where, uses, depth)
+        if self.depth >= MAX_DEPTH:
+            raise Unusable(f"{where}: the schema is nested more than {MAX_DEPTH} levels deep (references included)")
+        self.depth += 1
+        try:
+            return (
+                self._reference(schema, direction, where, uses)
+                if "$ref" in schema
+                else self._object(schema, direction, where, uses)
+            )
+        finally:
+            self.depth -= 1
+
+    def _object(self, schema: dict[str, Any], direction: Direction, where: str, uses: set[str]) -> dict[str, Any]:
+        """A schema without ``$ref``, converted keyword by keyword."""
         out: dict[str, Any] = {}
         for keyword, value in schema.items():
             check = _CHECKS.get(keyword)
@@ -131,7 +145,7 @@ class Schemas:
                 if checked is not _DROP:
                     out[keyword] = checked
             elif keyword in _SUBSCHEMAS:
-                self._subschemas(out, keyword, value, schema, direction, f"{where}.{keyword}", uses, depth)
+                self._subschemas(out, keyword, value, schema, direction, f"{where}.{keyword}", uses)
             elif keyword == "example" and "examples" not in schema:
                 out["examples"] = [value]
         for keyword, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
@@ -166,7 +180,6 @@ class Schemas:
         direction: Direction,
         where: str,
         uses: set[str],
-        depth: int,
     ) -> None:
         """Writes ``keyword`` (of ``schema``), whose value holds schemas, converted into ``out``."""
         if keyword in _SCHEMA_MAPS:
@@ -177,20 +190,20 @@ class Schemas:
             for name, item in value.items():
                 place = f"{where}.{name}"
                 if keyword != "properties" or not self._flagged(item, left_out, place):
-                    converted[name] = self.convert(item, direction, place, uses, depth + 1)
+                    converted[name] = self.convert(item, direction, place, uses)
         elif keyword in _SCHEMA_LISTS:
             if keyword in ("oneOf", "anyOf") and isinstance(schema.get("discriminator"), dict):
                 value = self._discriminated(value, schema["discriminator"])
-            out[keyword] = self._list(value, direction, where, uses, depth)
+            out[keyword] = self._list(value, direction, where, uses)
         elif isinstance(value, list) and keyword == "items":  # draft 4's tuple form
-            out["prefixItems"] = self._list(value, direction, where, uses, depth)
+            out["prefixItems"] = self._list(value, direction, where, uses)
         else:
-            out[keyword] = self.convert(value, direction, where, uses, depth + 1)
+            out[keyword] = self.convert(value, direction, where, uses)
 
-    def _list(self, value: Any, direction: Direction, where: str, uses: set[str], depth: int) -> list[Any]:
+    def _list(self, value: Any, direction: Direction, where: str, uses: set[str]) -> list[Any]:
         if not isinstance(value, list) or not value:
             raise Unusable(f"{where} is {kind(value) if value != [] else 'empty'}, not a list of schemas")
-        return [self.convert(item, direction, f"{where}[{index}]", uses, depth + 1) for index, item in enumerate(value)]
+        return [self.convert(item, direction, f"{where}[{index}]", uses) for index, item in enumerate(value)]
 
     def _flagged(self, schema: Any, flag: str, where: str) -> bool:
         """Whether ``schema`` (or what it refers to) is marked ``flag`` (``readOnly``/``writeOnly``)."""
@@ -199,14 +212,14 @@ class Schemas:
         target = self.resolve(schema, where)
         return isinstance(target, dict) and target.get(flag) is True
 
-    def _reference(self, schema: dict[str, Any], direction: Direction, where: str, uses: set[str], depth: int) -> Any:
+    def _reference(self, schema: dict[str, Any], direction: Direction, where: str, uses: set[str]) -> Any:
         """A ``$ref`` schema: the target in place when it refers to nothing, else ``$ref`` to ``$defs``."""
         ref = schema["$ref"]
         self.references += 1
         target = self._converted(ref, direction, where)
         siblings: dict[str, Any] = {}
         if not self.openapi30:
-            siblings = self.convert({k: v for k, v in schema.items() if k != "$ref"}, direction, where, uses, depth + 1)
+            siblings = self._object({k: v for k, v in schema.items() if k != "$ref"}, direction, where, uses)
         if target is None:
             uses.add(ref)
             return {"$ref": "#/$defs/" + _pointer_part(def_name(ref)), **siblings}
