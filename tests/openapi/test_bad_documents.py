@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from tests.support.openapi_mapping import assert_valid, document, json_body, mapped, ok, one, skipped_reason
 from toolwire.openapi import OpenAPIError, map_document
+from toolwire.openapi.names import Names
 from toolwire.openapi.schemas import MAX_DEPTH
 
 REF = "#/components/schemas/"
@@ -205,6 +206,13 @@ def test_ten_megabyte_descriptions_everywhere_are_cut() -> None:
 def test_duplicate_operation_ids_get_distinct_names() -> None:
     doc = document({f"/p{index}": {"get": {"operationId": "same", "responses": ok()}} for index in range(5)})
     assert [operation.name for operation in mapped(doc).operations] == ["same", "same_2", "same_3", "same_4", "same_5"]
+
+
+def test_thousands_of_duplicates_are_numbered_without_counting_from_2_each_time() -> None:
+    names = Names()
+    assert [names.unique("same") for _ in range(20_000)][-2:] == ["same_19999", "same_20000"]
+    assert names.numbers == {"same": 20_000}  # the next duplicate starts at 20,001, not at 2
+    assert names.unique("same_20001") == "same_20001" and names.unique("same") == "same_20002"
 
 
 def test_the_document_is_not_changed() -> None:

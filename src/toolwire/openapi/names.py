@@ -43,13 +43,16 @@ class Names:
 
     def __init__(self) -> None:
         self.taken: set[str] = set()
+        #: The last number given to each name asked for more than once.
+        self.numbers: dict[str, int] = {}
 
     def unique(self, name: str) -> str:
         """``name``, or ``name_2``, ``name_3``... (shortened to fit) when it is taken."""
-        candidate, number = name, 1
+        candidate, number = name, self.numbers.get(name, 1)
         while candidate in self.taken:
             number += 1
             suffix = f"_{number}"
             candidate = shortened(name, name, MAX_LENGTH - len(suffix)) + suffix
+        self.numbers[name] = number
         self.taken.add(candidate)
         return candidate
