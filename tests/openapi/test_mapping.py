@@ -270,6 +270,56 @@ def test_references_are_written_in_place_unless_they_refer_further() -> None:
     }
 
 
+def test_shared_parameters_bodies_and_responses_and_references_into_a_schema() -> None:
+    doc = document(
+        {
+            "/a": {
+                "post": {
+                    "operationId": "a",
+                    "parameters": [{"$ref": "#/components/parameters/Limit"}],
+                    "requestBody": {"$ref": "#/components/requestBodies/Tree"},
+                    "responses": {"200": {"$ref": "#/components/responses/Names"}},
+                }
+            },
+            "/b": {
+                "get": {
+                    "operationId": "b",
+                    "parameters": [{"$ref": "#/components/parameters/Limit"}],
+                    "responses": ok(),
+                }
+            },
+        },
+        {
+            "Tree": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "kids": {"type": "array", "items": {"$ref": "#/components/schemas/Tree"}},
+                },
+            }
+        },
+    )
+    doc["components"]["parameters"] = {"Limit": {"name": "limit", "in": "query", "schema": {"type": "integer"}}}
+    doc["components"]["requestBodies"] = {"Tree": json_body({"$ref": "#/components/schemas/Tree"})}
+    names = {"type": "array", "items": {"$ref": "#/components/schemas/Tree/properties/name"}}
+    doc["components"]["responses"] = {
+        "Names": {"description": "names", "content": {"application/json": {"schema": names}}}
+    }
+    a, b = mapped(doc).operations
+    assert a.input_schema["properties"] == {
+        "limit": {"type": "integer"},
+        "name": {"type": "string"},
+        "kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}},
+    }
+    assert list(a.input_schema["$defs"]) == ["Tree"]
+    assert a.output_schema == {
+        "type": "object",
+        "properties": {"result": {"type": "array", "items": {"type": "string"}}},
+        "required": ["result"],
+    }
+    assert b.input_schema == {"type": "object", "properties": {"limit": {"type": "integer"}}}
+
+
 def test_a_cycle_is_kept_in_defs() -> None:
     node = {
         "type": "object",
