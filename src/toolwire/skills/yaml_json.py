@@ -1,11 +1,13 @@
-"""YAML read as JSON, within bounds: what a ``SKILL.md``'s frontmatter may hold.
+"""YAML read as JSON, within bounds: what a ``SKILL.md``'s frontmatter may hold (and, with
+bounds of its own, an OpenAPI document: :mod:`toolwire.openapi.document`).
 
 :func:`load` reads one YAML document with PyYAML's safe parser under these rules, so that
 text from anyone costs little and gives only what JSON carries:
 
 - no aliases (``*name``: an alias bomb of a few hundred bytes otherwise grows to gigabytes,
   and an alias of its own anchor never ends), at most :data:`MAX_DEPTH` levels of nesting
-  and :data:`MAX_NODES` values (the caller caps the text's size);
+  and :data:`MAX_NODES` values unless the caller sets other bounds (the caller caps the
+  text's size);
 - plain values typed by the YAML 1.2 core schema, as other SDKs read them (``yes``, ``on``
   and ``2026-01-02`` stay strings; ``017`` is seventeen);
 - nothing JSON cannot carry: ``.nan``, ``.inf``, a number too large for a double, a key
