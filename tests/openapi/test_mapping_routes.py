@@ -91,6 +91,12 @@ def test_a_map_whose_kind_does_not_fit_passes_to_the_next() -> None:
     assert kinds["deletePet"] == ("tool", None)  # not a GET
 
 
+def test_methods_and_tags_may_be_any_sequence_or_one_string() -> None:
+    assert RouteMap(methods=["get", "Post"], tags=["a", "b"]) == RouteMap(methods=("GET", "POST"), tags=("a", "b"))
+    assert RouteMap(methods="get", tags="a") == RouteMap(methods=("GET",), tags=("a",))
+    assert Override(tags=["a"]).tags == Override(tags="a").tags == ("a",)  # type: ignore[arg-type]
+
+
 def test_a_route_map_is_checked_when_made() -> None:
     with pytest.raises(ValueError, match="is not a regular expression"):
         RouteMap(pattern="(")

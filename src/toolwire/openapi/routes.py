@@ -13,7 +13,7 @@ fit every operation. An operation no map matches is a tool.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -36,11 +36,8 @@ class RouteMap:
     def __post_init__(self) -> None:
         if self.kind not in _KINDS:
             raise ValueError(f"a route map's kind is one of {', '.join(_KINDS)}, not {self.kind!r}")
-        if isinstance(self.methods, str):  # methods="GET" means ("GET",), not ("G", "E", "T")
-            object.__setattr__(self, "methods", (self.methods,))
-        if isinstance(self.tags, str):
-            object.__setattr__(self, "tags", (self.tags,))
-        object.__setattr__(self, "methods", tuple(method.upper() for method in self.methods))
+        object.__setattr__(self, "methods", tuple(method.upper() for method in _tuple(self.methods)))
+        object.__setattr__(self, "tags", _tuple(self.tags))
         try:
             object.__setattr__(self, "_compiled", re.compile(self.pattern))
         except re.error as exc:
@@ -65,3 +62,12 @@ class Override:
     description: str | None = None
     annotations: Mapping[str, Any] | None = None
     tags: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.tags is not None:
+            object.__setattr__(self, "tags", _tuple(self.tags))
+
+
+def _tuple(names: str | Sequence[str]) -> tuple[str, ...]:
+    """``names`` as a tuple: one name given alone is ``(name,)``, not its letters."""
+    return (names,) if isinstance(names, str) else tuple(names)
