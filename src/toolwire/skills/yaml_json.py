@@ -50,16 +50,26 @@ class YAMLRefused(ValueError):
     what, and where."""
 
 
-def load(text: str, first_line: int = 1) -> Any:
+def load(
+    text: str,
+    first_line: int = 1,
+    *,
+    max_depth: int = MAX_DEPTH,
+    max_nodes: int = MAX_NODES,
+    number_keys: bool = False,
+    what: str = "reading a SKILL.md",
+) -> Any:
     """The YAML document ``text`` as JSON values. :class:`YAMLRefused` as the module says,
-    counting lines from ``first_line``."""
-    with needs("skills", "reading a SKILL.md"):
+    counting lines from ``first_line``, with the bounds given; ``number_keys`` reads a key
+    written as an integer (``200:``) as its text (``"200"``) instead of refusing it. Without
+    PyYAML, :class:`~toolwire.extras.ExtraMissing` naming ``what`` needs it."""
+    with needs("skills", what):
         import yaml
 
     try:
-        loader = _loader_class()(text, first_line)
+        loader = _loader_class()(text, first_line, max_depth, max_nodes)
         try:
-            return _json(loader.get_single_data(), "")
+            return _json(loader.get_single_data(), "", number_keys)
         finally:
             loader.dispose()
     except yaml.MarkedYAMLError as exc:
@@ -72,15 +82,21 @@ def load(text: str, first_line: int = 1) -> Any:
         raise YAMLRefused(" ".join(str(exc).split())) from None
 
 
-def _json(value: Any, path: str) -> Any:
+def _number_key(key: Any) -> Any:
+    return str(key) if isinstance(key, int) and not isinstance(key, bool) else key
+
+
+def _json(value: Any, path: str, number_keys: bool) -> Any:
     """``value`` if JSON carries it (checked all the way down), else :class:`YAMLRefused`."""
     if isinstance(value, dict):
+        if number_keys:
+            value = {_number_key(key): item for key, item in value.items()}
         for key in value:
             if not isinstance(key, str):
                 raise YAMLRefused(f"the key {key!r} in {repr(path) if path else 'the top'} is not a string: quote it")
-        return {key: _json(item, f"{path}.{key}" if path else key) for key, item in value.items()}
+        return {key: _json(item, f"{path}.{key}" if path else key, number_keys) for key, item in value.items()}
     if isinstance(value, list):
-        return [_json(item, f"{path}[{index}]") for index, item in enumerate(value)]
+        return [_json(item, f"{path}[{index}]", number_keys) for index, item in enumerate(value)]
     if value is None or isinstance(value, str | bool | int | float):
         return value
     raise YAMLRefused(f"{path or 'the document'!r} is a {type(value).__name__}, which JSON cannot carry")
@@ -93,11 +109,13 @@ def _loader_class() -> type[Any]:
     import yaml
 
     class Loader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML has no types
-        def __init__(self, text: str, first_line: int) -> None:
+        def __init__(self, text: str, first_line: int, max_depth: int, max_nodes: int) -> None:
             super().__init__(text)
             self.depth = 0
             self.nodes = 0
             self.first_line = first_line
+            self.max_depth = max_depth
+            self.max_nodes = max_nodes
 
         def compose_node(self, parent: Any, index: Any) -> Any:
             event = self.peek_event()
@@ -105,11 +123,11 @@ def _loader_class() -> type[Any]:
             if isinstance(event, yaml.AliasEvent):
                 raise YAMLRefused(f"aliases (*{event.anchor}) are not allowed (line {line})")
             self.nodes += 1
-            if self.nodes > MAX_NODES:
-                raise YAMLRefused(f"more than {MAX_NODES} values (line {line})")
+            if self.nodes > self.max_nodes:
+                raise YAMLRefused(f"more than {self.max_nodes} values (line {line})")
             nests = isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent)
-            if nests and self.depth >= MAX_DEPTH:
-                raise YAMLRefused(f"nested more than {MAX_DEPTH} levels deep (line {line})")
+            if nests and self.depth >= self.max_depth:
+                raise YAMLRefused(f"nested more than {self.max_depth} levels deep (line {line})")
             self.depth += nests
             try:
                 return super().compose_node(parent, index)
