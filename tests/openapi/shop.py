@@ -48,16 +48,19 @@ class Item(ItemIn):
     id: int
 
 
-app = FastAPI(title="Shop", version="2.1.0", description="A small shop: items, orders and a few oddities.")
+app = FastAPI(
+    title="Shop",
+    version="2.1.0",
+    description="A small shop: items, orders and a few oddities.",
+    servers=[{"url": "/"}],
+)
 ITEMS: dict[int, Item] = {
     1: Item(id=1, name="kettle", color=Color.red, size=Size(width=20, height=25), tags=["kitchen"]),
     2: Item(id=2, name="lamp", color=Color.blue, size=Size(width=15, height=40)),
 }
-#: Set by a test that wants ``GET /slow`` to answer (none does: it is there to time out).
-SLOW_RELEASED = asyncio.Event()
 
 
-@app.get("/items/{item_id}", tags=["items"], summary="Get an item")
+@app.get("/items/{item_id}", tags=["items"], summary="Get an item", operation_id="get_item")
 async def get_item(item_id: int) -> Item:
     """One item by its id."""
     if item_id not in ITEMS:
@@ -65,7 +68,7 @@ async def get_item(item_id: int) -> Item:
     return ITEMS[item_id]
 
 
-@app.get("/items", tags=["items"], summary="List items")
+@app.get("/items", tags=["items"], summary="List items", operation_id="list_items")
 async def list_items(
     color: Color | None = None,
     tag: Annotated[list[str], Query()] = [],  # noqa: B006 (FastAPI copies defaults)
@@ -77,7 +80,7 @@ async def list_items(
     return found[:limit]
 
 
-@app.post("/items", tags=["items"], summary="Add an item", status_code=201)
+@app.post("/items", tags=["items"], summary="Add an item", status_code=201, operation_id="add_item")
 async def add_item(item: ItemIn, x_request_id: Annotated[str | None, Header()] = None) -> Item:
     """Add an item; it gets the next id."""
     if item.name == "forbidden":
@@ -89,13 +92,13 @@ async def add_item(item: ItemIn, x_request_id: Annotated[str | None, Header()] =
     return created
 
 
-@app.delete("/items/{item_id}", tags=["items"], status_code=204)
+@app.delete("/items/{item_id}", tags=["items"], status_code=204, operation_id="delete_item")
 async def delete_item(item_id: int) -> Response:
     ITEMS.pop(item_id, None)
     return Response(status_code=204)
 
 
-@app.post("/login", tags=["forms"])
+@app.post("/login", tags=["forms"], operation_id="login")
 async def login(
     username: Annotated[str, Form()], password: Annotated[str, Form()], remember: Annotated[bool, Form()] = False
 ) -> dict[str, Any]:
@@ -105,6 +108,7 @@ async def login(
 
 @app.post(
     "/feedback",
+    operation_id="feedback",
     tags=["forms"],
     openapi_extra={
         "requestBody": {
@@ -132,25 +136,31 @@ async def feedback(request: Request) -> dict[str, Any]:
     return {"subject": form["subject"], "stars": form.get("stars"), "labels": form.getlist("labels")}
 
 
-@app.get("/fail", tags=["oddities"])
+@app.get("/fail", tags=["oddities"], operation_id="fail")
 async def fail() -> dict[str, Any]:
     raise HTTPException(500, "the database is down: try again in a minute")
 
 
-@app.get("/slow", tags=["oddities"])
+@app.get("/overloaded", tags=["oddities"], operation_id="overloaded")
+async def overloaded() -> PlainTextResponse:
+    return PlainTextResponse("o" * 10_002, status_code=503)
+
+
+@app.get("/slow", tags=["oddities"], operation_id="slow")
 async def slow() -> dict[str, Any]:
-    await SLOW_RELEASED.wait()
+    """Never answers: it waits for a future nobody sets (until the caller gives up)."""
+    await asyncio.get_running_loop().create_future()
     return {"finally": True}
 
 
-@app.get("/private", tags=["oddities"])
+@app.get("/private", tags=["oddities"], operation_id="private")
 async def private(authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
     if authorization != f"Bearer {SECRET}":
         raise HTTPException(401, "a valid bearer token is needed", headers={"WWW-Authenticate": "Bearer"})
     return {"secret": "the shop opens at nine"}
 
 
-@app.get("/received", tags=["oddities"])
+@app.get("/received", tags=["oddities"], operation_id="received")
 async def received(request: Request) -> dict[str, Any]:
     """What reached the upstream: the target, and the headers that carry credentials."""
     return {
@@ -160,26 +170,26 @@ async def received(request: Request) -> dict[str, Any]:
     }
 
 
-@app.get("/text", tags=["oddities"], response_class=PlainTextResponse)
+@app.get("/text", tags=["oddities"], response_class=PlainTextResponse, operation_id="text")
 async def text() -> PlainTextResponse:
     return PlainTextResponse("plain words, not JSON")
 
 
-@app.get("/pixel", tags=["oddities"], response_class=Response)
+@app.get("/pixel", tags=["oddities"], response_class=Response, operation_id="pixel")
 async def pixel() -> Response:
     return Response(PIXEL, media_type="image/png")
 
 
-@app.get("/big", tags=["oddities"], response_class=PlainTextResponse)
+@app.get("/big", tags=["oddities"], response_class=PlainTextResponse, operation_id="big")
 async def big() -> PlainTextResponse:
     return PlainTextResponse("x" * 3_000_000)
 
 
-@app.get("/moved", tags=["oddities"])
+@app.get("/moved", tags=["oddities"], operation_id="moved")
 async def moved() -> RedirectResponse:
     return RedirectResponse("/items/1", status_code=307)
 
 
-@app.get("/away", tags=["oddities"])
+@app.get("/away", tags=["oddities"], operation_id="away")
 async def away() -> RedirectResponse:
     return RedirectResponse("http://elsewhere.invalid/steal", status_code=302)

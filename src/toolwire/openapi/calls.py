@@ -72,14 +72,17 @@ class Upstream:
     only with a ``client`` that has a ``base_url`` of its own. ``headers``: sent with every
     request (they win over header arguments of the same name). ``bearer_env``: the name of an
     environment variable holding a token sent as ``Authorization: Bearer``, read now.
-    ``auth``: an ``httpx.Auth`` run on every request. :class:`OpenAPIError` for no base URL,
-    or a ``bearer_env`` that is not set."""
+    ``auth``: an ``httpx.Auth`` run on every request. ``transport``: what the client made for
+    the calls sends through (``httpx.ASGITransport`` for an application in process); a given
+    ``client`` is its owner's to close, one made here is closed by :meth:`aclose`.
+    :class:`OpenAPIError` for no base URL, or a ``bearer_env`` that is not set."""
 
     def __init__(
         self,
         base_url: str | None,
         client: httpx.AsyncClient | None = None,
         *,
+        transport: httpx.AsyncBaseTransport | None = None,
         headers: Mapping[str, str] | None = None,
         bearer_env: str | None = None,
         auth: httpx.Auth | None = None,
@@ -99,6 +102,8 @@ class Upstream:
             raise OpenAPIError(f"the API's base URL {shown(base_url)} is not an http(s) URL: give base_url=")
         self.base_url = base_url.rstrip("/") if base_url is not None else None
         self._client = client
+        self._owned = client is None
+        self._transport = transport
         self.headers = dict(headers or {})
         if bearer_env is not None:
             token = os.environ.get(bearer_env)
@@ -115,8 +120,15 @@ class Upstream:
     def client(self) -> httpx.AsyncClient:
         """The client calls go through (made at the first call when none was given)."""
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self.timeout)
+            self._client = httpx.AsyncClient(timeout=self.timeout, transport=self._transport)
         return self._client
+
+    async def aclose(self) -> None:
+        """Close the client made for the calls, if any (a given one stays open); the next
+        call makes a new one."""
+        if self._owned and self._client is not None:
+            client, self._client = self._client, None
+            await client.aclose()
 
     async def call(self, operation: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
         """The tool result of calling ``operation`` with validated ``arguments`` (see the
@@ -154,7 +166,10 @@ class Upstream:
                 if following is None:
                     body = await read_body(response, self.max_response_bytes)
                     content_type = response.headers.get("content-type", "")
-                    return Answer(response.status_code, response.reason_phrase, content_type, body, str(response.url))
+                    reason = httpx.codes.get_reason_phrase(
+                        response.status_code
+                    )  # not the server's: it may say anything
+                    return Answer(response.status_code, reason, content_type, body, str(response.url))
             finally:
                 await response.aclose()
             if origin_of(following.url) != origin:

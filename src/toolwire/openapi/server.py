@@ -15,9 +15,11 @@ visibility rules and ``toolwire search`` pick tools by them).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 from urllib.parse import urljoin
 
@@ -103,10 +105,9 @@ def from_asgi(
     mapped = map_document(load_document(document), route_maps=route_maps, overrides=overrides)
     if mapped.servers and mapped.servers[0].startswith("/"):  # a root path the app is mounted at
         base_url += mapped.servers[0].rstrip("/")
-    client = httpx.AsyncClient(transport=transport, base_url=base_url)
     upstream = Upstream(
-        None,
-        client,
+        base_url,
+        transport=transport,
         headers=headers,
         bearer_env=bearer_env,
         auth=auth,
@@ -118,8 +119,11 @@ def from_asgi(
 
 def openapi_server(mapped: MappedDocument, upstream: Upstream, *, name: str | None = None, **options: Any) -> Server:
     """A server offering the operations of ``mapped``, called through ``upstream``; named
-    ``name`` or the API's title, versioned as the API; ``options``: :class:`~toolwire.Server`'s."""
+    ``name`` or the API's title, versioned as the API; ``options``: :class:`~toolwire.Server`'s.
+    Its lifespan closes the client made for the calls when the server stops; a ``lifespan=``
+    of your own takes its place (close ``upstream`` there, or give a ``client`` you close)."""
     options.setdefault("instructions", mapped.description)
+    options.setdefault("lifespan", _closing(upstream))
     server = Server(name or mapped.title or "openapi", mapped.version or "0.1.0", **options)
     for operation in mapped.operations:
         if operation.kind == "resource":
@@ -129,6 +133,19 @@ def openapi_server(mapped: MappedDocument, upstream: Upstream, *, name: str | No
         else:
             server.add_tool(_tool(operation, upstream))
     return server
+
+
+def _closing(upstream: Upstream) -> Callable[[], AbstractAsyncContextManager[None]]:
+    """A lifespan closing ``upstream``'s own client when the server stops."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan() -> AsyncIterator[None]:
+        try:
+            yield None
+        finally:
+            await upstream.aclose()
+
+    return lifespan
 
 
 def _tool(operation: Operation, upstream: Upstream) -> Tool:
