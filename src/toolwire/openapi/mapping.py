@@ -54,6 +54,10 @@ class MappedDocument:
     skipped: list[Skipped] = field(default_factory=list)
 
 
+#: Parameters mapped, by the identity of their object in the document, and the ``$defs`` they use.
+_Seen = dict[int, tuple[Parameter | None, frozenset[str]]]
+
+
 @dataclass
 class _Found:
     """An operation as the document has it, before mapping."""
@@ -89,11 +93,12 @@ def map_document(
     found = list(_operations(document.get("paths", {}), mapped.skipped))
     renamed = _renamed(found, overrides or {})
     host = _host(mapped.title)
+    seen: _Seen = {}
     for entry in found:
         override: Override | None = renamed.get(id(entry))
         tags = override.tags if override is not None and override.tags is not None else entry.tags
         try:
-            operation = _routed(route_maps, entry, tags, functools.partial(_operation, schemas, entry), host)
+            operation = _routed(route_maps, entry, tags, functools.partial(_operation, schemas, seen, entry), host)
         except Unusable as exc:
             mapped.skipped.append(Skipped(entry.method, entry.path, str(exc)))
             continue
@@ -205,7 +210,7 @@ def _overridden(operation: Operation, override: Override | None, tags: tuple[str
     )
 
 
-def _operation(schemas: Schemas, entry: _Found) -> Operation:
+def _operation(schemas: Schemas, seen: _Seen, entry: _Found) -> Operation:
     """``entry`` mapped; :class:`Unusable` saying why it cannot be."""
     raw = entry.raw
     uses: set[str] = set()
@@ -213,10 +218,10 @@ def _operation(schemas: Schemas, entry: _Found) -> Operation:
     required: list[str] = []
     parameters: list[Parameter] = []
     body, candidates = _body(schemas, raw, uses)
-    declared = [*_parameters(schemas, entry, uses), *candidates]
+    declared = [*_parameters(schemas, seen, entry, uses), *candidates]
     for parameter in sorted(declared, key=lambda p: LOCATIONS.index(p.location)):
         argument = _free(parameter.name, parameter.location, arguments)
-        parameters.append(replace(parameter, argument=argument))
+        parameters.append(parameter if argument == parameter.name else replace(parameter, argument=argument))
         arguments[argument] = parameter.schema
         if parameter.required:
             required.append(argument)
@@ -240,7 +245,7 @@ def _operation(schemas: Schemas, entry: _Found) -> Operation:
         path=entry.path,
         operation_id=raw["operationId"] if isinstance(raw.get("operationId"), str) else None,
         title=_cut(summary, MAX_TITLE),
-        description=_cut(text, MAX_DESCRIPTION),
+        description=_cut(text or None, MAX_DESCRIPTION),
         tags=entry.tags,
         parameters=tuple(parameters),
         body=body,
@@ -263,7 +268,7 @@ def method_annotations(method: str) -> dict[str, Any]:
     }
 
 
-def _parameters(schemas: Schemas, entry: _Found, uses: set[str]) -> Iterator[Parameter]:
+def _parameters(schemas: Schemas, seen: _Seen, entry: _Found, uses: set[str]) -> Iterator[Parameter]:
     """The path item's parameters overridden by the operation's (same name and place), checked."""
     declared: dict[tuple[str, str], Parameter] = {}
     for level, where in ((entry.item, "the path item"), (entry.raw, "the operation")):
@@ -272,7 +277,12 @@ def _parameters(schemas: Schemas, entry: _Found, uses: set[str]) -> Iterator[Par
             raise Unusable(f"{where}'s parameters are {kind(listed)}, not a list")
         for index, value in enumerate(listed):
             described = f"{where}'s parameter {index}"
-            parameter = _parameter(schemas, schemas.resolve(value, described), described, uses)
+            raw = schemas.resolve(value, described)
+            if id(raw) not in seen:  # parameters shared through $ref are mapped once
+                used: set[str] = set()
+                seen[id(raw)] = _parameter(schemas, raw, described, used), frozenset(used)
+            parameter, used_here = seen[id(raw)]
+            uses |= used_here
             if parameter is not None:
                 declared[(parameter.name, parameter.location)] = parameter
     in_template = _PATH_NAME.findall(entry.path)
@@ -324,7 +334,8 @@ def _parameter(schemas: Schemas, raw: Any, where: str, uses: set[str]) -> Parame
 
 def _body(schemas: Schemas, raw: dict[str, Any], uses: set[str]) -> tuple[Body | None, list[Parameter]]:
     """The request body and its arguments: an object's properties, or the whole body as one
-    argument; :class:`Unusable` for a required body toolwire cannot send."""
+    argument. A body toolwire cannot send is left out when it is optional; when it is
+    required, :class:`Unusable` says why."""
     if "requestBody" not in raw:
         return None, []
     request = schemas.resolve(raw["requestBody"], "the request body")
@@ -334,10 +345,8 @@ def _body(schemas: Schemas, raw: dict[str, Any], uses: set[str]) -> tuple[Body |
     required = request.get("required") is True
     media_type = next((t for t in content if is_json(t)), None) or next((t for t in FORM_TYPES if t in content), None)
     if media_type is None:
-        if required:
-            types = ", ".join(str(t)[:60] for t in content) or "of no media type"
-            raise Unusable(f"the request body is {types}; toolwire sends JSON, form and multipart bodies")
-        return None, []
+        types = ", ".join(str(t)[:60] for t in content) or "of no media type"
+        return _unsendable(required, f"the request body is {types}; toolwire sends JSON, form and multipart bodies")
     media = content[media_type] if isinstance(content[media_type], dict) else {}
     where = f"the request body's {media_type} schema"
     raw_schema = media.get("schema", {})
@@ -346,17 +355,27 @@ def _body(schemas: Schemas, raw: dict[str, Any], uses: set[str]) -> tuple[Body |
     spread = isinstance(properties, dict) and bool(properties) and resolved.get("type", "object") == "object"
     spread = spread and not any(key in resolved for key in ("allOf", "anyOf", "oneOf", "not", "if"))
     if media_type in FORM_TYPES and not spread:
-        raise Unusable(f"the {media_type} request body is not an object of fields: {SIMPLE_FIELDS_ONLY}")
+        return _unsendable(required, f"the {media_type} request body is not an object of fields: {SIMPLE_FIELDS_ONLY}")
     if not spread:
         schema = schemas.convert(raw_schema, "input", where, uses)
-        return Body(media_type, required), [Parameter("body", "body", "body", required=required, schema=schema)]
+        schema = schema if isinstance(schema, dict) else {} if schema else {"not": {}}
+        if isinstance(request.get("description"), str) and "description" not in schema:
+            schema = {**schema, "description": cut(request["description"], MAX_DESCRIPTION)}
+        body = Body(media_type, required, argument="body")
+        return body, [Parameter("body", "body", "body", required=required, schema=schema)]
     assert isinstance(properties, dict)
-    converted = schemas.convert(resolved, "input", where, uses)
+    fields_used: set[str] = set()
+    converted = schemas.convert(resolved, "input", where, fields_used)
     fields = converted.get("properties", {})
-    needed = set(converted.get("required", [])) if required else set()
     if media_type in FORM_TYPES:
         for field_name in fields:
-            _check_field(schemas, properties[field_name], f"{where}.properties.{field_name}", media_type)
+            problem = _field_problem(schemas, properties[field_name], f"{where}.properties.{field_name}")
+            if problem is not None:
+                return _unsendable(
+                    required, f"the {media_type} field {field_name!r} is {problem}: {SIMPLE_FIELDS_ONLY}"
+                )
+    uses |= fields_used
+    needed = set(converted.get("required", [])) if required else set()
     candidates = [
         Parameter(name, name, "body", required=name in needed, schema=schema if isinstance(schema, dict) else {})
         for name, schema in fields.items()
@@ -364,16 +383,22 @@ def _body(schemas: Schemas, raw: dict[str, Any], uses: set[str]) -> tuple[Body |
     return Body(media_type, required), candidates
 
 
-def _check_field(schemas: Schemas, raw: Any, where: str, media_type: str) -> None:
-    """:class:`Unusable` unless ``raw`` is a simple form field: a string, number, integer or
-    boolean (or a list of them), not a file."""
+def _unsendable(required: bool, reason: str) -> tuple[None, list[Parameter]]:
+    """No body (an optional one toolwire cannot send is left out); :class:`Unusable` if it is required."""
+    if required:
+        raise Unusable(reason)
+    return None, []
+
+
+def _field_problem(schemas: Schemas, raw: Any, where: str) -> str | None:
+    """What keeps ``raw`` from being a simple form field (a string, number, integer or
+    boolean, or a list of them), or ``None``."""
     schema = schemas.resolve(raw, where)
     if isinstance(schema, dict) and schema.get("type") == "array":
         schema = schemas.resolve(schema.get("items", {}), where)
-    simple = isinstance(schema, dict) and schema.get("type") in _SIMPLE_TYPES and schema.get("format") != "binary"
-    if not simple:
-        field_name = where.rpartition(".")[2]
-        raise Unusable(f"the {media_type} field {field_name!r} is a file or an object: {SIMPLE_FIELDS_ONLY}")
+    if not isinstance(schema, dict) or schema.get("type") not in _SIMPLE_TYPES:
+        return "not a string, number or boolean"
+    return "a file" if schema.get("format") == "binary" else None
 
 
 def _free(name: str, location: Location, taken: Mapping[str, Any]) -> str:

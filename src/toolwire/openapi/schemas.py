@@ -24,6 +24,7 @@ where: the mapping skips the operation with it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 #: Which side of the call a schema describes: ``readOnly`` properties are left out of inputs,
@@ -36,27 +37,16 @@ MAX_SCHEMA_DESCRIPTION = 2_000
 MAX_HOPS = 32
 
 _SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas")
-_SCHEMA_ONE = (
-    "additionalProperties",
-    "items",
-    "not",
-    "contains",
-    "propertyNames",
-    "if",
-    "then",
-    "else",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "contentSchema",
-)
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_TEXTS = ("title", "pattern", "format", "contentMediaType", "contentEncoding", "$comment")
-_COUNTS = frozenset(
-    {"maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties", "minContains", "maxContains"}
+#: Keywords whose value holds schemas.
+_SUBSCHEMAS = frozenset(
+    {
+        *_SCHEMA_MAPS,
+        *_SCHEMA_LISTS,
+        *("additionalProperties", "items", "not", "contains", "propertyNames", "if", "then", "else"),
+        *("unevaluatedItems", "unevaluatedProperties", "contentSchema"),
+    }
 )
-_NUMBERS = ("minimum", "maximum", "multipleOf")
-_FLAGS = ("uniqueItems", "deprecated", "readOnly", "writeOnly")
-_VALUES = ("const", "default")
 _TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
 #: Keywords that describe without constraining: these merge into an inlined ``$ref`` target.
 _ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"})
@@ -90,9 +80,11 @@ class Schemas:
     def __init__(self, document: dict[str, Any], openapi30: bool) -> None:
         self.document = document
         self.openapi30 = openapi30
-        #: Converted targets by (pointer, direction): the schema and the targets it refers to
-        #: through ``$defs``, or why it cannot be converted.
-        self.targets: dict[tuple[str, Direction], tuple[Any, frozenset[str]] | Unusable] = {}
+        #: Converted targets by (pointer, direction): the schema, the targets it refers to
+        #: through ``$defs`` and whether it refers to nothing; or why it cannot be converted.
+        self.targets: dict[tuple[str, Direction], tuple[Any, frozenset[str], bool] | Unusable] = {}
+        #: ``$ref`` met so far (a target that meets none while converted refers to nothing).
+        self.references = 0
         self.in_progress: set[tuple[str, Direction]] = set()
         self.closures: dict[tuple[str, Direction], frozenset[str]] = {}
 
@@ -134,18 +126,27 @@ class Schemas:
             return self._reference(schema, direction, where, uses, depth)
         out: dict[str, Any] = {}
         for keyword, value in schema.items():
-            self._keyword(out, keyword, value, schema, direction, f"{where}.{keyword}", uses, depth)
+            check = _CHECKS.get(keyword)
+            if check is not None:
+                checked = check(value, where, keyword)
+                if checked is not _DROP:
+                    out[keyword] = checked
+            elif keyword in _SUBSCHEMAS:
+                self._subschemas(out, keyword, value, schema, direction, f"{where}.{keyword}", uses, depth)
+            elif keyword == "example" and "examples" not in schema:
+                out["examples"] = [value]
         for keyword, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
             if schema.get(keyword) is True and bound in out:  # OpenAPI 3.0's form
                 out[keyword] = out.pop(bound)
         if "required" in out and "properties" in out:  # a property left out is no longer required
             left_out = set(schema["properties"]) - set(out["properties"])
-            out["required"] = [name for name in out["required"] if name not in left_out]
+            if left_out:
+                out["required"] = [name for name in out["required"] if name not in left_out]
         if self.openapi30 and schema.get("nullable") is True:
             out = _nullable(out)
         return out
 
-    def _keyword(
+    def _subschemas(
         self,
         out: dict[str, Any],
         keyword: str,
@@ -156,7 +157,7 @@ class Schemas:
         uses: set[str],
         depth: int,
     ) -> None:
-        """Writes ``keyword`` (of ``schema``) converted into ``out``, or nothing for one JSON Schema lacks."""
+        """Writes ``keyword`` (of ``schema``), whose value holds schemas, converted into ``out``."""
         if keyword in _SCHEMA_MAPS:
             if not isinstance(value, dict):
                 raise Unusable(f"{where} is {kind(value)}, not an object of schemas")
@@ -166,43 +167,14 @@ class Schemas:
                 for name, item in value.items()
                 if keyword != "properties" or not self._flagged(item, left_out, where)
             }
-        elif keyword in _SCHEMA_ONE:
-            if isinstance(value, list) and keyword == "items":  # draft 4's tuple form
-                out["prefixItems"] = self._list(value, direction, where, uses, depth)
-            else:
-                out[keyword] = self.convert(value, direction, where, uses, depth + 1)
         elif keyword in _SCHEMA_LISTS:
             if keyword in ("oneOf", "anyOf") and isinstance(schema.get("discriminator"), dict):
                 value = self._discriminated(value, schema["discriminator"])
             out[keyword] = self._list(value, direction, where, uses, depth)
-        elif keyword == "description":
-            out[keyword] = cut(_typed(value, str, where, "a string"), MAX_SCHEMA_DESCRIPTION)
-        elif keyword in _TEXTS:
-            out[keyword] = _typed(value, str, where, "a string")
-        elif keyword in _COUNTS:
-            if not (type(value) is int and value >= 0):  # a boolean is not a count
-                raise Unusable(f"{where} is {value!r}, not a count (a whole number, 0 or more)")
-            out[keyword] = value
-        elif keyword in _NUMBERS:
-            out[keyword] = _number(value, where)
-        elif keyword in ("exclusiveMinimum", "exclusiveMaximum"):
-            if not isinstance(value, bool):  # OpenAPI 3.0's boolean qualifies the bound (see convert)
-                out[keyword] = _number(value, where)
-        elif keyword in _FLAGS:
-            out[keyword] = _typed(value, bool, where, "true or false")
-        elif keyword in _VALUES:
-            out[keyword] = value
-        elif keyword == "type":
-            out[keyword] = _type(value, where)
-        elif keyword in ("enum", "examples"):
-            out[keyword] = _typed(value, list, where, "a list")
-        elif keyword == "example" and "examples" not in schema:
-            out["examples"] = [value]
-        elif keyword == "required":
-            out[keyword] = _names(value, where)
-        elif keyword == "dependentRequired":
-            mapping = _typed(value, dict, where, "an object")
-            out[keyword] = {name: _names(names, f"{where}.{name}") for name, names in mapping.items()}
+        elif isinstance(value, list) and keyword == "items":  # draft 4's tuple form
+            out["prefixItems"] = self._list(value, direction, where, uses, depth)
+        else:
+            out[keyword] = self.convert(value, direction, where, uses, depth + 1)
 
     def _list(self, value: Any, direction: Direction, where: str, uses: set[str], depth: int) -> list[Any]:
         if not isinstance(value, list) or not value:
@@ -219,6 +191,7 @@ class Schemas:
     def _reference(self, schema: dict[str, Any], direction: Direction, where: str, uses: set[str], depth: int) -> Any:
         """A ``$ref`` schema: the target in place when it refers to nothing, else ``$ref`` to ``$defs``."""
         ref = schema["$ref"]
+        self.references += 1
         target = self._converted(ref, direction, where)
         siblings: dict[str, Any] = {}
         if not self.openapi30:
@@ -242,9 +215,11 @@ class Schemas:
         if found is None:
             raw = self.target(ref, where)
             self.in_progress.add(key)
+            references = self.references
             try:
                 used: set[str] = set()
-                found = (self.convert(raw, direction, f"{str(ref)[:200]}", used), frozenset(used))
+                converted = self.convert(raw, direction, f"{str(ref)[:200]}", used)
+                found = (converted, frozenset(used), self.references == references)
             except Unusable as exc:
                 found = exc
             finally:
@@ -252,7 +227,7 @@ class Schemas:
             self.targets[key] = found
         if isinstance(found, Unusable):
             raise Unusable(str(found))
-        return None if found[1] else found[0]
+        return found[0] if found[2] else None
 
     def defs(self, uses: set[str], direction: Direction) -> dict[str, Any]:
         """The ``$defs`` a schema that refers to ``uses`` needs (and what those refer to)."""
@@ -311,29 +286,85 @@ def _pointer_part(name: str) -> str:
     return name.replace("~", "~0").replace("/", "~1")
 
 
-def _typed(value: Any, expected: type, where: str, described: str) -> Any:
-    if not isinstance(value, expected) or (expected is not bool and isinstance(value, bool)):
-        raise Unusable(f"{where} is {kind(value)}, not {described}")
+#: What :meth:`Schemas.convert` leaves out of the schema it writes.
+_DROP = object()
+
+
+def _text(value: Any, where: str, keyword: str) -> Any:
+    if not isinstance(value, str):
+        raise Unusable(f"{where}.{keyword} is {kind(value)}, not a string")
+    return cut(value, MAX_SCHEMA_DESCRIPTION) if keyword == "description" else value
+
+
+def _count(value: Any, where: str, keyword: str) -> Any:
+    if type(value) is not int or value < 0:  # a boolean is not a count
+        raise Unusable(f"{where}.{keyword} is {str(value)[:40]!r}, not a count (a whole number, 0 or more)")
     return value
 
 
-def _number(value: Any, where: str) -> int | float:
+def _number(value: Any, where: str, keyword: str) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise Unusable(f"{where} is {kind(value)}, not a number")
+        raise Unusable(f"{where}.{keyword} is {kind(value)}, not a number")
     return value
 
 
-def _names(value: Any, where: str) -> list[str]:
+def _exclusive(value: Any, where: str, keyword: str) -> Any:
+    """A number; OpenAPI 3.0's boolean qualifies ``minimum``/``maximum`` (see :meth:`Schemas.convert`)."""
+    return _DROP if isinstance(value, bool) else _number(value, where, keyword)
+
+
+def _flag(value: Any, where: str, keyword: str) -> Any:
+    if not isinstance(value, bool):
+        raise Unusable(f"{where}.{keyword} is {kind(value)}, not true or false")
+    return value
+
+
+def _any(value: Any, where: str, keyword: str) -> Any:
+    return value
+
+
+def _values(value: Any, where: str, keyword: str) -> Any:
+    if not isinstance(value, list):
+        raise Unusable(f"{where}.{keyword} is {kind(value)}, not a list")
+    return value
+
+
+def _names(value: Any, where: str, keyword: str) -> Any:
     if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
-        raise Unusable(f"{where} is {kind(value)}, not a list of property names")
+        raise Unusable(f"{where}.{keyword} is {kind(value)}, not a list of property names")
     return list(dict.fromkeys(value))
 
 
-def _type(value: Any, where: str) -> str | list[str]:
-    types = [value] if isinstance(value, str) else value
-    if not isinstance(types, list) or not types or not all(isinstance(t, str) and t in _TYPES for t in types):
-        raise Unusable(f"{where} is {str(value)[:100]!r}: a type is one of {', '.join(sorted(_TYPES))} or a list")
-    return value if isinstance(value, str) else list(dict.fromkeys(value))
+def _dependent(value: Any, where: str, keyword: str) -> Any:
+    if not isinstance(value, dict):
+        raise Unusable(f"{where}.{keyword} is {kind(value)}, not an object")
+    return {name: _names(names, f"{where}.{keyword}", name) for name, names in value.items()}
+
+
+def _type(value: Any, where: str, keyword: str) -> Any:
+    if isinstance(value, str) and value in _TYPES:
+        return value
+    if not isinstance(value, list) or not value or not all(isinstance(t, str) and t in _TYPES for t in value):
+        raise Unusable(f"{where}.type is {str(value)[:100]!r}: a type is one of {', '.join(sorted(_TYPES))} or a list")
+    return list(dict.fromkeys(value))
+
+
+#: The keywords whose value is not a schema, with the check (and conversion) of their value;
+#: other keywords than these and :data:`_SUBSCHEMAS` are left out (``example`` aside).
+_CHECKS: dict[str, Callable[[Any, str, str], Any]] = {
+    **dict.fromkeys(("title", "description", "pattern", "format", "contentMediaType", "contentEncoding"), _text),
+    **dict.fromkeys(("$comment",), _text),
+    **dict.fromkeys(("maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"), _count),
+    **dict.fromkeys(("minContains", "maxContains"), _count),
+    **dict.fromkeys(("minimum", "maximum", "multipleOf"), _number),
+    **dict.fromkeys(("exclusiveMinimum", "exclusiveMaximum"), _exclusive),
+    **dict.fromkeys(("uniqueItems", "deprecated", "readOnly", "writeOnly"), _flag),
+    **dict.fromkeys(("const", "default"), _any),
+    **dict.fromkeys(("enum", "examples"), _values),
+    "type": _type,
+    "required": _names,
+    "dependentRequired": _dependent,
+}
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
