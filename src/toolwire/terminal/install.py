@@ -165,7 +165,7 @@ def _openapi_words(command: list[str]) -> tuple[list[str], str]:
     absolute when it is a file, and the entry's default name (SPEC's stem). The document is
     read and mapped first: :class:`~toolwire.cli.common.ServingFailed` if it cannot be;
     :class:`UsageError` for another command line or ``--http`` (a client starts it over stdio)."""
-    from ..cli import openapi
+    from ..openapi import command as openapi
 
     words = command[1:] if command[0] in ("toolwire", "toolwire.exe") else command
     if not words or words[0] != "openapi":
