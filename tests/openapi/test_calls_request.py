@@ -99,6 +99,13 @@ def test_a_line_break_in_a_header_is_refused_naming_the_argument() -> None:
         build_request(operation, {"trace": "a\r\nSet-Cookie: x=1"})
 
 
+@pytest.mark.parametrize("header", ["Host", "authorization", "Content-Length", "Cookie", "Transfer-Encoding"])
+def test_an_argument_never_sets_a_header_that_frames_the_message_or_carries_credentials(header: str) -> None:
+    operation = Operation(name="op", method="GET", path="/h", parameters=(Parameter("value", header, "header"),))
+    with pytest.raises(RequestInvalid, match=f"'value' would set the {header} header, which only the server sets"):
+        build_request(operation, {"value": "x"})
+
+
 def test_a_disambiguated_argument_goes_under_its_own_name() -> None:
     parameters = (
         Parameter("id", "id", "path", required=True, style="simple", explode=False),

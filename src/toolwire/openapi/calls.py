@@ -160,7 +160,8 @@ class Upstream:
         request = client.build_request(outgoing.method, url, headers=headers, timeout=self.timeout, **_body(outgoing))
         origin = origin_of(request.url)
         for _ in range(MAX_REDIRECTS + 1):
-            response = await client.send(request, auth=self.auth or httpx.USE_CLIENT_DEFAULT, follow_redirects=False)
+            auth = self.auth if self.auth is not None else httpx.USE_CLIENT_DEFAULT
+            response = await client.send(request, auth=auth, follow_redirects=False)
             try:
                 following = response.next_request if response.status_code in _REDIRECTS else None
                 if following is None:

@@ -27,7 +27,9 @@ Values are percent-encoded (a path value's ``/`` too, so that it stays one segme
 and ``false``, ``null`` leaves an optional parameter out. A JSON body is the one body
 argument, or the object of the body's arguments; a form or multipart body holds its fields
 (lists repeated). :class:`RequestInvalid` for a value a request cannot carry (a line break
-in a header): the tool answers with an execution error naming the argument.
+in a header) and for a header argument that would frame the message or carry credentials
+(:data:`RESERVED_HEADERS`: ``Host``, ``Authorization``...): the tool answers with an
+execution error naming the argument.
 """
 
 from __future__ import annotations
@@ -44,6 +46,21 @@ from .operation import Operation, Parameter
 
 #: RFC 3986's reserved characters that ``allowReserved`` leaves alone in a query value.
 RESERVED_KEPT = ":/?[]@!$'()*,;"
+#: Headers an argument never sets: they frame the message or carry credentials (which are
+#: the server's to configure, never the model's).
+RESERVED_HEADERS = frozenset(
+    {
+        "host",
+        "content-length",
+        "transfer-encoding",
+        "connection",
+        "te",
+        "upgrade",
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+    }
+)
 
 
 class RequestInvalid(ToolwireError):
@@ -179,6 +196,10 @@ def _deep(prefix: str, value: dict[str, Any], safe: str) -> Iterator[str]:
 
 
 def _header_value(parameter: Parameter, value: Any) -> str:
+    if parameter.name.lower() in RESERVED_HEADERS:
+        raise RequestInvalid(
+            f"the argument {parameter.argument!r} would set the {parameter.name} header, which only the server sets"
+        )
     if isinstance(value, list):
         text = ",".join(_text(item) for item in value)
     elif isinstance(value, dict):
