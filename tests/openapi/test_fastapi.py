@@ -230,3 +230,44 @@ def test_no_usable_base_url_asks_for_one() -> None:
     no_servers = {key: value for key, value in shop.app.openapi().items() if key != "servers"}
     with pytest.raises(OpenAPIError, match="the document names no server: give base_url="):
         Server.from_openapi(no_servers)
+
+
+def starlette_app(published: bool) -> Any:
+    """A Starlette application (no ``openapi()`` method): ``GET /hello/{name}``, and its
+    document at ``/openapi.json`` when ``published``."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    document = {
+        "openapi": "3.1.0",
+        "info": {"title": "Hello", "version": "1"},
+        "paths": {
+            "/hello/{name}": {
+                "get": {
+                    "operationId": "hello",
+                    "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
+                    "responses": {"200": {"description": "a greeting", "content": {"text/plain": {}}}},
+                }
+            }
+        },
+    }
+
+    async def hello(request: Request) -> Any:
+        from starlette.responses import PlainTextResponse
+
+        return PlainTextResponse(f"hello, {request.path_params['name']}")
+
+    async def openapi(request: Request) -> Any:
+        return JSONResponse(document)
+
+    routes = [Route("/hello/{name}", hello)] + ([Route("/openapi.json", openapi)] if published else [])
+    return Starlette(routes=routes)
+
+
+async def test_an_asgi_app_without_openapi_method_is_read_from_its_openapi_json() -> None:
+    server = Server.from_asgi(starlette_app(published=True))
+    assert (await call(server, "hello", name="Zoë")).text == "hello, Zoë"
+    with pytest.raises(OpenAPIError, match=r"publishes no OpenAPI document: GET /openapi.json answered HTTP 404"):
+        Server.from_asgi(starlette_app(published=False))
