@@ -162,11 +162,11 @@ class Schemas:
             if not isinstance(value, dict):
                 raise Unusable(f"{where} is {kind(value)}, not an object of schemas")
             left_out = "readOnly" if direction == "input" else "writeOnly"
-            out[keyword] = {
-                name: self.convert(item, direction, f"{where}.{name}", uses, depth + 1)
-                for name, item in value.items()
-                if keyword != "properties" or not self._flagged(item, left_out, where)
-            }
+            converted = out[keyword] = {}
+            for name, item in value.items():
+                place = f"{where}.{name}"
+                if keyword != "properties" or not self._flagged(item, left_out, place):
+                    converted[name] = self.convert(item, direction, place, uses, depth + 1)
         elif keyword in _SCHEMA_LISTS:
             if keyword in ("oneOf", "anyOf") and isinstance(schema.get("discriminator"), dict):
                 value = self._discriminated(value, schema["discriminator"])
