@@ -15,7 +15,7 @@ import pytest
 
 from tests.openapi import shop
 from tests.support.clirun import TOOLWIRE, failed, toolwire
-from tests.support.httpserve import InProcess
+from tests.support.httpserve import InProcess, process_http
 from toolwire.client import Client
 
 
@@ -119,3 +119,25 @@ def test_documents_that_cannot_be_served_get_one_line(tmp_path: Path) -> None:
     assert missing.startswith(f"toolwire: cannot read the OpenAPI document {tmp_path / 'none.json'}")
     bad_header = failed(toolwire("openapi", str(swagger), "--header", "no-colon"), 2)
     assert "expected 'NAME: VALUE', not 'no-colon'" in bad_header
+
+
+def test_dev_inspects_it_and_its_calls_reach_the_api(spec: str) -> None:
+    import httpx
+
+    from tests.cli.test_dev import inspector
+
+    shop_process = (sys.executable, "-m", "uvicorn", "tests.openapi.shop:app", "--port")
+    with (
+        process_http(*shop_process, path="") as api,
+        inspector("--", *TOOLWIRE, "openapi", spec, "--base-url", api) as url,
+    ):
+        base, token = url.split("?")[0], url.split("token=")[1]
+        state = httpx.post(base + "api/state", headers={"X-Toolwire-Token": token}, timeout=30).json()["ok"]
+        assert state["server"]["name"] == "Shop"
+        answer = httpx.post(
+            base + "api/call",
+            headers={"X-Toolwire-Token": token},
+            json={"name": "get_item", "arguments": {"item_id": 1}, "call": "c1"},
+            timeout=30,
+        ).json()["ok"]
+    assert answer["result"]["structuredContent"]["name"] == "kettle"
