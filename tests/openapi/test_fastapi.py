@@ -14,7 +14,7 @@ import pytest
 from tests.openapi import shop
 from tests.support.httpserve import InProcess, process_http
 from toolwire import Server
-from toolwire.client import Client
+from toolwire.client import Client, ServerError
 from toolwire.openapi import OpenAPIError, RouteMap
 
 #: Makes the server under test for the app, with these options.
@@ -212,9 +212,12 @@ async def test_get_operations_as_resources_and_templates(make: Make) -> None:
         assert templates == ["openapi://shop/items/{item_id}"] and resources == ["openapi://shop/text"]
         item = await client.read_resource("openapi://shop/items/2")
         text = await client.read_resource("openapi://shop/text")
+        with pytest.raises(ServerError, match="openapi://shop/items/404") as missing:
+            await client.read_resource("openapi://shop/items/404")
     assert item[0].mime_type == "application/json" and '"lamp"' in (item[0].text or "")
     assert text[0].text == "plain words, not JSON" and text[0].mime_type == "text/plain"
     assert "get_item" not in {tool.name for tool in server.registry.all()}
+    assert 'the API answered HTTP 404: {"detail":"no item 404"}' in str(missing.value)
 
 
 async def test_the_base_url_comes_from_the_documents_servers_resolved_against_its_url() -> None:

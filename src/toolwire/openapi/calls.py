@@ -37,7 +37,7 @@ import httpx
 import orjson
 
 from ..fetch import MAX_REDIRECTS, FetchFailed, origin_of, read_body, shown
-from ..resources.resource import ResourceContents, resource_contents
+from ..resources.resource import ResourceContents, ResourceNotFound, resource_contents
 from ..tools.content import audio, embedded_resource, image
 from ..tools.results import ToolError, error_result
 from ..tools.validation import ArgumentsInvalid, Validator
@@ -167,9 +167,7 @@ class Upstream:
                 if following is None:
                     body = await read_body(response, self.max_response_bytes)
                     content_type = response.headers.get("content-type", "")
-                    reason = httpx.codes.get_reason_phrase(
-                        response.status_code
-                    )  # not the server's: it may say anything
+                    reason = httpx.codes.get_reason_phrase(response.status_code)  # the same from every server
                     return Answer(response.status_code, reason, content_type, body, str(response.url))
             finally:
                 await response.aclose()
@@ -219,11 +217,14 @@ class Upstream:
             return str(exc).lstrip(": ")
         return None
 
-    async def read(self, operation: Operation, arguments: dict[str, Any]) -> ResourceContents:
-        """What a resource served by ``operation`` holds: the body as text (JSON as it came)
-        or bytes, of the type the answer says; :class:`~toolwire.ToolError` for a failure or
-        an answer that is not 2xx."""
+    async def read(self, operation: Operation, arguments: dict[str, Any], uri: str) -> ResourceContents:
+        """What the resource at ``uri``, served by ``operation``, holds: the body as text
+        (JSON as it came) or bytes, of the type the answer says. :class:`ResourceNotFound`
+        for an answer ``404`` or ``410``; :class:`~toolwire.ToolError` for another failure
+        or an answer that is not 2xx."""
         answer = await self.send(_built(operation, arguments))
+        if answer.status in (404, 410):
+            raise ResourceNotFound(uri, f"the API answered HTTP {answer.status}{_excerpt(answer)}")
         if answer.status >= 300:
             raise ToolError(
                 f"{operation.method} {operation.path} failed: HTTP {answer.status} {answer.reason}{_excerpt(answer)}"

@@ -166,12 +166,14 @@ def _tool(operation: Operation, upstream: Upstream) -> Tool:
 
 
 def _resource(operation: Operation, upstream: Upstream) -> Resource:
-    async def read() -> Any:
-        return await upstream.read(operation, {})
+    uri = operation.uri
+    assert uri is not None
 
-    assert operation.uri is not None
+    async def read() -> Any:
+        return await upstream.read(operation, {}, uri)
+
     return Resource(
-        operation.uri,
+        uri,
         read,
         name=operation.name,
         title=operation.title,
@@ -196,7 +198,10 @@ class _TemplateRead:
         )
 
     async def __call__(self, **variables: Any) -> Any:
-        return await self.upstream.read(self.operation, variables)
+        uri = self.operation.uri or ""
+        for name, value in variables.items():
+            uri = uri.replace("{" + name + "}", str(value))
+        return await self.upstream.read(self.operation, variables, uri)
 
 
 def _template(operation: Operation, upstream: Upstream) -> ResourceTemplate:
