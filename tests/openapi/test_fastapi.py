@@ -5,11 +5,13 @@ process through ``Server.from_asgi`` (no socket), and over a real socket (uvicor
 from __future__ import annotations
 
 import base64
+import contextlib
 import sys
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
+from fastapi import FastAPI, Request
 
 from tests.openapi import shop
 from tests.support.httpserve import InProcess, process_http
@@ -239,7 +241,6 @@ def starlette_app(published: bool) -> Any:
     """A Starlette application (no ``openapi()`` method): ``GET /hello/{name}``, and its
     document at ``/openapi.json`` when ``published``."""
     from starlette.applications import Starlette
-    from starlette.requests import Request
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
@@ -274,3 +275,24 @@ async def test_an_asgi_app_without_openapi_method_is_read_from_its_openapi_json(
     assert (await call(server, "hello", name="Zoë")).text == "hello, Zoë"
     with pytest.raises(OpenAPIError, match=r"publishes no OpenAPI document: GET /openapi.json answered HTTP 404"):
         Server.from_asgi(starlette_app(published=False))
+
+
+async def test_the_applications_own_lifespan_runs_with_the_server() -> None:
+    events: list[str] = []
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, str]]:
+        events.append("started")
+        yield {"greeting": "hello"}
+        events.append("stopped")
+
+    app = FastAPI(title="Greeter", version="1", lifespan=lifespan)
+
+    @app.get("/greet", operation_id="greet")
+    async def greet(request: Request) -> dict[str, str]:
+        return {"said": request.state.greeting}
+
+    async with Client(Server.from_asgi(app)) as client:
+        assert (await client.call_tool("greet", {})).structured == {"said": "hello"}
+        assert events == ["started"]
+    assert events == ["started", "stopped"]

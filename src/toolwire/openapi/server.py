@@ -96,9 +96,11 @@ def from_asgi(
 ) -> Server:
     """A server for the ASGI application ``app``, called in process (``httpx.ASGITransport``).
     Its document: ``document`` when given, else ``app.openapi()`` (FastAPI), else what
-    ``GET /openapi.json`` answers. The other keywords are :func:`from_openapi`'s.
+    ``GET /openapi.json`` answers. The application's own lifespan (startup, shutdown, the
+    state it yields) runs with the server's. The other keywords are :func:`from_openapi`'s.
     :class:`OpenAPIError` as there, and for an application that publishes no document."""
-    transport = httpx.ASGITransport(app=app)
+    state: dict[str, Any] = {}  # what the application's lifespan yields, in every request's scope
+    transport = httpx.ASGITransport(app=_with_state(app, state))
     if document is None:
         document = _asgi_document(app, transport)
     base_url = ASGI_BASE_URL
@@ -114,6 +116,7 @@ def from_asgi(
         timeout=timeout,
         max_response_bytes=max_response_bytes,
     )
+    options.setdefault("lifespan", _running(app, state, upstream))
     return openapi_server(mapped, upstream, name=name, **options)
 
 
@@ -146,6 +149,38 @@ def _closing(upstream: Upstream) -> Callable[[], AbstractAsyncContextManager[Non
             await upstream.aclose()
 
     return lifespan
+
+
+def _running(app: Any, state: dict[str, Any], upstream: Upstream) -> Callable[[], AbstractAsyncContextManager[None]]:
+    """A lifespan running the application's own ASGI lifespan (its startup before serving,
+    its shutdown after) and closing ``upstream``'s client; :class:`OpenAPIError` with the
+    application's message when its startup fails."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan() -> AsyncIterator[None]:
+        from ..transports.http.wire.lifespan import Lifespan
+
+        running = Lifespan(app, state)
+        try:
+            await running.start()
+        except RuntimeError as exc:
+            raise OpenAPIError(f"the application failed to start: {exc}") from None
+        try:
+            yield None
+        finally:
+            await running.stop()
+            await upstream.aclose()
+
+    return lifespan
+
+
+def _with_state(app: Any, state: dict[str, Any]) -> Any:
+    """``app`` with ``state`` (a copy, as ASGI servers give) in every request's scope."""
+
+    async def stateful(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await app({**scope, "state": dict(state)}, receive, send)
+
+    return stateful
 
 
 def _tool(operation: Operation, upstream: Upstream) -> Tool:
