@@ -365,7 +365,7 @@ def _body(schemas: Schemas, raw: dict[str, Any], uses: set[str]) -> tuple[Body |
         return body, [Parameter("body", "body", "body", required=required, schema=schema)]
     assert isinstance(properties, dict)
     fields_used: set[str] = set()
-    converted = schemas.convert(resolved, "input", where, fields_used)
+    converted = schemas.convert_top(raw_schema, "input", where, fields_used)
     fields = converted.get("properties", {})
     if media_type in FORM_TYPES:
         for field_name in fields:
@@ -428,8 +428,7 @@ def _output(schemas: Schemas, responses: Any) -> tuple[dict[str, Any] | None, bo
             continue
         media = content[media_type] if isinstance(content[media_type], dict) else {}  # type: ignore[index]
         uses: set[str] = set()
-        top_level = schemas.resolve(media.get("schema", {}), f"{where}'s schema")  # an object behind $ref: on top
-        schema = schemas.convert(top_level, "output", f"{where}'s schema", uses)
+        schema = schemas.convert_top(media.get("schema", {}), "output", f"{where}'s schema", uses)
         wrapped = not (isinstance(schema, dict) and schema.get("type") == "object")
         top = {"type": "object", "properties": {"result": schema}, "required": ["result"]} if wrapped else dict(schema)
         top.pop("$defs", None)

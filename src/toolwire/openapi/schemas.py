@@ -146,6 +146,18 @@ class Schemas:
             out = _nullable(out)
         return out
 
+    def convert_top(self, schema: Any, direction: Direction, where: str, uses: set[str]) -> Any:
+        """:meth:`convert`, but a ``$ref`` on top is replaced by its target (converted once per
+        document): the top of an input or output schema is the object itself."""
+        ref = schema.get("$ref") if isinstance(schema, dict) else None
+        if ref is None:
+            return self.convert(schema, direction, where, uses)
+        self._converted(ref, direction, where)
+        found = self.targets[(ref, direction)]
+        assert not isinstance(found, Unusable)  # _converted raised it
+        uses |= found[1]
+        return found[0]
+
     def _subschemas(
         self,
         out: dict[str, Any],
