@@ -100,14 +100,14 @@ async def _follow(
     max_bytes: int,
     follow_redirects: bool,
 ) -> Fetched:
-    origin = _origin(httpx.URL(url))
+    origin = origin_of(httpx.URL(url))
     for _ in range(MAX_REDIRECTS + 1):
         request = http.build_request(method, url, headers=headers, data=data, json=json)
         response = await http.send(request, stream=True)
         try:
             location = response.headers.get("location")
             if not follow_redirects or response.status_code not in _REDIRECTS or location is None:
-                return Fetched(response.status_code, response.headers, await _body(response, max_bytes), url)
+                return Fetched(response.status_code, response.headers, await read_body(response, max_bytes), url)
         finally:
             await response.aclose()
         target = response.url.join(location)
@@ -115,14 +115,14 @@ async def _follow(
             raise FetchFailed(f"{shown(url)} redirected to {shown(str(target))}: not followed")
         if response.status_code == 303 or (response.status_code in (301, 302) and method == "POST"):
             method, data, json = "GET", None, None
-        if _origin(target) != origin:  # the caller's credentials stay with their origin
+        if origin_of(target) != origin:  # the caller's credentials stay with their origin
             headers = {name: value for name, value in headers.items() if name.lower() in _KEPT_ACROSS_ORIGINS}
-            origin = _origin(target)
+            origin = origin_of(target)
         url = str(target)
     raise FetchFailed(f"{shown(url)} redirected more than {MAX_REDIRECTS} times")
 
 
-async def _body(response: httpx.Response, max_bytes: int) -> bytes:
+async def read_body(response: httpx.Response, max_bytes: int) -> bytes:
     """The whole body; :class:`FetchFailed` past ``max_bytes`` (declared or arriving)."""
     declared = response.headers.get("content-length", "")
     if declared.isascii() and declared.isdigit() and int(declared) > max_bytes:
@@ -135,5 +135,5 @@ async def _body(response: httpx.Response, max_bytes: int) -> bytes:
     return bytes(body)
 
 
-def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+def origin_of(url: httpx.URL) -> tuple[str, str, int | None]:
     return url.scheme, url.host, url.port

@@ -110,7 +110,10 @@ def test_the_file_is_imported_with_the_entrys_environment(tmp_path: Path) -> Non
     [
         (["install", "notepad", SEED], "unknown client 'notepad'"),
         (["install", "cursor", "missing.py"], "no such server file: missing.py"),
-        (["install", "cursor"], "the following arguments are required: FILE[:OBJECT] (see toolwire install -h)"),
+        (
+            ["install", "cursor"],
+            "install needs a FILE[:OBJECT], or a toolwire openapi command line after -- (see toolwire install -h)",
+        ),
         (["install", "cursor", SEED, "--env", "NOEQUALS"], "argument --env: expected KEY=VALUE"),
     ],
 )

@@ -13,6 +13,7 @@
     toolwire ask TARGET... "question"            ask a model one question, for scripts
     toolwire search TARGET... "query"            which of their tools fit a request
     toolwire card URL                            a server's card, read without connecting
+    toolwire openapi SPEC --base-url URL         serve an HTTP API's OpenAPI document
 
 ``run`` is what desktop MCP clients launch, so it imports only what serving over stdio
 needs. Without ``:object`` it serves the module's ``server``, ``mcp`` or ``app``, or its only
@@ -135,6 +136,12 @@ def _proxy(command: str, argv: list[str]) -> int:
     return proxy_main(command, argv)
 
 
+def _openapi(command: str, argv: list[str]) -> int:
+    from .openapi import main as openapi_main
+
+    return openapi_main(command, argv)
+
+
 def _dev(command: str, argv: list[str]) -> int:
     from .dev import main as dev_main
 
@@ -153,6 +160,7 @@ COMMANDS: dict[str, Callable[[str, list[str]], int]] = {
     "install": _install,
     "proxy": _proxy,
     "dev": _dev,
+    "openapi": _openapi,
 }
 
 #: ``toolwire -h``. Its first lines are ``run``'s usage (``toolwire run -h``).
@@ -178,6 +186,8 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--
        toolwire install claude-desktop|claude-code|cursor|vscode|windsurf FILE [--name N] [--env K=V ...] [--print]
        toolwire proxy [--name N] [--http [HOST:]PORT [--allow-host HOST ...]] [-v] {TARGET | -- COMMAND ...}
        toolwire dev [--port PORT] [--no-browser] [--protocol VERSION] {TARGET | -- COMMAND ...}
+       toolwire openapi SPEC [--base-url URL] [--header 'NAME: VALUE' ...] [--bearer-env VAR] [--include-tag TAG ...]
+                             [--exclude-tag TAG ...] [--resources] [--http [HOST:]PORT] [options]
 
 commands:
   run FILE[:OBJECT]    serve the Server defined in FILE over stdio (stdout carries only
@@ -222,7 +232,8 @@ commands:
                        `auth status` shows what is stored, `auth logout URL` forgets it.
                        The commands above authorize the same way when a server asks.
   install CLIENT FILE  add a server file to an MCP client's configuration (merged, the old
-                       file kept as .bak); --print shows the entry instead.
+                       file kept as .bak); --print shows the entry instead. After --, a
+                       `toolwire openapi SPEC ...` command line is installed instead of a file.
   dev TARGET           develop a server: a web inspector (127.0.0.1, a token in its address) to
                        call its tools, read its resources, answer its questions and watch its
                        traffic; a server file is restarted when it (or a file beside it) changes.
@@ -230,6 +241,10 @@ commands:
                        stdio, or with --http over Streamable HTTP; it bridges transports and
                        protocol eras (a 2025-11-25-only server offered to 2026-07-28 clients).
                        Its options go before --: toolwire proxy --http 8000 -- npx -y some-server
+  openapi SPEC         serve the HTTP API an OpenAPI document (file or URL) describes: each
+                       operation a tool calling the API at --base-url; --header and --bearer-env
+                       give the API's credentials (the caller's are never forwarded). Other
+                       commands take it after --: toolwire dev -- toolwire openapi SPEC ...
 
 TARGET is FILE.py or FILE.py:OBJECT (served by `toolwire run` in a child process), an
 http(s) URL, or, after --, any server's command line:

@@ -5,6 +5,7 @@ from .document import OpenAPIError, load_document
 from .mapping import MappedDocument, map_document
 from .operation import Body, Operation, Parameter, Skipped
 from .routes import Override, RouteMap
+from .server import from_asgi, from_openapi
 
 __all__ = [
     "Body",
@@ -15,6 +16,8 @@ __all__ = [
     "Parameter",
     "RouteMap",
     "Skipped",
+    "from_asgi",
+    "from_openapi",
     "load_document",
     "map_document",
 ]

@@ -218,6 +218,29 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         self.guarded = chain(self.guards)
         self.list_guarded = chain([guard for guard in self.guards if sees_lists(guard)])
 
+    # -- other sources ---------------------------------------------------------------------
+
+    @classmethod
+    def from_openapi(cls, document: Any, base_url: str | None = None, client: Any = None, **options: Any) -> Server:
+        """A server for the HTTP API an OpenAPI document describes (a dict, a JSON or YAML
+        file, or a URL read once): each operation a tool (or a resource), its calls sent to
+        ``base_url`` (default: the document's first server) through ``client`` (an
+        ``httpx.AsyncClient``, else one made for it). See
+        :func:`toolwire.openapi.from_openapi` for the options (route maps, upstream
+        credentials, limits) and errors, docs/openapi.md for the whole story."""
+        from ..openapi.server import from_openapi
+
+        return from_openapi(document, base_url, client, **options)
+
+    @classmethod
+    def from_asgi(cls, app: Any, **options: Any) -> Server:
+        """A server for an ASGI application that publishes an OpenAPI document (FastAPI,
+        Starlette with a schema), called in process: no socket. See
+        :func:`toolwire.openapi.from_asgi` for the options and errors."""
+        from ..openapi.server import from_asgi
+
+        return from_asgi(app, **options)
+
     # -- lifespan and composition -----------------------------------------------------------
 
     def lifespan(self, function: F) -> F:

@@ -11,6 +11,12 @@ to ``FILE.bak`` before it is written. A file that is not JSON is left alone (exi
 ``--print`` shows the entry and where it would go instead. The server file is imported first,
 as ``toolwire run`` would (with the ``--env`` settings): one that fails to import, or has no
 Server to serve, is not installed.
+
+    toolwire install cursor --name shop -- toolwire openapi shop.json --base-url https://api.example.com
+
+installs an API served by ``toolwire openapi`` instead: the entry runs ``python -m toolwire
+openapi /abs/path/shop.json ...`` with the options given; the document is read and mapped
+first, as for a file.
 """
 
 from __future__ import annotations
@@ -25,7 +31,16 @@ from typing import Any
 
 import orjson
 
-from ..cli.common import ImportFailed, Parser, UsageError, command_parser, did_you_mean, load_server
+from ..cli.common import (
+    ImportFailed,
+    Parser,
+    ServingFailed,
+    UsageError,
+    command_parser,
+    did_you_mean,
+    load_server,
+    split_command,
+)
 from .commandline import env_pair
 
 CLIENTS = "claude-desktop, claude-code, cursor, vscode, windsurf"
@@ -72,9 +87,14 @@ def entry(file: str, env: dict[str, str], typed: bool) -> dict[str, Any]:
     """The server's entry: this Python running ``toolwire run`` on the file's absolute path."""
     path, colon, name = file.partition(":")
     served = str(Path(path).resolve()) + (colon + name if colon else "")
+    return command_entry(["run", served], env, typed)
+
+
+def command_entry(words: list[str], env: dict[str, str], typed: bool) -> dict[str, Any]:
+    """The entry running ``toolwire WORDS...`` with this Python."""
     item: dict[str, Any] = {"type": "stdio"} if typed else {}
     item["command"] = sys.executable
-    item["args"] = ["-m", "toolwire", "run", served]
+    item["args"] = ["-m", "toolwire", *words]
     if env:
         item["env"] = env
     return item
@@ -107,39 +127,75 @@ def main(argv: list[str]) -> int:
     """Run ``toolwire install ARGV...``; the exit status (2: a usage error, such as a FILE
     without the OBJECT named; 1: a failure, such as a FILE that does not import)."""
     try:
+        argv, command = split_command(argv)
         options = _parser().parse_args(argv)
         client, file, env = options.client, options.file, dict(options.env)
-        path = file.partition(":")[0]
-        if not path.endswith(".py") or not os.path.isfile(path):
-            raise UsageError(f"no such server file: {path}")
-        name = options.name or Path(path).stem
-        chosen = target(client)
-        os.environ.update(env)  # as the client will start it
-        load_server(file)
-        item = entry(file, env, chosen.typed)
+        if command is not None:
+            if file is not None:
+                raise UsageError(f"unexpected {file!r}: install takes a FILE, or a toolwire openapi command after --")
+            chosen = target(client)
+            os.environ.update(env)  # as the client will start it
+            words, stem = _openapi_words(command)
+            name = options.name or stem
+            item = command_entry(words, env, chosen.typed)
+        else:
+            if file is None:
+                raise UsageError("install needs a FILE[:OBJECT], or a toolwire openapi command line after --")
+            path = file.partition(":")[0]
+            if not path.endswith(".py") or not os.path.isfile(path):
+                raise UsageError(f"no such server file: {path}")
+            name = options.name or Path(path).stem
+            chosen = target(client)
+            os.environ.update(env)  # as the client will start it
+            load_server(file)
+            item = entry(file, env, chosen.typed)
         if options.print:
             snippet = orjson.dumps({chosen.key: {name: item}}, option=orjson.OPT_INDENT_2).decode()
             sys.stdout.write(f"# {chosen.path}\n{snippet}\n")
             return 0
         sys.stdout.write(f"toolwire: {install(chosen, name, item)}; restart {client} to load it\n")
         return 0
-    except (OSError, ValueError, ImportFailed) as exc:
+    except (OSError, ValueError, ImportFailed, ServingFailed) as exc:
         sys.stderr.write(f"toolwire: {exc}\n")
         return 1
+
+
+def _openapi_words(command: list[str]) -> tuple[list[str], str]:
+    """The words after ``toolwire`` of a ``toolwire openapi SPEC ...`` command line, SPEC made
+    absolute when it is a file, and the entry's default name (SPEC's stem). The document is
+    read and mapped first: :class:`~toolwire.cli.common.ServingFailed` if it cannot be;
+    :class:`UsageError` for another command line or ``--http`` (a client starts it over stdio)."""
+    from ..openapi import command as openapi
+
+    words = command[1:] if command[0] in ("toolwire", "toolwire.exe") else command
+    if not words or words[0] != "openapi":
+        raise UsageError("after -- install takes a toolwire openapi command line: -- toolwire openapi SPEC ...")
+    options = openapi.parser().parse_args(words[1:])
+    if options.spec is None:
+        raise UsageError("openapi needs a SPEC: an OpenAPI document's file or URL")
+    if options.http is not None:
+        raise UsageError("a client starts the server over stdio: leave out --http")
+    openapi.build_server(options)
+    spec = options.spec
+    if not spec.startswith(("http://", "https://")):
+        words = [str(Path(spec).resolve()) if word == spec else word for word in words]
+    return words, Path(spec.rstrip("/")).stem or "openapi"
 
 
 def _parser() -> Parser:
     parser = command_parser(
         "install",
-        "toolwire install CLIENT FILE[:OBJECT] [--name NAME] [--env KEY=VALUE ...] [--print]",
+        "toolwire install CLIENT FILE[:OBJECT] [--name NAME] [--env KEY=VALUE ...] [--print]\n"
+        "       toolwire install CLIENT [options] -- toolwire openapi SPEC [openapi options]",
         "Add a server file to an MCP client's configuration, run by this Python as\n"
         "`python -m toolwire run /abs/path/FILE`: merged with what is there, the old file kept as\n"
         "FILE.bak. The server file is imported first (with the --env settings): one that fails to\n"
-        "import, or has no Server to serve, is not installed.",
+        "import, or has no Server to serve, is not installed. After --, a `toolwire openapi`\n"
+        "command line is installed the same way (its document read and mapped first).",
         f"CLIENT: {CLIENTS}. Restart the client to load the server.",
     )
     parser.add_argument("client", metavar="CLIENT", help=argparse.SUPPRESS)
-    parser.add_argument("file", metavar="FILE[:OBJECT]", help=argparse.SUPPRESS)
+    parser.add_argument("file", metavar="FILE[:OBJECT]", nargs="?", help=argparse.SUPPRESS)
     parser.add_argument("--name", help="the entry's name (default: the file's stem)")
     parser.add_argument(
         "--env",
