@@ -134,6 +134,12 @@ def _proxy(command: str, argv: list[str]) -> int:
     return proxy_main(command, argv)
 
 
+def _worker(command: str, argv: list[str]) -> int:
+    from .worker import main as worker_main
+
+    return worker_main(command, argv)
+
+
 def _dev(command: str, argv: list[str]) -> int:
     from .dev import main as dev_main
 
@@ -152,10 +158,11 @@ COMMANDS: dict[str, Callable[[str, list[str]], int]] = {
     "install": _install,
     "proxy": _proxy,
     "dev": _dev,
+    "worker": _worker,
 }
 
 #: ``toolwire -h``. Its first lines are ``run``'s usage (``toolwire run -h``).
-USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--skills DIR ...]
+USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL [--queue URL]] [--skills DIR ...]
                                          [--http [HOST:]PORT [--allow-host HOST ...]
                                          [--stateless] [--uvicorn | --granian] [--forwarded-allow-ips IPS]
                                          [--max-connections-per-client N]
@@ -176,6 +183,7 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--
        toolwire install claude-desktop|claude-code|cursor|vscode|windsurf FILE [--name N] [--env K=V ...] [--print]
        toolwire proxy [--name N] [--http [HOST:]PORT [--allow-host HOST ...]] [-v] {TARGET | -- COMMAND ...}
        toolwire dev [--port PORT] [--no-browser] [--protocol VERSION] {TARGET | -- COMMAND ...}
+       toolwire worker FILE[:OBJECT] --redis URL --queue URL [--concurrency N] [--grace SECONDS] [-v]
 
 commands:
   run FILE[:OBJECT]    serve the Server defined in FILE over stdio (stdout carries only
@@ -196,7 +204,8 @@ commands:
                        --tasks keeps the tasks of tools declared with task= in the SQLite file DB
                        (created if missing), so that they outlive the process, or in Redis when
                        DB is a redis:// URL. --redis URL shares what replicas behind one address
-                       need (tasks, the requestState keys) through that Redis.
+                       need (tasks, the requestState keys) through that Redis; with --queue
+                       URL, calls that run as tasks go on that task queue for workers to run.
                        --skills serves the agent skills of DIR (a folder with a SKILL.md, or a
                        folder of them) through the skills extension (the 'skills' extra).
                        Words after -- are the file's own command line (its sys.argv[1:]).
@@ -228,6 +237,8 @@ commands:
                        stdio, or with --http over Streamable HTTP; it bridges transports and
                        protocol eras (a 2025-11-25-only server offered to 2026-07-28 clients).
                        Its options go before --: toolwire proxy --http 8000 -- npx -y some-server
+  worker FILE          run the tasks that replicas in queue mode (run --redis URL --queue URL)
+                       queued, with FILE's tools, until SIGTERM (see docs/workers.md).
 
 TARGET is FILE.py or FILE.py:OBJECT (served by `toolwire run` in a child process), an
 http(s) URL, or, after --, any server's command line:

@@ -1,0 +1,52 @@
+"""Tools that run as tasks on queue workers, for tests/tasks/test_workers.py. Each task tool
+notes when it starts and ends, with its task id and process id, in the file ``QUEUED_LOG``
+names (the tests wait on it); ``QUEUED_TTL``: the tasks' TTL in seconds."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from toolwire import Context, Server
+
+server = Server("queued", task_poll_interval=0.05, task_ttl=float(os.environ.get("QUEUED_TTL", "3600")))
+
+
+def note(what: str, ctx: Context) -> None:
+    with open(os.environ["QUEUED_LOG"], "a") as log:
+        log.write(f"{what} {ctx.task_id} {os.getpid()}\n")
+
+
+@server.tool(task=True)
+async def slow(seconds: float, ctx: Context) -> str:
+    """Sleeps in steps of 50 ms, reporting each; says which process ran it."""
+    note("start", ctx)
+    steps = max(1, round(seconds / 0.05))
+    for step in range(1, steps + 1):
+        await asyncio.sleep(seconds / steps)
+        await ctx.report_progress(step, steps, f"step {step} of {steps}")
+    note("end", ctx)
+    return f"slept in {os.getpid()}"
+
+
+@server.tool(task=True, idempotent=False)
+async def charge(seconds: float, ctx: Context) -> str:
+    """As ``slow``, declared not idempotent: never run twice."""
+    note("start", ctx)
+    await asyncio.sleep(seconds)
+    note("end", ctx)
+    return "charged"
+
+
+@server.tool(task=True)
+async def ask_name(ctx: Context) -> str:
+    """Asks the user's name."""
+    note("start", ctx)
+    answer = await ctx.elicit("Your name?", {"type": "object", "properties": {"name": {"type": "string"}}})
+    return f"Hello, {(answer.content or {}).get('name')}" if answer.accepted else f"no name ({answer.action})"
+
+
+@server.tool
+def plain() -> int:
+    """Never a task: the process that answers."""
+    return os.getpid()
