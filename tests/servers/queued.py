@@ -1,6 +1,6 @@
 """Tools that run as tasks on queue workers, for tests/tasks/test_workers.py. Each task tool
 notes when it starts and ends, with its task id and process id, in the file ``QUEUED_LOG``
-names (the tests wait on it); ``QUEUED_TTL``: the tasks' TTL in seconds."""
+names (the tests wait on it), and a cancelled ``slow`` that it was; ``QUEUED_TTL``: the tasks' TTL in seconds."""
 
 from __future__ import annotations
 
@@ -22,9 +22,13 @@ async def slow(seconds: float, ctx: Context) -> str:
     """Sleeps in steps of 50 ms, reporting each; says which process ran it."""
     note("start", ctx)
     steps = max(1, round(seconds / 0.05))
-    for step in range(1, steps + 1):
-        await asyncio.sleep(seconds / steps)
-        await ctx.report_progress(step, steps, f"step {step} of {steps}")
+    try:
+        for step in range(1, steps + 1):
+            await asyncio.sleep(seconds / steps)
+            await ctx.report_progress(step, steps, f"step {step} of {steps}")
+    except asyncio.CancelledError:
+        note("cancelled", ctx)
+        raise
     note("end", ctx)
     return f"slept in {os.getpid()}"
 

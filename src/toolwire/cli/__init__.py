@@ -162,7 +162,7 @@ COMMANDS: dict[str, Callable[[str, list[str]], int]] = {
 }
 
 #: ``toolwire -h``. Its first lines are ``run``'s usage (``toolwire run -h``).
-USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL [--queue URL]] [--skills DIR ...]
+USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL [--queue URL [--max-queued N]]] [--skills DIR ...]
                                          [--http [HOST:]PORT [--allow-host HOST ...]
                                          [--stateless] [--uvicorn | --granian] [--forwarded-allow-ips IPS]
                                          [--max-connections-per-client N]
@@ -183,7 +183,7 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL [--q
        toolwire install claude-desktop|claude-code|cursor|vscode|windsurf FILE [--name N] [--env K=V ...] [--print]
        toolwire proxy [--name N] [--http [HOST:]PORT [--allow-host HOST ...]] [-v] {TARGET | -- COMMAND ...}
        toolwire dev [--port PORT] [--no-browser] [--protocol VERSION] {TARGET | -- COMMAND ...}
-       toolwire worker FILE[:OBJECT] --redis URL --queue URL [--concurrency N] [--grace SECONDS] [-v]
+       toolwire worker FILE[:OBJECT] --redis URL --queue URL [--concurrency N] [--grace SECONDS] [--lease SECONDS] [-v]
 
 commands:
   run FILE[:OBJECT]    serve the Server defined in FILE over stdio (stdout carries only
@@ -205,7 +205,8 @@ commands:
                        (created if missing), so that they outlive the process, or in Redis when
                        DB is a redis:// URL. --redis URL shares what replicas behind one address
                        need (tasks, the requestState keys) through that Redis; with --queue
-                       URL, calls that run as tasks go on that task queue for workers to run.
+                       URL, calls that run as tasks go on that task queue for workers to run
+                       (--max-queued: jobs it holds before calls are refused, default 10000).
                        --skills serves the agent skills of DIR (a folder with a SKILL.md, or a
                        folder of them) through the skills extension (the 'skills' extra).
                        Words after -- are the file's own command line (its sys.argv[1:]).

@@ -42,6 +42,13 @@ def _run_parser() -> Parser:
         "`toolwire worker` processes to run",
     )
     parser.add_argument(
+        "--max-queued",
+        metavar="N",
+        type=_positive,
+        default=10_000,
+        help="with --queue: jobs the queue holds (waiting or running) before task calls are refused (default 10000)",
+    )
+    parser.add_argument(
         "--skills",
         metavar="DIR",
         action="append",
@@ -117,7 +124,7 @@ def _loaded(target: str, options: argparse.Namespace) -> Any:
         server.use_redis(options.redis)
     if options.queue is not None:
         try:
-            server.use_queue(options.queue)
+            server.use_queue(options.queue, max_depth=options.max_queued)
         except ValueError as exc:
             raise UsageError(f"--queue: {exc}") from None
     for folder in options.skills:

@@ -9,7 +9,7 @@ import sys
 
 from .common import Parser, UsageError, command_parser, split_command
 
-USAGE = "toolwire worker FILE[:OBJECT] --redis URL --queue URL [--concurrency N] [--grace SECONDS] [-v] [-- ARG ...]"
+USAGE = "toolwire worker FILE[:OBJECT] --redis URL --queue URL [--concurrency N] [--grace SECONDS] [--lease SECONDS] [-v] [-- ARG ...]"
 
 
 def _parser() -> Parser:
@@ -29,6 +29,13 @@ def _parser() -> Parser:
     parser.add_argument(
         "--grace", metavar="SECONDS", type=float, default=30.0, help="how long running tasks may finish on SIGTERM"
     )
+    parser.add_argument(
+        "--lease",
+        metavar="SECONDS",
+        type=float,
+        default=30.0,
+        help="how long a worker that stopped answering keeps its tasks before another takes them (default 30)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
     return parser
 
@@ -45,6 +52,8 @@ def main(command: str, argv: list[str]) -> int:
         raise UsageError("worker needs --redis URL (the task store) and --queue URL (the task queue)")
     if options.concurrency < 1:
         raise UsageError("--concurrency must be 1 or more")
+    if not options.lease > 0 or options.grace < 0:
+        raise UsageError("--lease must be above 0 seconds, and --grace 0 or more")
     from ..extras import require
     from .common import load_server
 
@@ -54,7 +63,7 @@ def main(command: str, argv: list[str]) -> int:
     server = load_server(options.file)
     server.use_redis(options.redis)
     try:
-        server.use_queue(options.queue)
+        server.use_queue(options.queue, lease=options.lease)
     except ValueError as exc:
         raise UsageError(f"--queue: {exc}") from None
     server.run_worker(concurrency=options.concurrency, grace=options.grace)

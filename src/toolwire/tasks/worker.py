@@ -57,16 +57,14 @@ class TaskWorker:
         self.concurrency = concurrency
         self.grace = grace
         self._session: ServerSession | None = None
-        self._handing_back = False
+        self._stopping = asyncio.Event()
 
     async def run(self, stopping: asyncio.Event) -> None:
         """Take and run jobs until ``stopping`` is set (then as the module says)."""
         self._session = self.server.open_session(lambda data: None)  # no client: all goes through the store
+        self._stopping = stopping
         log.info("worker %s takes the tasks of %s", self.queue.name, self.server.name)
-        try:
-            await self.queue.serve(self._run, self.concurrency, stopping, self.grace)
-        finally:
-            self._handing_back = True
+        await self.queue.serve(self._run, self.concurrency, stopping, self.grace)
 
     async def _run(self, job: Job) -> None:
         tasks = self.server.tasks
@@ -108,7 +106,7 @@ class TaskWorker:
             try:
                 await _call(session, request, tool, job.arguments)
             except asyncio.CancelledError:
-                if self._handing_back:
+                if self._stopping.is_set():  # handed back (a task cancelled meanwhile stays so)
                     await self._hand_back(live.id)
                     tasks.release(live)
                 else:

@@ -145,7 +145,7 @@ class DocketQueue:
                 loop.result()  # the worker's loop ended by itself: say why
                 return
             loop.cancel()  # takes no more jobs; those running go on
-            with contextlib.suppress(asyncio.CancelledError):
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(loop), grace)
             if not loop.done():
                 await self._hand_back(loop)
