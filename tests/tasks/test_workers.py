@@ -147,7 +147,11 @@ async def test_a_task_whose_worker_is_killed_runs_again_on_another_worker(redis_
             one.wait(10)
             with worker(redis_url, "--lease", "1") as other:
                 assert (await handle.result()).text == f"slept in {other.pid}"
-    assert [(what, pid) for what, _, pid in notes(log)] == [("start", one.pid), ("start", other.pid), ("end", other.pid)]
+    assert [(what, pid) for what, _, pid in notes(log)] == [
+        ("start", one.pid),
+        ("start", other.pid),
+        ("end", other.pid),
+    ]
 
 
 async def test_a_tool_declared_not_idempotent_fails_rather_than_run_twice(redis_url: str, log: Path) -> None:
@@ -158,9 +162,11 @@ async def test_a_tool_declared_not_idempotent_fails_rather_than_run_twice(redis_
             await wait_for_note(log, "start", handle.id)
             os.kill(one.pid, signal.SIGKILL)
             one.wait(10)
-            with worker(redis_url, "--lease", "1"):
-                with pytest.raises(ServerError, match="idempotent=False, so it is not run again"):
-                    await handle.result()
+            with (
+                worker(redis_url, "--lease", "1"),
+                pytest.raises(ServerError, match="idempotent=False, so it is not run again"),
+            ):
+                await handle.result()
             info = await handle.refresh()
     assert info.status == "failed" and "stopped before it finished" in (info.message or "")
     assert [what for what, _, _ in notes(log)] == ["start"]

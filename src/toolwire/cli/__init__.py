@@ -162,7 +162,8 @@ COMMANDS: dict[str, Callable[[str, list[str]], int]] = {
 }
 
 #: ``toolwire -h``. Its first lines are ``run``'s usage (``toolwire run -h``).
-USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL [--queue URL [--max-queued N]]] [--skills DIR ...]
+USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL [--queue URL] [--max-queued N]]
+                                         [--skills DIR ...]
                                          [--http [HOST:]PORT [--allow-host HOST ...]
                                          [--stateless] [--uvicorn | --granian] [--forwarded-allow-ips IPS]
                                          [--max-connections-per-client N]

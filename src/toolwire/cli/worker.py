@@ -9,7 +9,10 @@ import sys
 
 from .common import Parser, UsageError, command_parser, split_command
 
-USAGE = "toolwire worker FILE[:OBJECT] --redis URL --queue URL [--concurrency N] [--grace SECONDS] [--lease SECONDS] [-v] [-- ARG ...]"
+USAGE = (
+    "toolwire worker FILE[:OBJECT] --redis URL --queue URL [--concurrency N] [--grace SECONDS] [--lease SECONDS] "
+    "[-v] [-- ARG ...]"
+)
 
 
 def _parser() -> Parser:
