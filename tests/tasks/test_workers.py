@@ -61,8 +61,10 @@ def worker(redis: str, *options: str) -> Iterator[subprocess.Popen[bytes]]:
         process.stderr.close()
 
 
-def replica(redis: str, *options: str) -> contextlib.AbstractContextManager[tuple[str, subprocess.Popen[bytes]]]:
-    return toolwire_http(QUEUED, "--redis", redis, "--queue", redis, *options)
+def replica(
+    redis: str, *options: str, port: int | None = None
+) -> contextlib.AbstractContextManager[tuple[str, subprocess.Popen[bytes]]]:
+    return toolwire_http(QUEUED, "--redis", redis, "--queue", redis, *options, port=port)
 
 
 def notes(log: Path) -> list[tuple[str, str, int]]:
@@ -235,3 +237,34 @@ async def test_a_task_that_ended_is_never_run_again(redis_url: str, log: Path) -
     assert record is not None and record.status == "completed"
     await server.tasks.store.close()
     await server.tasks.queue.close()  # type: ignore[union-attr]
+
+
+async def test_two_replicas_behind_haproxy_and_two_workers_run_200_tasks(redis_url: str, log: Path) -> None:
+    from tests.project.test_scaling import haproxy
+    from tests.support.httpserve import free_port
+
+    ports = [free_port(), free_port()]
+    with (
+        replica(redis_url, "--allow-host", "127.0.0.1", port=ports[0]) as (_, first),
+        replica(redis_url, "--allow-host", "127.0.0.1", port=ports[1]) as (direct, _),
+        haproxy([ports[0], ports[1], ports[1]]) as balanced,
+        worker(redis_url) as one,
+        worker(redis_url) as two,
+    ):
+        async with Client(balanced, protocol=MODERN) as starter, Client(direct, protocol=MODERN) as poller:
+            handles, results = [], []
+            for _ in range(10):  # 20 at once: a client's connections to one replica are capped
+                handles += await asyncio.gather(*(starter.start_task("slow", {"seconds": 0}) for _ in range(20)))
+            for start in range(0, 200, 20):
+                batch = handles[start : start + 20]
+                results += await asyncio.gather(*(poller.task(handle.id).result() for handle in batch if handle.id))
+            assert len(results) == 200
+            assert {result.text for result in results} <= {f"slept in {one.pid}", f"slept in {two.pid}"}
+            waiting = await starter.start_task("slow", {"seconds": 1})
+            assert waiting.id is not None
+            await wait_for_note(log, "start", waiting.id)
+            os.kill(first.pid, signal.SIGKILL)  # a replica dies while the client waits through the balancer
+            first.wait(10)
+            assert (await waiting.result()).text in {f"slept in {one.pid}", f"slept in {two.pid}"}
+    started = [task for what, task, _ in notes(log) if what == "start"]
+    assert len(started) == len(set(started)) == 201  # each ran once
