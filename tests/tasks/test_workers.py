@@ -47,9 +47,9 @@ def log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @contextlib.contextmanager
-def worker(redis: str, *options: str) -> Iterator[subprocess.Popen[bytes]]:
-    """``toolwire worker`` on the test server file, until the block ends (killed if still running)."""
-    command = [sys.executable, "-m", "toolwire", "worker", QUEUED, "--redis", redis, "--queue", redis, *options]
+def worker(redis: str, *options: str, file: str = QUEUED) -> Iterator[subprocess.Popen[bytes]]:
+    """``toolwire worker`` on ``file``, until the block ends (killed if still running)."""
+    command = [sys.executable, "-m", "toolwire", "worker", file, "--redis", redis, "--queue", redis, *options]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
     try:
         yield process
@@ -268,3 +268,42 @@ async def test_two_replicas_behind_haproxy_and_two_workers_run_200_tasks(redis_u
             assert (await waiting.result()).text in {f"slept in {one.pid}", f"slept in {two.pid}"}
     started = [task for what, task, _ in notes(log) if what == "start"]
     assert len(started) == len(set(started)) == 201  # each ran once
+
+
+async def test_the_tasks_conformance_scenarios_pass_against_a_replica_in_queue_mode(
+    redis_url: str, tmp_path: Path
+) -> None:
+    from tests.conformance.run import SERVER_EXTENSIONS, results, suite, verdict
+    from tests.support.httpserve import free_port
+
+    server = str(ROOT / "examples" / "conformance_server.py")
+    port = free_port()
+    scenarios = [name for name in SERVER_EXTENSIONS if name.startswith("tasks-")]
+    assert len(scenarios) == 9
+    failed = {}
+    with (
+        toolwire_http(server, "--redis", redis_url, "--queue", redis_url, port=port),
+        worker(redis_url, file=server) as working,
+    ):
+        for name in scenarios:
+            output = tmp_path / name
+            done = suite("server", "--url", f"http://localhost:{port}/mcp", "--scenario", name, output=output)
+            checks = next(iter(results(output).values()), [])
+            ok, detail = verdict(checks, strict=True)
+            if not ok or not checks:
+                failed[name] = detail if checks else f"the suite ran no check: {done.stderr[-300:]}"
+    assert not failed, failed
+    assert f"#{working.pid}" in " ".join(await runners(redis_url))  # the worker ran the tasks
+
+
+async def runners(redis_url: str) -> list[str]:
+    """The runner of every task in the store."""
+    import orjson
+    import redis.asyncio as aioredis
+
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        keys = [key async for key in client.scan_iter("toolwire:tasks:task:*")]
+        return [orjson.loads(data)["runner"] for data in await client.mget(keys) if data is not None]
+    finally:
+        await client.aclose()
