@@ -101,16 +101,17 @@ async def test_a_replica_queues_task_calls_and_a_worker_runs_them(era: str, redi
     assert [(what, pid) for what, _, pid in notes(log)] == [("start", working.pid), ("end", working.pid)]
 
 
+@pytest.mark.parametrize("era", ERAS)
 async def test_progress_and_questions_from_a_worker_reach_the_caller_through_either_replica(
-    redis_url: str, log: Path
+    era: str, redis_url: str, log: Path
 ) -> None:
     async def answer_name(params: dict[str, Any]) -> dict[str, Any]:
         return {"action": "accept", "content": {"name": "Ada"}}
 
     with replica(redis_url) as (first, _), replica(redis_url) as (second, _), worker(redis_url):
         async with (
-            Client(first, protocol=MODERN, elicitation=answer_name) as a,
-            Client(second, protocol=MODERN, elicitation=answer_name) as b,
+            Client(first, protocol=era, elicitation=answer_name) as a,
+            Client(second, protocol=era, elicitation=answer_name) as b,
         ):
             slow = await a.start_task("slow", {"seconds": 30})
             assert slow.id is not None

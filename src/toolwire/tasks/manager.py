@@ -31,7 +31,7 @@ import asyncio
 import contextlib
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -62,6 +62,8 @@ log = get_logger("toolwire.tasks")
 
 #: Told a 2026-07-28 task's whole state on each change of its status.
 Watcher = Callable[[dict[str, Any]], None]
+#: Asks the client the questions of a task running in another process (see TaskManager.wait).
+Relay = Callable[[TaskRecord], Awaitable[None]]
 
 NOT_FOUND = "Failed to retrieve task: Task not found (it never existed, expired, or belongs to another caller)"
 #: Seconds between sweeps of expired tasks (done when a task is created).
@@ -134,6 +136,9 @@ class TaskManager:
         self.max_active = max_active
         self.page_size = page_size
         self.queue = queue
+        #: A worker's: questions of either era go through the store (its session has no client),
+        #: for the replica whose ``tasks/result`` waits to relay (2025-11-25).
+        self.asks_through_store = False
         self._live: dict[str, LiveTask] = {}
         self._purged = time.monotonic()
         self._notes: set[asyncio.Task[None]] = set()  # status messages being stored
@@ -320,14 +325,17 @@ class TaskManager:
         next_cursor = _write_cursor(records[-1]) if more else None
         return listed, next_cursor
 
-    async def wait(self, record: TaskRecord) -> TaskRecord:
+    async def wait(self, record: TaskRecord, relay: Relay | None = None) -> TaskRecord:
         """The task once it has ended (2025-11-25 ``tasks/result``): at once when this process
-        runs it, by polling the store when another one does."""
+        runs it, by polling the store when another one does (a worker), then handing each
+        poll's record to ``relay``, which asks the client the task's questions."""
         live = self._live.get(record.id)
         if live is not None:
             await live.done.wait()
             return live.record
         while not record.terminal:
+            if relay is not None and record.inputs:
+                await relay(record)
             await asyncio.sleep(record.poll_ms / 1000)
             found = await self.store.get(record.id)
             if found is None:
@@ -401,7 +409,7 @@ class TaskManager:
         is ``input_required`` meanwhile. 2025-11-25: a request to the client (``ClientRequestFailed``
         if it refuses or is gone). 2026-07-28: a question in ``tasks/get`` answered by
         ``tasks/update`` (an invalid answer is asked again under a new key)."""
-        if not live.request.codec.modern:
+        if not live.request.codec.modern and not self.asks_through_store:
             await self._set_status(live, INPUT_REQUIRED)
             tagged = {**params, "_meta": {META_RELATED_TASK: {"taskId": live.id}}}
             try:

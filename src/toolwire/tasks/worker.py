@@ -63,6 +63,7 @@ class TaskWorker:
         """Take and run jobs until ``stopping`` is set (then as the module says)."""
         self._session = self.server.open_session(lambda data: None)  # no client: all goes through the store
         self._stopping = stopping
+        self.server.tasks.asks_through_store = True
         log.info("worker %s takes the tasks of %s", self.queue.name, self.server.name)
         await self.queue.serve(self._run, self.concurrency, stopping, self.grace)
 
