@@ -308,3 +308,28 @@ async def runners(redis_url: str) -> list[str]:
         return [orjson.loads(data)["runner"] for data in await client.mget(keys) if data is not None]
     finally:
         await client.aclose()
+
+
+def queue_status(redis_url: str) -> Any:
+    """What ``toolwire tasks --queue URL --json`` says."""
+    import orjson
+
+    command = [sys.executable, "-m", "toolwire", "tasks", "--queue", redis_url, "--json"]
+    done = subprocess.run(command, capture_output=True, cwd=ROOT, timeout=60, check=True)
+    return orjson.loads(done.stdout)
+
+
+async def test_toolwire_tasks_shows_the_queue_depth_and_which_worker_runs_what(redis_url: str, log: Path) -> None:
+    with replica(redis_url) as (url, _):
+        async with Client(url, protocol=MODERN) as client:
+            first = await client.start_task("slow", {"seconds": 60})
+            await client.start_task("slow", {"seconds": 60})
+            assert queue_status(redis_url) == {"waiting": 2, "running": {}}  # no worker yet
+            with worker(redis_url, "--concurrency", "1") as working:
+                assert first.id is not None
+                running = await wait_for_note(log, "start", first.id)
+                assert running == working.pid
+                status = queue_status(redis_url)
+                assert status["waiting"] == 1
+                assert list(status["running"]) == [first.id]
+                assert status["running"][first.id].endswith(f"#{working.pid}")
