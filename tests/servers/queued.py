@@ -1,6 +1,7 @@
 """Tools that run as tasks on queue workers, for tests/tasks/test_workers.py. Each task tool
 notes when it starts and ends, with its task id and process id, in the file ``QUEUED_LOG``
-names (the tests wait on it), and a cancelled ``slow`` that it was; ``QUEUED_TTL``: the tasks' TTL in seconds."""
+names (the tests wait on it), and a cancelled ``slow`` that it was; ``QUEUED_TTL``: the tasks' TTL in seconds;
+``QUEUED_AUDIT``: a file the audit trail is written to."""
 
 from __future__ import annotations
 
@@ -8,8 +9,14 @@ import asyncio
 import os
 
 from toolwire import Context, Server
+from toolwire.guards import Audit
 
-server = Server("queued", task_poll_interval=0.05, task_ttl=float(os.environ.get("QUEUED_TTL", "3600")))
+server = Server(
+    "queued",
+    task_poll_interval=0.05,
+    task_ttl=float(os.environ.get("QUEUED_TTL", "3600")),
+    guards=[Audit(os.environ["QUEUED_AUDIT"])] if "QUEUED_AUDIT" in os.environ else [],
+)
 
 
 def note(what: str, ctx: Context) -> None:

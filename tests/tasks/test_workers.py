@@ -333,3 +333,19 @@ async def test_toolwire_tasks_shows_the_queue_depth_and_which_worker_runs_what(r
                 assert status["waiting"] == 1
                 assert list(status["running"]) == [first.id]
                 assert status["running"][first.id].endswith(f"#{working.pid}")
+
+
+async def test_a_worker_writes_the_audit_trail_of_the_runs_it_makes(
+    redis_url: str, log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import orjson
+
+    monkeypatch.setenv("QUEUED_AUDIT", str(tmp_path / "audit.jsonl"))
+    with replica(redis_url) as (url, _), worker(redis_url) as working:
+        async with Client(url, protocol=MODERN) as client:
+            handle = await client.start_task("slow", {"seconds": 0})
+            assert (await handle.result()).text == f"slept in {working.pid}"
+    records = [orjson.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    started = {record["id"] for record in records if record["phase"] == "start" and record["name"] == "slow"}
+    outcomes = [record["outcome"] for record in records if record["phase"] == "end" and record["id"] in started]
+    assert outcomes == ["ok", "ok"]  # queued by the replica, then run by the worker

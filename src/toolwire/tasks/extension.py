@@ -207,7 +207,10 @@ class TaskClaim(CallClaim):
             await tasks.fail(live, ProtocolError(INTERNAL_ERROR, failed))
 
     async def finish(self, session: ServerSession, request: Request, tool: Tool | None, result: dict[str, Any]) -> bool:
-        """Store ``result`` as the task's, once the call became one (a deferred task may not have)."""
+        """Store ``result`` as the task's, once the call became one (a deferred task may not have);
+        a queued task's result is the worker's to store (guards here saw an empty one)."""
+        if self.elsewhere:
+            return True
         if request.task is None:
             return False
         codec = request.codec
@@ -216,6 +219,8 @@ class TaskClaim(CallClaim):
         return True
 
     async def fail(self, session: ServerSession, request: Request, error: ProtocolError) -> bool:
+        if self.elsewhere:
+            return True  # the task is the worker's to end
         if request.task is None:
             return False
         await session.server.tasks.fail(request.task, error)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from ..guards.seam import Call, chain, run_guarded
 from ..logs import get_logger
 from ..protocol.codec import codec_for
 from ..protocol.errors import INTERNAL_ERROR, ProtocolError
@@ -58,6 +59,12 @@ class TaskWorker:
         self.grace = grace
         self._session: ServerSession | None = None
         self._stopping = asyncio.Event()
+        watching = [
+            guard
+            for guard in server.guards
+            if getattr(guard, "outermost", False) or getattr(guard, "applies_tool_limits", False)
+        ]
+        self._guarded = chain(watching)
 
     async def run(self, stopping: asyncio.Event) -> None:
         """Take and run jobs until ``stopping`` is set (then as the module says)."""
@@ -105,7 +112,7 @@ class TaskWorker:
         request.task = live
         with job_span(job):
             try:
-                await _call(session, request, tool, job.arguments)
+                await self._call(session, request, tool, job.arguments)
             except asyncio.CancelledError:
                 if self._stopping.is_set():  # handed back (a task cancelled meanwhile stays so)
                     await self._hand_back(live.id)
@@ -113,6 +120,33 @@ class TaskWorker:
                 else:
                     await tasks.cancel(live.record)  # cancelled through the queue: it stays so
                 raise
+
+    async def _call(self, session: ServerSession, request: Request, tool: Tool, arguments: dict[str, Any]) -> None:
+        """Run the call of a queued task to its stored end, as a replica would have run it,
+        within the server's observing guards (the audit, telemetry: those marked
+        ``outermost``) and its tool limits (timeouts, concurrency); the other guards ran in
+        the replica when the call was queued."""
+        from ..server.calls import run_tool
+        from ..tools.validation import ArgumentsInvalid
+
+        claim = _AdoptedClaim(None)
+        try:
+            arguments = tool.validate_arguments(arguments)
+        except ArgumentsInvalid as exc:  # checked by the replica already: a tool that changed since
+            await claim.finish(session, request, tool, request.codec.invalid_arguments(str(exc)))
+            return
+        if self._guarded is None:
+            await run_tool(session, request, tool, arguments, claim, answer=True)
+            return
+        call = Call(
+            session, request, tool.name, arguments, lambda: run_tool(session, request, tool, arguments, claim), tool
+        )
+        try:
+            result = await run_guarded(self._guarded, call)
+        except ProtocolError as exc:
+            await claim.fail(session, request, exc)
+            return
+        await claim.finish(session, request, tool, result)
 
     async def _hand_back(self, task_id: str) -> None:
         def queued(found: TaskRecord) -> bool:
@@ -137,20 +171,6 @@ class _AdoptedClaim(TaskClaim):
 
     async def begin(self, session: ServerSession, request: Request, tool: Tool, context: Context | None) -> None:
         return None
-
-
-async def _call(session: ServerSession, request: Request, tool: Tool, arguments: dict[str, Any]) -> None:
-    """Run the call of a queued task to its stored end (as a replica would have run it)."""
-    from ..server.calls import run_tool
-    from ..tools.validation import ArgumentsInvalid
-
-    claim = _AdoptedClaim(None)
-    try:
-        arguments = tool.validate_arguments(arguments)
-    except ArgumentsInvalid as exc:  # checked by the replica already: a tool that changed since
-        await claim.finish(session, request, tool, request.codec.invalid_arguments(str(exc)))
-        return
-    await run_tool(session, request, tool, arguments, claim, answer=True)
 
 
 def _request(job: Job) -> Request:
