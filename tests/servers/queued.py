@@ -1,22 +1,48 @@
 """Tools that run as tasks on queue workers, for tests/tasks/test_workers.py. Each task tool
 notes when it starts and ends, with its task id and process id, in the file ``QUEUED_LOG``
 names (the tests wait on it), and a cancelled ``slow`` that it was; ``QUEUED_TTL``: the tasks' TTL in seconds;
-``QUEUED_AUDIT``: a file the audit trail is written to."""
+``QUEUED_AUDIT``: a file the audit trail is written to; ``QUEUED_SPANS``: a file the
+OpenTelemetry spans of the process are written to (with the Telemetry guard)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+from typing import Any
 
 from toolwire import Context, Server
-from toolwire.guards import Audit
+from toolwire.guards import Audit, Telemetry
 
-server = Server(
-    "queued",
-    task_poll_interval=0.05,
-    task_ttl=float(os.environ.get("QUEUED_TTL", "3600")),
-    guards=[Audit(os.environ["QUEUED_AUDIT"])] if "QUEUED_AUDIT" in os.environ else [],
-)
+
+def _spans_to(path: str) -> None:
+    """Record this process's spans in ``path``, a JSON line each (name, kind, ids, process)."""
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
+
+    class LineExporter(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            with open(path, "a") as out:
+                for span in spans:
+                    parent = span.parent.span_id if span.parent is not None else None
+                    fields = {"name": span.name, "kind": span.kind.name, "pid": os.getpid(), "parent": parent}
+                    out.write(json.dumps({**fields, "trace": span.context.trace_id, "span": span.context.span_id}))
+                    out.write("\n")
+            return SpanExportResult.SUCCESS
+
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(LineExporter()))
+    trace.set_tracer_provider(provider)
+
+
+guards: list[Any] = []
+if "QUEUED_AUDIT" in os.environ:
+    guards.append(Audit(os.environ["QUEUED_AUDIT"]))
+if "QUEUED_SPANS" in os.environ:
+    _spans_to(os.environ["QUEUED_SPANS"])
+    guards.append(Telemetry())
+server = Server("queued", task_poll_interval=0.05, task_ttl=float(os.environ.get("QUEUED_TTL", "3600")), guards=guards)
 
 
 def note(what: str, ctx: Context) -> None:

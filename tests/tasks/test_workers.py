@@ -349,3 +349,27 @@ async def test_a_worker_writes_the_audit_trail_of_the_runs_it_makes(
     started = {record["id"] for record in records if record["phase"] == "start" and record["name"] == "slow"}
     outcomes = [record["outcome"] for record in records if record["phase"] == "end" and record["id"] in started]
     assert outcomes == ["ok", "ok"]  # queued by the replica, then run by the worker
+
+
+async def test_one_trace_goes_from_the_call_to_the_worker(
+    redis_url: str, log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import orjson
+
+    monkeypatch.setenv("QUEUED_SPANS", str(tmp_path / "spans.jsonl"))
+    with replica(redis_url) as (url, accepting), worker(redis_url) as working:
+        async with Client(url, protocol=MODERN) as client:
+            handle = await client.start_task("slow", {"seconds": 0})
+            assert (await handle.result()).text == f"slept in {working.pid}"
+            spans = tmp_path / "spans.jsonl"
+            deadline = time.monotonic() + 30
+            while len(spans.read_text().splitlines() if spans.exists() else []) < 3:  # ended spans are written
+                assert time.monotonic() < deadline, "the spans were not written"
+                await asyncio.sleep(0.02)
+    recorded = [orjson.loads(line) for line in spans.read_text().splitlines()]
+    called = next(span for span in recorded if span["pid"] == accepting.pid and span["kind"] == "SERVER")
+    consumed = next(span for span in recorded if span["pid"] == working.pid and span["kind"] == "CONSUMER")
+    ran = next(span for span in recorded if span["pid"] == working.pid and span["kind"] == "SERVER")
+    assert called["name"] == consumed["name"] == ran["name"] == "tools/call slow"
+    assert called["trace"] == consumed["trace"] == ran["trace"]  # one trace, across the queue
+    assert consumed["parent"] == called["span"] and ran["parent"] == consumed["span"]
