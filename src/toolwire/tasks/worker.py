@@ -116,9 +116,7 @@ class TaskWorker:
             except asyncio.CancelledError:
                 if self._stopping.is_set():  # handed back (a task cancelled meanwhile stays so)
                     await self._hand_back(live.id)
-                    tasks.release(live)
-                else:
-                    await tasks.cancel(live.record)  # cancelled through the queue: it stays so
+                tasks.release(live)  # otherwise cancelled by tasks/cancel, which stored it so
                 raise
 
     async def _call(self, session: ServerSession, request: Request, tool: Tool, arguments: dict[str, Any]) -> None:
