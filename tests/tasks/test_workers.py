@@ -373,3 +373,28 @@ async def test_one_trace_goes_from_the_call_to_the_worker(
     assert called["name"] == consumed["name"] == ran["name"] == "tools/call slow"
     assert called["trace"] == consumed["trace"] == ran["trace"]  # one trace, across the queue
     assert consumed["parent"] == called["span"] and ran["parent"] == consumed["span"]
+
+
+async def test_a_task_expires_with_its_ttl_and_an_expired_tasks_job_is_dropped(
+    redis_url: str, log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("QUEUED_TTL", "1")  # seconds
+    with replica(redis_url) as (url, _):  # no worker yet: the job waits
+        async with Client(url, protocol=MODERN) as client:
+            handle = await client.start_task("slow", {"seconds": 0})
+            assert handle.id is not None
+            deadline = time.monotonic() + 30
+            while True:  # until Redis drops the task, at its TTL
+                try:
+                    await handle.refresh()
+                except ServerError as gone:
+                    assert gone.code == -32602
+                    break
+                assert time.monotonic() < deadline, "the task outlived its TTL"
+                await asyncio.sleep(0.05)
+            assert queue_status(redis_url)["waiting"] == 1
+            with worker(redis_url):
+                while queue_status(redis_url) != {"waiting": 0, "running": {}}:
+                    assert time.monotonic() < deadline + 30, "the worker never took the job"
+                    await asyncio.sleep(0.05)
+    assert notes(log) == []  # dropped, not run
