@@ -47,9 +47,12 @@ def log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @contextlib.contextmanager
-def worker(redis: str, *options: str, file: str = QUEUED) -> Iterator[subprocess.Popen[bytes]]:
-    """``toolwire worker`` on ``file``, until the block ends (killed if still running)."""
-    command = [sys.executable, "-m", "toolwire", "worker", file, "--redis", redis, "--queue", redis, *options]
+def worker(
+    redis: str, *options: str, file: str = QUEUED, prefix: tuple[str, ...] = ()
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``toolwire worker`` on ``file`` (its command after ``prefix``), until the block ends
+    (killed if still running)."""
+    command = [*prefix, sys.executable, "-m", "toolwire", "worker", file, "--redis", redis, "--queue", redis, *options]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
     try:
         yield process
@@ -398,3 +401,17 @@ async def test_a_task_expires_with_its_ttl_and_an_expired_tasks_job_is_dropped(
                     assert time.monotonic() < deadline + 30, "the worker never took the job"
                     await asyncio.sleep(0.05)
     assert notes(log) == []  # dropped, not run
+
+
+async def test_a_worker_started_in_the_background_leaves_sigint_ignored_and_stops_on_sigterm(
+    redis_url: str, log: Path
+) -> None:
+    from tests.project.test_backgrounded import SIGINT_IGNORED, signals
+
+    with replica(redis_url) as (url, _), worker(redis_url, prefix=tuple(SIGINT_IGNORED)) as working:
+        async with Client(url, protocol=MODERN) as client:
+            handle = await client.start_task("slow", {"seconds": 0})
+            assert (await handle.result()).text == f"slept in {working.pid}"  # serving: its handlers are set
+        assert signals(working.pid, "SigIgn") & (1 << (signal.SIGINT - 1))
+        working.send_signal(signal.SIGTERM)
+        assert working.wait(60) == 0

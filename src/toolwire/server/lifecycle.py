@@ -59,7 +59,8 @@ class Lifecycle:
 
     def run_worker(self, queue: str | None = None, *, concurrency: int = 10, grace: float = 30.0) -> None:
         """Run this server's queued tasks (see :meth:`use_queue`; ``queue``: its URL, when it
-        was not given) until SIGTERM or SIGINT, ``concurrency`` at once; on either, take no
+        was not given) until SIGTERM or SIGINT (unless ignored, as in a process started in the
+        background), ``concurrency`` at once; on either, take no
         more, let those running finish for ``grace`` seconds and hand the rest back to the
         queue. ``RuntimeError`` without a queue or a shared task store."""
         import asyncio
@@ -79,7 +80,8 @@ class Lifecycle:
             stopping = asyncio.Event()
             loop = asyncio.get_running_loop()
             for signum in (signal.SIGTERM, signal.SIGINT):
-                loop.add_signal_handler(signum, stopping.set)
+                if signal.getsignal(signum) is not signal.SIG_IGN:  # started in the background: left ignored
+                    loop.add_signal_handler(signum, stopping.set)
             await self.start()
             try:
                 await TaskWorker(self, tasks.queue, concurrency, grace).run(stopping)  # type: ignore[arg-type]
