@@ -15,6 +15,7 @@ from .errors import ToolwireError
 #: The top-level modules each extra brings.
 EXTRAS: dict[str, tuple[str, ...]] = {
     "redis": ("redis",),
+    "workers": ("redis", "docket"),  # tasks on worker processes (docs/workers.md)
     "granian": ("granian",),
     "auth": ("jwt", "cryptography"),
     "otel": ("opentelemetry",),

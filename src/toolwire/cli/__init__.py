@@ -142,6 +142,12 @@ def _openapi(command: str, argv: list[str]) -> int:
     return openapi_main(command, argv)
 
 
+def _worker(command: str, argv: list[str]) -> int:
+    from .worker import main as worker_main
+
+    return worker_main(command, argv)
+
+
 def _dev(command: str, argv: list[str]) -> int:
     from .dev import main as dev_main
 
@@ -161,10 +167,12 @@ COMMANDS: dict[str, Callable[[str, list[str]], int]] = {
     "proxy": _proxy,
     "dev": _dev,
     "openapi": _openapi,
+    "worker": _worker,
 }
 
 #: ``toolwire -h``. Its first lines are ``run``'s usage (``toolwire run -h``).
-USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--skills DIR ...]
+USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL [--queue URL] [--max-queued N]]
+                                         [--skills DIR ...]
                                          [--http [HOST:]PORT [--allow-host HOST ...]
                                          [--stateless] [--uvicorn | --granian] [--forwarded-allow-ips IPS]
                                          [--max-connections-per-client N]
@@ -188,6 +196,7 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL] [--
        toolwire dev [--port PORT] [--no-browser] [--protocol VERSION] {TARGET | -- COMMAND ...}
        toolwire openapi SPEC [--base-url URL] [--header 'NAME: VALUE' ...] [--bearer-env VAR] [--include-tag TAG ...]
                              [--exclude-tag TAG ...] [--resources] [--http [HOST:]PORT] [options]
+       toolwire worker FILE[:OBJECT] --redis URL --queue URL [--concurrency N] [--grace SECONDS] [--lease SECONDS] [-v]
 
 commands:
   run FILE[:OBJECT]    serve the Server defined in FILE over stdio (stdout carries only
@@ -208,7 +217,9 @@ commands:
                        --tasks keeps the tasks of tools declared with task= in the SQLite file DB
                        (created if missing), so that they outlive the process, or in Redis when
                        DB is a redis:// URL. --redis URL shares what replicas behind one address
-                       need (tasks, the requestState keys) through that Redis.
+                       need (tasks, the requestState keys) through that Redis; with --queue
+                       URL, calls that run as tasks go on that task queue for workers to run
+                       (--max-queued: jobs it holds before calls are refused, default 10000).
                        --skills serves the agent skills of DIR (a folder with a SKILL.md, or a
                        folder of them) through the skills extension (the 'skills' extra).
                        Words after -- are the file's own command line (its sys.argv[1:]).
@@ -245,6 +256,8 @@ commands:
                        operation a tool calling the API at --base-url; --header and --bearer-env
                        give the API's credentials (the caller's are never forwarded). Other
                        commands take it after --: toolwire dev -- toolwire openapi SPEC ...
+  worker FILE          run the tasks that replicas in queue mode (run --redis URL --queue URL)
+                       queued, with FILE's tools, until SIGTERM (see docs/workers.md).
 
 TARGET is FILE.py or FILE.py:OBJECT (served by `toolwire run` in a child process), an
 http(s) URL, or, after --, any server's command line:

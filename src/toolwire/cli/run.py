@@ -43,6 +43,19 @@ def _run_parser() -> Parser:
         "--redis", metavar="URL", help="share what replicas behind one address need (tasks, requestState keys)"
     )
     parser.add_argument(
+        "--queue",
+        metavar="URL",
+        help="queue mode (with --redis): calls that run as tasks go on this task queue (a redis:// URL) for "
+        "`toolwire worker` processes to run",
+    )
+    parser.add_argument(
+        "--max-queued",
+        metavar="N",
+        type=_positive,
+        default=10_000,
+        help="with --queue: jobs the queue holds (waiting or running) before task calls are refused (default 10000)",
+    )
+    parser.add_argument(
         "--skills",
         metavar="DIR",
         action="append",
@@ -75,6 +88,8 @@ def main(command: str, argv: list[str]) -> int:
     sys.argv = [target.partition(":")[0], *(own or [])]
     if options.tasks is not None and options.redis is not None:
         raise UsageError("--tasks and --redis do not go together: --redis keeps the tasks in Redis")
+    if options.queue is not None and options.redis is None:
+        raise UsageError("--queue needs --redis URL: the workers read the tasks from the replicas' store")
     http_options = run_http_arguments(options)
     if options.http is None:
         from ..transports.stdio import protect_stdout, run_stdio
@@ -116,6 +131,11 @@ def _loaded(target: str, options: argparse.Namespace) -> Any:
         server.use_task_store(options.tasks)
     if options.redis is not None:
         server.use_redis(options.redis)
+    if options.queue is not None:
+        try:
+            server.use_queue(options.queue, max_depth=options.max_queued)
+        except ValueError as exc:
+            raise UsageError(f"--queue: {exc}") from None
     for folder in options.skills:
         try:
             server.add_skills(folder)
@@ -238,6 +258,8 @@ def run_http_arguments(options: argparse.Namespace) -> dict[str, Any]:
         require("granian", "--granian")
     if getattr(options, "redis", None) is not None:
         require("redis", "--redis")
+    if getattr(options, "queue", None) is not None:
+        require("workers", "--queue")
     if (getattr(options, "tasks", None) or "").startswith(("redis://", "rediss://", "unix://")):
         require("redis", "--tasks with a Redis URL")
     if issuer is not None:

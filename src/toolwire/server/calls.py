@@ -137,6 +137,8 @@ async def run_tool(
             if claim is not None:
                 request.claim = claim
                 await claim.begin(session, request, tool, context)
+                if claim.elsewhere:  # another process runs it (a worker): its result is stored there
+                    return None if answer else {"content": []}
             result = tool.result(await tool.invoke(arguments, context, session.loop))  # Tool.call, one coroutine less
         except (Exception, InputRequired) as raised:
             result = _tool_failed(session, request, tool, arguments, context, raised)

@@ -183,7 +183,12 @@ class CallClaim:
     :meth:`begin` runs once the call's :class:`~toolwire.server.context.Context` exists,
     before the tool does. When the tool is done, :meth:`finish` (its result) or :meth:`fail`
     (the call's error) may answer in the call's place: returning ``True`` means the claim
-    dealt with it and the call sends no answer of its own."""
+    dealt with it and the call sends no answer of its own. A claim that is ``elsewhere``
+    has handed the call to another process in :meth:`begin` (a task queue's worker): the
+    tool does not run here, and the call sends no answer (guards see an empty result)."""
+
+    #: Whether :meth:`begin` handed the call to another process.
+    elsewhere = False
 
     async def begin(self, session: ServerSession, request: Request, tool: Tool, context: Context | None) -> None:
         """Before the tool runs."""

@@ -46,6 +46,54 @@ class Lifecycle:
         self._task_options["store"] = RedisTaskStore(url, prefix=prefix + "tasks:")
         self._redis = (url, prefix)
 
+    def use_queue(self, url: str, *, max_depth: int = 10_000, lease: float = 30.0, prefix: str = "toolwire:") -> None:
+        """Queue mode: calls that run as tasks are put on the task queue at ``url`` (a
+        ``redis://`` URL: Docket on that Redis; it may be :meth:`use_redis`'s) for workers
+        (:meth:`run_worker`) to run, instead of running here. ``max_depth``: jobs the queue
+        holds before calls are refused; ``lease``: seconds before a dead worker's job is
+        delivered again. Needs ``pip install 'toolwire[workers]'`` and a shared task store
+        (:meth:`use_redis`). See docs/workers.md."""
+        from ..tasks.queue import open_queue
+
+        if self._tasks is not None:
+            raise RuntimeError("the task queue cannot change once tasks are in use")
+        self._task_options["queue"] = open_queue(url, name=prefix + "queue", max_depth=max_depth, lease=lease)
+
+    def run_worker(self, queue: str | None = None, *, concurrency: int = 10, grace: float = 30.0) -> None:
+        """Run this server's queued tasks (see :meth:`use_queue`; ``queue``: its URL, when it
+        was not given) until SIGTERM or SIGINT (unless ignored, as in a process started in the
+        background), ``concurrency`` at once; on either, take no
+        more, let those running finish for ``grace`` seconds and hand the rest back to the
+        queue. ``RuntimeError`` without a queue or a shared task store."""
+        import asyncio
+        import signal
+
+        from ..tasks.worker import TaskWorker
+
+        if queue is not None:
+            self.use_queue(queue)
+        tasks = self.tasks
+        if tasks.queue is None or self._task_options["store"] is None:
+            raise RuntimeError(
+                "a worker needs the task queue and the replicas' task store: use_redis() and use_queue()"
+            )
+
+        async def work() -> None:
+            stopping = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                if signal.getsignal(signum) is not signal.SIG_IGN:  # started in the background: left ignored
+                    loop.add_signal_handler(signum, stopping.set)
+            await self.start()
+            try:
+                await TaskWorker(self, tasks.queue, concurrency, grace).run(stopping)  # type: ignore[arg-type]
+            finally:
+                await self.stop()
+                await self.close_tasks()
+                await tasks.queue.close()  # type: ignore[union-attr]
+
+        asyncio.run(work())
+
     @property
     def redis_url(self) -> str | None:
         """The Redis replicas share state through (:meth:`use_redis`), or ``None``."""

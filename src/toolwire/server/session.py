@@ -406,11 +406,15 @@ class ServerSession:
         failed = ProtocolError(INTERNAL_ERROR, f"Internal error: {request.method} failed (the server's log says why)")
         self._send_here(self.connection.respond_error(request, failed), request.id)
 
-    async def detach(self, request: Request, tool: str, ttl_ms: int | None) -> None:
+    async def detach(self, request: Request, tool: str, ttl_ms: int | None, runner: str | None = None) -> None:
         """Make the call of ``request`` a task: store it, answer with its handle, and let the
-        call run on without the request (no longer this session's to cancel or wait for)."""
+        call run on without the request (no longer this session's to cancel or wait for).
+        ``runner``: who runs it, when not this process (a queue's worker)."""
         tasks = self.server.tasks
-        request.task = await tasks.create(self, request, tool, ttl_ms)
+        if runner is None:
+            request.task = await tasks.create(self, request, tool, ttl_ms)
+        else:
+            request.task = await tasks.create(self, request, tool, ttl_ms, runner)
         self._tasks.pop(request.id, None)
         self.send(self.connection.respond(request, tasks.created(request.task)), request.id)
 

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import orjson
 
 from ..logs import get_logger
-from ..tasks.model import RUNNER, TaskRecord, runner_gone
+from ..tasks.model import QUEUED, RUNNER, TaskRecord, runner_gone
 from ..tasks.store import Change
 
 log = get_logger("toolwire.tasks")
@@ -225,7 +225,7 @@ class RedisTaskStore:
                 log.warning("renewing this process's lease on its tasks failed (tried again): %r", exc)
 
     async def runner_gone(self, runner: str | None) -> bool:
-        if runner is None or runner == RUNNER:
+        if runner is None or runner == RUNNER or runner.startswith(QUEUED):
             return False
         return runner_gone(runner) or not await self.redis.exists(self._lease_key(runner))
 

@@ -25,24 +25,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..logs import get_logger
 from ..protocol.codec import codec_for
-from ..protocol.errors import INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError
+from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError
 from ..protocol.incoming import Request
 from ..protocol.versions import META_SUBSCRIPTION_ID, SUPPORTED_VERSIONS, TASKS_EXTENSION
 from ..server.dispatch import declares, extension_missing
 from ..server.extensions import CallClaim, Extension
 from .methods import task_method
+from .model import QUEUED
+from .queue import Job, QueueFull, trace_context
 
 if TYPE_CHECKING:
     from ..server.context import Context
     from ..server.server import Server
     from ..server.session import ServerSession
     from ..tools.tool import Tool
+    from .queue import TaskQueue
 
 #: The versions whose codecs have tasks in the core protocol (2025-11-25), and those that
 #: have them as this extension (2026-07-28).
 CORE = [version for version in SUPPORTED_VERSIONS if codec_for(version).tasks]
 EXTENDED = [version for version in SUPPORTED_VERSIONS if codec_for(version).modern]
+log = get_logger("toolwire.tasks")
 _LEGACY_CAPABILITY: dict[str, Any] = {"tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}
 
 
@@ -147,20 +152,65 @@ class TasksExtension(Extension):
 class TaskClaim(CallClaim):
     """A call that runs as a task with lifetime ``ttl_ms`` (``None``: the server's)."""
 
-    __slots__ = ("ttl_ms",)
+    __slots__ = ("elsewhere", "ttl_ms")
 
     def __init__(self, ttl_ms: int | None) -> None:
         self.ttl_ms = ttl_ms
+        self.elsewhere = False
 
     async def begin(self, session: ServerSession, request: Request, tool: Tool, context: Context | None) -> None:
-        """Make the call a task: at once, or when the tool says so (``defer_task``)."""
+        """Make the call a task: at once, or when the tool says so (``defer_task``); with a
+        task queue, a task whose job a worker runs (see :meth:`_enqueue`)."""
         if tool.defer_task and context is not None:
             context.defer_task(tool.name, self.ttl_ms)
+            return
+        queue = session.server.tasks.queue
+        if queue is not None:
+            await self._enqueue(session, request, tool, queue)
         else:
             await session.detach(request, tool.name, self.ttl_ms)
 
+    async def _enqueue(self, session: ServerSession, request: Request, tool: Tool, queue: TaskQueue) -> None:
+        """Store the task as queued, answer with its handle and put its job on the queue.
+        A full queue refuses the call (``-32603`` saying so; no task is made); a queue that
+        fails once the task is stored fails the task, saying why."""
+        tasks = session.server.tasks
+        try:
+            await queue.check_room()
+        except QueueFull as exc:
+            raise ProtocolError(INTERNAL_ERROR, f"Server busy: {exc}") from None
+        except Exception as exc:
+            log.exception("reaching the task queue failed")
+            raise ProtocolError(
+                INTERNAL_ERROR, f"Internal error: the task queue failed ({type(exc).__name__})"
+            ) from None
+        await session.detach(request, tool.name, self.ttl_ms, QUEUED)
+        live = request.task
+        tasks.release(live)
+        self.elsewhere = True
+        arguments = request.params.get("arguments") or {}
+        job = Job(
+            live.id,
+            tool.name,
+            arguments,
+            request.codec.version,
+            request.capabilities,
+            request.client_info,
+            request.progress_token,
+            trace_context(),
+        )
+        try:
+            await queue.enqueue(job)
+        except Exception as exc:
+            log.exception("queueing task %s failed", live.id)
+            failed = f"Internal error: the task could not be queued ({type(exc).__name__})"
+            await tasks.fail(live, ProtocolError(INTERNAL_ERROR, failed))
+
     async def finish(self, session: ServerSession, request: Request, tool: Tool | None, result: dict[str, Any]) -> bool:
-        """Store ``result`` as the task's, once the call became one (a deferred task may not have)."""
+        """Store ``result`` as the task's, once the call became one (a deferred task may not have);
+        a queued task's result is the worker's to store (guards here saw an empty one)."""
+        if self.elsewhere:
+            return True
         if request.task is None:
             return False
         codec = request.codec
@@ -169,6 +219,8 @@ class TaskClaim(CallClaim):
         return True
 
     async def fail(self, session: ServerSession, request: Request, error: ProtocolError) -> bool:
+        if self.elsewhere:
+            return True  # the task is the worker's to end
         if request.task is None:
             return False
         await session.server.tasks.fail(request.task, error)

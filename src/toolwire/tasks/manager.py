@@ -31,7 +31,7 @@ import asyncio
 import contextlib
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -46,6 +46,8 @@ from .model import (
     FAILED,
     INPUT_REQUIRED,
     INTERRUPTED,
+    QUEUED,
+    RUNNER,
     WORKING,
     TaskRecord,
 )
@@ -54,11 +56,14 @@ from .store import MemoryTaskStore, TaskStore, TaskStoreBusy
 if TYPE_CHECKING:
     from ..protocol.incoming import Request, RequestId
     from ..server.session import ServerSession
+    from .queue import TaskQueue
 
 log = get_logger("toolwire.tasks")
 
 #: Told a 2026-07-28 task's whole state on each change of its status.
 Watcher = Callable[[dict[str, Any]], None]
+#: Asks the client the questions of a task running in another process (see TaskManager.wait).
+Relay = Callable[[TaskRecord], Awaitable[None]]
 
 NOT_FOUND = "Failed to retrieve task: Task not found (it never existed, expired, or belongs to another caller)"
 #: Seconds between sweeps of expired tasks (done when a task is created).
@@ -103,7 +108,9 @@ class TaskManager:
     opened; the server makes it from a ``redis://`` URL or a file path). ``ttl``: seconds a task is kept from its
     creation (a 2025-11-25 client may ask for less, not more; ``None``: until deleted).
     ``poll_interval``: seconds suggested between polls. ``max_active``: tasks one caller may
-    have running at once here (more are refused with ``-32600``).
+    have running at once here (more are refused with ``-32600``). ``queue``: a
+    :class:`~toolwire.tasks.queue.TaskQueue` whose workers run the tasks (queue mode: see
+    :mod:`toolwire.tasks.queue`), or ``None`` to run them here.
     """
 
     def __init__(
@@ -115,6 +122,7 @@ class TaskManager:
         poll_interval: float = 1.0,
         max_active: int = 100,
         page_size: int = 50,
+        queue: TaskQueue | None = None,
     ) -> None:
         if ttl is not None and not ttl > 0:
             raise ValueError("task ttl must be a number of seconds above 0, or None")
@@ -127,6 +135,10 @@ class TaskManager:
         self.poll_ms = max(1, int(poll_interval * 1000))
         self.max_active = max_active
         self.page_size = page_size
+        self.queue = queue
+        #: A worker's: questions of either era go through the store (its session has no client),
+        #: for the replica whose ``tasks/result`` waits to relay (2025-11-25).
+        self.asks_through_store = False
         self._live: dict[str, LiveTask] = {}
         self._purged = time.monotonic()
         self._notes: set[asyncio.Task[None]] = set()  # status messages being stored
@@ -143,10 +155,13 @@ class TaskManager:
 
     # -- creating and ending -------------------------------------------------------------------
 
-    async def create(self, session: ServerSession, request: Request, tool: str, ttl_ms: int | None) -> LiveTask:
+    async def create(
+        self, session: ServerSession, request: Request, tool: str, ttl_ms: int | None, runner: str = RUNNER
+    ) -> LiveTask:
         """Store a new ``working`` task for ``request`` (durably, before it is announced) and
-        tie it to the running call. ``ProtocolError`` ``-32600`` when the caller has
-        ``max_active`` tasks running already, ``-32603`` when the store fails."""
+        tie it to the running call; ``runner``: who runs it (this process, or
+        :data:`~toolwire.tasks.model.QUEUED`). ``ProtocolError`` ``-32600`` when the caller
+        has ``max_active`` tasks running already, ``-32603`` when the store fails."""
         owner = session.caller_name(request)
         legacy = not request.codec.modern
         mine = owner if owner is not None else session.id
@@ -167,6 +182,7 @@ class TaskManager:
             session=session.id if legacy else None,
             ttl_ms=ttl_ms,
             poll_ms=self.poll_ms,
+            runner=runner,
         )
         store = self.store
         try:
@@ -180,6 +196,19 @@ class TaskManager:
         live = LiveTask(record, session, request)
         self._live[record.id] = live
         return live
+
+    def adopt(self, record: TaskRecord, session: ServerSession, request: Request) -> LiveTask:
+        """Tie a stored task to the call that runs it here (a worker's, for a task that a
+        replica stored and queued)."""
+        live = LiveTask(record, session, request)
+        self._live[record.id] = live
+        return live
+
+    def release(self, live: LiveTask) -> None:
+        """Let go of a task that runs elsewhere from now on (queued, or handed back to the
+        queue), leaving its record as it is."""
+        self._live.pop(live.id, None)
+        live.done.set()
 
     def created(self, live: LiveTask) -> dict[str, Any]:
         """The answer to the call that created it: the era's ``CreateTaskResult``."""
@@ -296,14 +325,17 @@ class TaskManager:
         next_cursor = _write_cursor(records[-1]) if more else None
         return listed, next_cursor
 
-    async def wait(self, record: TaskRecord) -> TaskRecord:
+    async def wait(self, record: TaskRecord, relay: Relay | None = None) -> TaskRecord:
         """The task once it has ended (2025-11-25 ``tasks/result``): at once when this process
-        runs it, by polling the store when another one does."""
+        runs it, by polling the store when another one does (a worker), then handing each
+        poll's record to ``relay``, which asks the client the task's questions."""
         live = self._live.get(record.id)
         if live is not None:
             await live.done.wait()
             return live.record
         while not record.terminal:
+            if relay is not None and record.inputs:
+                await relay(record)
             await asyncio.sleep(record.poll_ms / 1000)
             found = await self.store.get(record.id)
             if found is None:
@@ -329,6 +361,11 @@ class TaskManager:
             return True
 
         updated = await self.store.update(record.id, cancel) or record
+        if self.queue is not None and (record.runner or "").startswith(QUEUED):
+            try:
+                await self.queue.cancel(record.id)  # removed if it waits; stopped where it runs
+            except Exception:
+                log.exception("telling the queue that task %s is cancelled failed", record.id)
         live = self._live.get(record.id)
         if live is not None:
             runner = live.runner
@@ -372,7 +409,7 @@ class TaskManager:
         is ``input_required`` meanwhile. 2025-11-25: a request to the client (``ClientRequestFailed``
         if it refuses or is gone). 2026-07-28: a question in ``tasks/get`` answered by
         ``tasks/update`` (an invalid answer is asked again under a new key)."""
-        if not live.request.codec.modern:
+        if not live.request.codec.modern and not self.asks_through_store:
             await self._set_status(live, INPUT_REQUIRED)
             tagged = {**params, "_meta": {META_RELATED_TASK: {"taskId": live.id}}}
             try:

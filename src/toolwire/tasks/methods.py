@@ -15,11 +15,12 @@ from ..protocol.errors import INVALID_PARAMS, ProtocolError
 from ..protocol.incoming import Request
 from ..protocol.outgoing import Answer
 from ..protocol.versions import META_RELATED_TASK
+from ..server.context import ClientRequestFailed
+from .model import TaskRecord
 
 if TYPE_CHECKING:
     from ..server.session import ServerSession
     from .manager import TaskManager
-    from .model import TaskRecord
 
 
 def task_method(session: ServerSession, request: Request) -> None:
@@ -55,8 +56,23 @@ async def _task_result(
     live = tasks.live(record.id)
     if live is not None:
         live.waiters.append(request.id)  # its questions now go on this request's stream
+    asked: set[str] = set()
+
+    async def relay(found: TaskRecord) -> None:
+        """A worker's questions (in the store), asked on this request's stream."""
+        for key, question in list(found.inputs.items()):
+            if key in asked:
+                continue
+            asked.add(key)
+            params = {**question["params"], "_meta": {META_RELATED_TASK: {"taskId": found.id}}}
+            try:
+                answer = await session.request_client(question["method"], params, request.id)
+            except ClientRequestFailed:
+                continue  # asked again by the next tasks/result
+            await tasks.answer(found, {key: answer})
+
     try:
-        record = await tasks.wait(record)
+        record = await tasks.wait(record, relay)
     finally:
         if live is not None:
             live.waiters.remove(request.id)

@@ -41,11 +41,17 @@ def _process_started() -> str:
 RUNNER = f"{socket.gethostname()}/{os.getpid()}/{_process_started()}"
 
 
+#: The runner of a task on a queue: this alone while it waits, then followed by the name of
+#: the worker that took it. Such a task is never taken for interrupted: the queue delivers
+#: it again when its worker dies (see :mod:`toolwire.tasks.queue`).
+QUEUED = "queue:"
+
+
 def runner_gone(runner: str | None) -> bool:
     """Whether the process ``runner`` (a :data:`RUNNER` value) has certainly ended: it ran on
-    this host and no process with its id and start time exists. Another host's runner is
-    never taken for gone (nothing here can tell)."""
-    if runner is None or runner == RUNNER:
+    this host and no process with its id and start time exists. Another host's runner, and
+    a queued task's, is never taken for gone (nothing here can tell)."""
+    if runner is None or runner == RUNNER or runner.startswith(QUEUED):
         return False
     host, _, rest = runner.partition("/")
     pid_text, _, started = rest.partition("/")

@@ -69,6 +69,11 @@ def main(command: str, argv: list[str]) -> int:
 
 
 async def _run(invocation: Invocation) -> int:
+    if invocation.queue is not None:
+        from .commands import show_queue
+
+        await show_queue(invocation.queue, invocation.as_json)
+        return 0
     async with _connected(invocation) as client:
         await ACTIONS[invocation.command](client, invocation)
     return 0

@@ -113,7 +113,9 @@ COMMANDS = {
     "tasks": Command(
         "List the tasks the server shows this client (2025-11-25 tasks/list): id, status,\n"
         "message, created. A server without authorization shows each connection only its own\n"
-        "tasks, so a new `toolwire tasks` lists those of an authorized caller only.",
+        "tasks, so a new `toolwire tasks` lists those of an authorized caller only.\n"
+        "`toolwire tasks --queue URL` shows the task queue of replicas in queue mode instead:\n"
+        "how many tasks wait, and which worker runs which (see docs/workers.md).",
         json="print the tasks as the server sent them, as a JSON array",
     ),
     "task": Command(
@@ -173,6 +175,8 @@ class Invocation:
     task: bool = False
     wait: bool = False
     cancel: bool = False
+    #: ``tasks --queue URL``: the task queue to show (no TARGET then).
+    queue: str | None = None
     #: TARGET as the command line gave it (for messages that say how to come back).
     shown_target: str = ""
 
@@ -191,6 +195,13 @@ def parse(command: str, argv: list[str]) -> Invocation:
         argv = _old_json_input(argv)
     options = _parser(command, spec).parse_intermixed_args(argv)
     words: list[str] = options.words
+    queue = getattr(options, "queue", None)
+    if queue is not None:
+        if words or server_command is not None:
+            raise UsageError("tasks --queue URL shows the queue alone: give no TARGET with it")
+        invocation = Invocation(command, queue, None, None, options.timeout, as_json=options.json, queue=queue)
+        invocation.shown_target = queue
+        return invocation
     if server_command is None:
         if not words:
             raise UsageError(f"a TARGET is needed: give {TARGETS}")
@@ -253,6 +264,13 @@ def _parser(command: str, spec: Command) -> Parser:
     if command == "call":
         parser.add_argument("--input", metavar="JSON", help="the whole arguments object, as JSON")
         parser.add_argument("--task", action="store_true", help="run the call as a task, showing its status")
+    if command == "tasks":
+        parser.add_argument(
+            "--queue",
+            metavar="URL",
+            help="show the task queue of replicas in queue mode instead (a redis:// URL, no TARGET): "
+            "how many tasks wait, and which worker runs which",
+        )
     if command == "task":
         parser.add_argument("--wait", action="store_true", help="wait for the end and print the result")
         parser.add_argument("--cancel", action="store_true", help="cancel the task")

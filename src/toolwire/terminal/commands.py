@@ -5,6 +5,7 @@ status 1), with a message that says what is wrong."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
 import sys
 from collections.abc import Awaitable, Callable
@@ -131,6 +132,33 @@ async def tasks(client: Client, invocation: Invocation) -> None:
     from .table import print_tasks
 
     print_tasks(listed, client.server_info, client.version)
+
+
+async def show_queue(url: str, as_json: bool) -> None:
+    """``toolwire tasks --queue URL``: how many tasks wait on the queue, and which worker runs
+    which. :class:`ClientError` when the queue cannot be reached."""
+    from ..extras import require
+    from ..tasks.queue import open_queue
+
+    require("workers", "tasks --queue")
+    try:
+        queue = open_queue(url, name="toolwire:queue")
+    except ValueError as exc:
+        raise ClientError(f"--queue: {exc}") from None
+    try:
+        running = await queue.running()
+        waiting = await queue.depth()
+    except Exception as exc:
+        raise ClientError(f"cannot read the task queue at {url}: {type(exc).__name__}: {exc}") from None
+    finally:
+        with contextlib.suppress(Exception):
+            await queue.close()
+    if as_json:
+        write_json({"waiting": waiting, "running": running})
+        return
+    sys.stdout.write(f"{waiting} waiting, {len(running)} running\n")
+    for task_id, worker in sorted(running.items(), key=lambda item: item[1]):
+        sys.stdout.write(f"{task_id}  {worker}\n")
 
 
 async def task(client: Client, invocation: Invocation) -> None:
