@@ -4,6 +4,7 @@ tools stay callable by name; visibility applies; a missing extra says what to in
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from typing import Any
 
@@ -83,6 +84,12 @@ def test_without_the_search_extra_exposing_search_says_what_to_install(monkeypat
     monkeypatch.setitem(sys.modules, "bm25s", None)
     with pytest.raises(ExtraMissing, match=r"toolwire\[search\]"):
         Server("x", tool_search=True)
+
+
+def test_the_ranking_library_is_imported_at_the_first_search_not_when_serving_starts() -> None:
+    started = "from toolwire import Server; Server('x', tool_search=True); import sys; print('bm25s' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", started], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "False\n"), done.stderr
 
 
 def test_search_is_exposed_once() -> None:
