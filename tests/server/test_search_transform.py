@@ -80,6 +80,28 @@ async def test_the_tools_stay_callable_by_name_and_hidden_ones_are_not_found() -
     assert refused.is_error
 
 
+async def test_include_tags_keep_the_two_search_tools_and_narrow_what_is_found() -> None:
+    server = Server("tagged", tool_search=True, include_tags=["mail"])
+
+    @server.tool(tags={"mail"})
+    def send_email(to: str) -> str:
+        """Send an email message."""
+        return f"sent to {to}"
+
+    @server.tool(tags={"chat"})
+    def send_chat_message(channel: str) -> str:
+        """Send a chat message."""
+        return f"posted to {channel}"
+
+    async with Client(server, protocol=LEGACY[-1]) as client:
+        listed = [tool.name for tool in await client.list_tools()]
+        found = await client.call_tool("search_tools", {"query": "send a message"})
+        refused = await client.call_tool("call_tool", {"name": "send_chat_message", "arguments": {"channel": "x"}})
+    assert listed == ["search_tools", "call_tool"]
+    assert [tool["name"] for tool in found.structured["tools"]] == ["send_email"]
+    assert refused.is_error
+
+
 def test_without_the_search_extra_exposing_search_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "bm25s", None)
     with pytest.raises(ExtraMissing, match=r"toolwire\[search\]"):
