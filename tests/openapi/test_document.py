@@ -174,8 +174,8 @@ def test_a_yaml_document_without_pyyaml_says_which_extra_to_install() -> None:
     )
     assert done.returncode == 1
     assert done.stderr.splitlines()[-1] == (
-        "toolwire.extras.ExtraMissing: a YAML OpenAPI document needs the 'skills' extra: pip install 'toolwire[skills]' "
-        "(in a checkout of toolwire: pip install -e '.[skills]')"
+        "toolwire.extras.ExtraMissing: a YAML OpenAPI document needs the 'openapi' extra: pip install "
+        "'toolwire[openapi]' (in a checkout of toolwire: pip install -e '.[openapi]')"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, str(DATA / "petstore-3.0.json")],

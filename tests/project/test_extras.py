@@ -16,6 +16,8 @@ from tests.support.clirun import absent, failed, toolwire
 ROOT = Path(__file__).resolve().parents[2]
 SEED = str(ROOT / "examples" / "seed_server.py")
 KNOWLEDGE_BASE = str(ROOT / "examples" / "knowledge_base.py")
+SKILL = str(ROOT / "examples" / "conformance_skills" / "git-workflow")
+PETSTORE = ROOT / "tests" / "openapi" / "data" / "petstore-3.0"
 
 
 def hint(extra: str) -> str:
@@ -33,12 +35,15 @@ def hint(extra: str) -> str:
         (["openai"], ["ask", SEED, "hello?"], f"the openai provider {hint('chat')}"),
         (["anthropic"], ["chat", SEED, "--provider", "anthropic"], f"the anthropic provider {hint('chat')}"),
         (["rjieba"], ["run", KNOWLEDGE_BASE], f"the knowledge base example {hint('kb')}"),
+        (["yaml"], ["run", SEED, "--skills", SKILL], f"--skills {SKILL}: reading a SKILL.md {hint('skills')}"),
+        (["yaml"], ["openapi", f"{PETSTORE}.yaml"], f"a YAML OpenAPI document {hint('openapi')}"),
+        (["bm25s"], ["openapi", f"{PETSTORE}.json", "--search"], f"--search {hint('search')}"),
     ],
 )
 def test_an_option_whose_extra_is_missing_says_which_to_install(modules: list[str], args: list[str], said: str) -> None:
     keys = {"DEEPSEEK_API_KEY": "x", "ANTHROPIC_API_KEY": "x"}
     done = toolwire(*args, **keys, **absent(*modules))
-    status = 2 if args[0] in ("ask", "chat") else 1
+    status = 2 if args[0] in ("ask", "chat") or "--skills" in args else 1
     usage = f" (see toolwire {args[0]} -h)" if status == 2 else ""  # a usage error names the help
     assert failed(done, status) == f"toolwire: {said}{usage}"
     assert len(done.stderr.splitlines()) == 1

@@ -4,6 +4,7 @@ tools stay callable by name; visibility applies; a missing extra says what to in
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from typing import Any
 
@@ -79,10 +80,38 @@ async def test_the_tools_stay_callable_by_name_and_hidden_ones_are_not_found() -
     assert refused.is_error
 
 
+async def test_include_tags_keep_the_two_search_tools_and_narrow_what_is_found() -> None:
+    server = Server("tagged", tool_search=True, include_tags=["mail"])
+
+    @server.tool(tags={"mail"})
+    def send_email(to: str) -> str:
+        """Send an email message."""
+        return f"sent to {to}"
+
+    @server.tool(tags={"chat"})
+    def send_chat_message(channel: str) -> str:
+        """Send a chat message."""
+        return f"posted to {channel}"
+
+    async with Client(server, protocol=LEGACY[-1]) as client:
+        listed = [tool.name for tool in await client.list_tools()]
+        found = await client.call_tool("search_tools", {"query": "send a message"})
+        refused = await client.call_tool("call_tool", {"name": "send_chat_message", "arguments": {"channel": "x"}})
+    assert listed == ["search_tools", "call_tool"]
+    assert [tool["name"] for tool in found.structured["tools"]] == ["send_email"]
+    assert refused.is_error
+
+
 def test_without_the_search_extra_exposing_search_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "bm25s", None)
     with pytest.raises(ExtraMissing, match=r"toolwire\[search\]"):
         Server("x", tool_search=True)
+
+
+def test_the_ranking_library_is_imported_at_the_first_search_not_when_serving_starts() -> None:
+    started = "from toolwire import Server; Server('x', tool_search=True); import sys; print('bm25s' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", started], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "False\n"), done.stderr
 
 
 def test_search_is_exposed_once() -> None:

@@ -12,7 +12,7 @@ from ..cli.run import _positive, serving_arguments
 
 USAGE = (
     "toolwire openapi SPEC [--base-url URL] [--header 'NAME: VALUE' ...] [--bearer-env VAR]\n"
-    "                      [--include-tag TAG ...] [--exclude-tag TAG ...] [--resources] [--name N]\n"
+    "                      [--include-tag TAG ...] [--exclude-tag TAG ...] [--resources] [--search] [--name N]\n"
     "                      [--timeout SECONDS] [--max-response-bytes N] [-v] [--http [HOST:]PORT ...]"
 )
 
@@ -53,6 +53,12 @@ def parser() -> Parser:
         action="store_true",
         help="serve GET operations as resources (templates for those with path parameters) rather than tools",
     )
+    parser.add_argument(
+        "--search",
+        action="store_true",
+        help="list only search_tools and call_tool, which find and run the API's tools (for large APIs; "
+        "the 'search' extra)",
+    )
     parser.add_argument("--name", help="the server's name (default: the document's title)")
     parser.add_argument("--timeout", metavar="SECONDS", type=_seconds, help="a call's time in all (default: 30)")
     parser.add_argument(
@@ -64,8 +70,13 @@ def parser() -> Parser:
 
 def build_server(options: argparse.Namespace) -> Any:
     """The server the options describe; :class:`ServingFailed` for a document that cannot be
-    used, or no base URL (the message says why)."""
+    used, or no base URL (the message says why); :class:`~toolwire.extras.ExtraMissing` for
+    ``--search`` without the ``search`` extra (before the document is read)."""
+    from ..extras import require
     from ..openapi import OpenAPIError, RouteMap, from_openapi
+
+    if options.search:
+        require("search", "--search")
 
     limits: dict[str, Any] = {}
     if options.timeout is not None:
@@ -87,6 +98,7 @@ def build_server(options: argparse.Namespace) -> Any:
             name=options.name,
             include_tags=options.include_tags,
             exclude_tags=options.exclude_tags,
+            tool_search=options.search,
             **limits,
         )
     except OpenAPIError as exc:

@@ -81,7 +81,12 @@ def parsed(data: bytes, where: str) -> Any:
     try:
         text = data.decode("utf-8-sig")
         return load(
-            text, max_depth=MAX_YAML_DEPTH, max_nodes=MAX_YAML_NODES, number_keys=True, what="a YAML OpenAPI document"
+            text,
+            max_depth=MAX_YAML_DEPTH,
+            max_nodes=MAX_YAML_NODES,
+            number_keys=True,
+            what="a YAML OpenAPI document",
+            extra="openapi",
         )
     except UnicodeDecodeError:
         raise OpenAPIError(f"the OpenAPI document {where} is neither JSON nor UTF-8 YAML") from None

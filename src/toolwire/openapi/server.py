@@ -34,6 +34,11 @@ from .mapping import MappedDocument, map_document
 from .operation import Operation
 from .routes import Override, RouteMap
 
+#: Tools (resources, templates) per list page unless ``page_size=`` says otherwise: an API's
+#: definitions are large (GitHub's 1,223 operations are 9.9 MB of them, one is 190 KB), and
+#: one page of them all is more than a client takes in one message (4 MiB in toolwire's).
+PAGE_SIZE = 100
+
 #: The base URL an ASGI application is called at in process (nothing resolves it: the
 #: transport hands every request to the application).
 ASGI_BASE_URL = "http://asgi.local"
@@ -122,10 +127,12 @@ def from_asgi(
 
 def openapi_server(mapped: MappedDocument, upstream: Upstream, *, name: str | None = None, **options: Any) -> Server:
     """A server offering the operations of ``mapped``, called through ``upstream``; named
-    ``name`` or the API's title, versioned as the API; ``options``: :class:`~toolwire.Server`'s.
-    Its lifespan closes the client made for the calls when the server stops; a ``lifespan=``
-    of your own takes its place (close ``upstream`` there, or give a ``client`` you close)."""
+    ``name`` or the API's title, versioned as the API; ``options``: :class:`~toolwire.Server`'s
+    (``page_size`` :data:`PAGE_SIZE` unless given). Its lifespan closes the client made for
+    the calls when the server stops; a ``lifespan=`` of your own takes its place (close
+    ``upstream`` there, or give a ``client`` you close)."""
     options.setdefault("instructions", mapped.description)
+    options.setdefault("page_size", PAGE_SIZE)
     options.setdefault("lifespan", _closing(upstream))
     server = Server(name or mapped.title or "openapi", mapped.version or "0.1.0", **options)
     for operation in mapped.operations:

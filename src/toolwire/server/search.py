@@ -11,7 +11,8 @@ check lists and calls pass (enabled, the caller's scopes, visibility rules of th
 the caller and the session); and, both being the model's tools, a tool MCP Apps reserves
 for its view (``visibility: ["app"]``) is neither found nor run.
 
-The index is built at the first search and again after the tool set changes. Without the
+The index is built (and the ranking library imported: serving starts without it) at the
+first search, and again after the tool set changes. Without the
 ``search`` extra, :meth:`~toolwire.Server.expose_search` raises
 :class:`~toolwire.extras.ExtraMissing` saying what to install.
 """
@@ -59,10 +60,9 @@ class ToolSearch:
     ``limit``: how many tools a search returns unless it asks for fewer or more."""
 
     def __init__(self, server: Server, limit: int = 5) -> None:
-        from ..extras import needs
+        from ..extras import require
 
-        with needs("search", "the search transform"):
-            import bm25s  # noqa: F401  (refused now rather than at the first search)
+        require("search", "the search transform")  # refused now, imported at the first search
         self._server = server
         self.limit = limit
         self._index: ToolIndex | None = None

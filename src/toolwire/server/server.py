@@ -83,7 +83,8 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
       ``ctx.lifespan``. See :mod:`toolwire.server.lifespan`; :meth:`lifespan` sets it too.
     - ``tool_search``: list ``search_tools`` and ``call_tool`` instead of every tool (see
       :meth:`expose_search`).
-    - ``include_tags``: list only the tools, resources and prompts carrying one of these tags;
+    - ``include_tags``: list only the tools, resources and prompts carrying one of these tags
+      (and, with ``tool_search``, its two tools);
       ``exclude_tags``: hide those carrying one of these. Rules for one caller or one session
       go on :attr:`visibility` (see :mod:`toolwire.server.visibility`).
     """
@@ -181,8 +182,9 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         self.tool_search: ToolSearch | None = None
         if tool_search:
             self.expose_search()
-        if include_tags is not None:
-            self.visibility.everyone.enable(tags=include_tags, only=True)
+        if include_tags is not None:  # the search transform's own two tools stay
+            kept = tuple(self.tool_search.listed.by_key) if self.tool_search is not None else ()
+            self.visibility.everyone.enable(*kept, tags=include_tags, only=True)
         if exclude_tags is not None:
             self.visibility.everyone.disable(tags=exclude_tags)
 

@@ -16,7 +16,8 @@ text from anyone costs little and gives only what JSON carries:
   reader reads it.
 
 Whatever breaks a rule, and YAML that does not parse, raises :class:`YAMLRefused` (a
-``ValueError``) saying what and on which line. Needs PyYAML (the ``skills`` extra).
+``ValueError``) saying what and on which line. Needs PyYAML (the ``skills`` extra, or
+``openapi`` for documents).
 """
 
 from __future__ import annotations
@@ -60,12 +61,13 @@ def load(
     max_nodes: int = MAX_NODES,
     number_keys: bool = False,
     what: str = "reading a SKILL.md",
+    extra: str = "skills",
 ) -> Any:
     """The YAML document ``text`` as JSON values. :class:`YAMLRefused` as the module says,
     counting lines from ``first_line``, with the bounds given; ``number_keys`` reads a key
     written as an integer (``200:``) as its text (``"200"``) instead of refusing it. Without
-    PyYAML, :class:`~toolwire.extras.ExtraMissing` naming ``what`` needs it."""
-    with needs("skills", what):
+    PyYAML, :class:`~toolwire.extras.ExtraMissing` saying ``what`` needs ``extra``."""
+    with needs(extra, what):
         import yaml
 
     try:
