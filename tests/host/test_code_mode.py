@@ -2,18 +2,20 @@
 scripted model server) writes a program that chains calls of a real server process; the
 program runs in the real sandbox (bubblewrap), and each of its calls is decided, audited by
 the server's guard and reported as the model's own calls are. ``toolwire ask --code-mode`` as
-a process, and the refusal to start without bubblewrap."""
+a process, ``toolwire chat --code-mode`` in tmux, and the refusal to start without bubblewrap."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
+from tests.cli.test_host_cli import PROMPT, Tmux, chat_env, tmux  # noqa: F401 (tmux: a fixture)
 from tests.support.clirun import failed, toolwire
 from tests.support.model_server import ModelServer, Reply, ToolCall
 from toolwire.host import (
@@ -182,3 +184,35 @@ def test_ask_code_mode_without_bubblewrap_says_what_to_install(model: ModelServe
     )
     assert failed(done, 1) == f"toolwire: {INSTALL}"
     assert model.requests == []
+
+
+def test_chat_code_mode_asks_about_a_call_of_the_program(
+    model: ModelServer,
+    tmux: Callable[..., Tmux],  # noqa: F811 (the fixture imported above)
+    tmp_path: Path,
+) -> None:
+    program = "return await cancel_order(order_id=101)"
+    model.script(Reply(tool_calls=[ToolCall("run_code", {"program": program})]), Reply(text="Cancelled."))
+    command = [
+        sys.executable,
+        "-m",
+        "toolwire",
+        "chat",
+        ORDERS,
+        "--code-mode",
+        "--base-url",
+        model.openai_url,
+        "--model",
+        "m",
+    ]
+    chat = tmux(command, chat_env(tmp_path))
+    screen = chat.wait_for(PROMPT)
+    assert "code mode: the model calls these from programs it writes (run_code, sandboxed)" in screen
+    chat.type("cancel order 101")
+    screen = chat.wait_for("allow? [y]es once")
+    assert "⚙ run_code" in screen and "? Allow orders/cancel_order" in screen and "order_id: 101" in screen
+    chat.type("y")
+    screen = chat.wait_for("Cancelled.")
+    assert tool_texts(model.requests[1]) == ["Result:\norder 101 cancelled"]
+    chat.type("exit")
+    chat.wait_for_exit()

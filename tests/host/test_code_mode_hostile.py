@@ -55,6 +55,19 @@ async def test_an_endless_loop_is_stopped_at_its_cpu_limit(model: ModelServer) -
     assert said.endswith("The program failed: the program used up its CPU time (1 s) and was stopped")
 
 
+async def test_an_endless_loop_that_ignores_the_cpu_signal_is_killed(model: ModelServer) -> None:
+    program = "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass"
+    said = await contained(model, program, SandboxLimits(wall_seconds=WALL, cpu_seconds=1))
+    assert said.endswith(
+        "The program failed: the program was killed (at its CPU time limit, 1 s, if it ignored the first signal)"
+    )
+
+
+async def test_the_program_s_own_exit_is_an_error(model: ModelServer) -> None:
+    said = await contained(model, "import os\nos._exit(7)")
+    assert said.endswith("The program failed: the program's process ended without a result (exit status 7)")
+
+
 async def test_a_program_that_waits_forever_is_stopped_at_its_time_limit(model: ModelServer) -> None:
     program = "import asyncio\nawait asyncio.Event().wait()"
     said = await contained(model, program, SandboxLimits(wall_seconds=3))

@@ -250,8 +250,11 @@ class _Run:
     async def ended(self) -> str:
         """Why the process ended without a result."""
         status = await self.process.wait()
-        if status in (128 + signal.SIGXCPU, 128 + signal.SIGKILL, -signal.SIGXCPU, -signal.SIGKILL):
-            return f"the program used up its CPU time ({self.limits.cpu_seconds} s) and was stopped"
+        cpu = self.limits.cpu_seconds
+        if status == 128 + signal.SIGXCPU:  # bwrap's status for its child's signal
+            return f"the program used up its CPU time ({cpu} s) and was stopped"
+        if status == 128 + signal.SIGKILL:
+            return f"the program was killed (at its CPU time limit, {cpu} s, if it ignored the first signal)"
         return f"the program's process ended without a result (exit status {status})"
 
     def stop(self) -> None:
