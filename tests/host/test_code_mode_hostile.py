@@ -132,6 +132,15 @@ async def test_a_result_over_the_bridge_s_limit_is_refused(model: ModelServer) -
     assert said.endswith("The program failed: the program sent over 4 MiB at once (in a call or its result)")
 
 
+async def test_a_result_that_is_not_json_is_an_error(model: ModelServer) -> None:
+    said = await contained(model, "return [float('nan')]")
+    assert said.endswith(
+        "The program failed: the result cannot be sent as JSON: Out of range float values are not JSON compliant"
+    )
+    said = await contained(model, "return {1, 2}")
+    assert said == "Result:\n{1, 2}"  # what JSON cannot hold is sent as its repr
+
+
 async def test_garbage_on_the_bridge_ends_the_program(model: ModelServer) -> None:
     program = "import os\nfor fd in range(3, 10):\n    try:\n        os.write(fd, b'not json\\n')\n    except OSError:\n        pass\nawait asyncio.sleep(60)"
     said = await contained(model, "import asyncio\n" + program)

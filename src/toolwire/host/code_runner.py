@@ -3,7 +3,7 @@
 It imports nothing from toolwire (only the standard library is there). Its standard input
 and output are the tool bridge, one JSON object a line; what the program prints goes to
 standard error, which the host reads (capped). The host's first line is
-``{"program": SOURCE, "tools": {FUNCTION: TOOL}, "limits": {...}}``; then the runner lowers
+``{"program": SOURCE, "tools": [FUNCTION, ...], "limits": {"cpu": SECONDS, "memory": BYTES}}``; then the runner lowers
 its own limits (CPU time, address space, open files; they cannot be raised again in the
 sandbox) and runs the program as the body of an ``async def`` whose ``return`` (or last
 expression) is the result. Each tool is an async function taking keyword arguments: it
@@ -52,7 +52,7 @@ class Bridge:
         self.count = 0
 
     def send(self, message: dict[str, Any]) -> None:
-        data = (json.dumps(message, ensure_ascii=False, default=repr) + "\n").encode()
+        data = (json.dumps(message, default=repr, allow_nan=False) + "\n").encode()
         while data:
             data = data[os.write(self.out, data) :]
 
@@ -154,6 +154,8 @@ async def main() -> None:
         bridge.send(outcome)
     except MemoryError:
         bridge.send({"error": explained(MemoryError(), "", task["limits"])})
+    except ValueError as exc:  # NaN or infinity
+        bridge.send({"error": f"the result cannot be sent as JSON: {exc}"})
 
 
 if __name__ == "__main__":
