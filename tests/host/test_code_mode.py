@@ -6,6 +6,7 @@ a process, ``toolwire chat --code-mode`` in tmux, and the refusal to start witho
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -24,6 +25,7 @@ from toolwire.host import (
     Conversation,
     Event,
     Host,
+    SandboxLimits,
     SandboxUnavailable,
     ToolCallDecided,
     ToolCallProposed,
@@ -34,6 +36,7 @@ from toolwire.host.sandbox import INSTALL
 
 ROOT = Path(__file__).resolve().parents[2]
 ORDERS = str(ROOT / "tests" / "servers" / "orders.py")
+HOSTED = str(ROOT / "tests" / "servers" / "host_server.py")
 #: Five chained calls: a customer, their orders, the total of each of the three.
 CHAIN = """
 customer = await find_customer(name="Ada")
@@ -216,3 +219,47 @@ def test_chat_code_mode_asks_about_a_call_of_the_program(
     assert tool_texts(model.requests[1]) == ["Result:\norder 101 cancelled"]
     chat.type("exit")
     chat.wait_for_exit()
+
+
+async def test_the_time_limit_does_not_count_the_time_of_the_program_s_calls(model: ModelServer) -> None:
+    program = "await slow(seconds=4)\nreturn 'after the call'"
+    model.script(Reply(tool_calls=[ToolCall("run_code", {"program": program})]), Reply(text="Done."))
+    limits = SandboxLimits(wall_seconds=3)
+    policy = ApprovalPolicy(trusted={"hosted"})
+    async with Host([f"hosted={HOSTED}"], provider=provider("openai", model), policy=policy, code_mode=limits) as host:
+        await run(host.conversation(), "wait")
+    assert tool_texts(model.requests[1]) == ["Result:\nafter the call"]
+
+
+async def test_cancelling_the_turn_stops_the_program(model: ModelServer) -> None:
+    program = "import asyncio\nawait asyncio.Event().wait()"
+    model.script(Reply(tool_calls=[ToolCall("run_code", {"program": program}, id="p")]))
+    async with Host([f"orders={ORDERS}"], provider=provider("openai", model), code_mode=True) as host:
+        conversation = host.conversation()
+        events = []
+        async with asyncio.timeout(60):  # a turn that cannot be cancelled fails the test, not hangs it
+            async for event in conversation.send("wait"):
+                events.append(event)
+                if isinstance(event, ToolCallDecided) and event.call_id == "p":
+                    while not sandboxes():  # the program's process is being started
+                        await asyncio.sleep(0.01)
+                    conversation.cancel()
+        assert events[-1].reason == "cancelled"  # type: ignore[attr-defined]
+        assert sandboxes() == []
+        assert conversation.messages[-1]["content"] == [
+            {"type": "text", "text": "The call did not finish: the user cancelled the call."}
+        ]
+
+
+def sandboxes() -> list[int]:
+    """The ``bwrap`` processes this test process started."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            pid, rest = stat.read_text().split(" (", 1)
+        except OSError:
+            continue
+        name, fields = rest.rsplit(") ", 1)
+        if name == "bwrap" and int(fields.split()[1]) == os.getpid():
+            found.append(int(pid))
+    return found

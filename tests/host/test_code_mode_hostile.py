@@ -45,6 +45,11 @@ async def test_a_fork_bomb_fails_at_its_first_fork(model: ModelServer) -> None:
     assert said.endswith("line 3: os.fork()\nPermissionError: [Errno 1] Operation not permitted")
 
 
+async def test_leaving_the_process_group_is_refused(model: ModelServer) -> None:
+    said = await contained(model, "import os\nos.setsid()")
+    assert said.endswith("line 2: os.setsid()\nPermissionError: [Errno 1] Operation not permitted")
+
+
 async def test_starting_a_process_is_refused(model: ModelServer) -> None:
     said = await contained(model, "import subprocess\nsubprocess.run(['/usr/bin/true'])")
     assert said.endswith("PermissionError: [Errno 1] Operation not permitted")

@@ -11,7 +11,8 @@ Each program runs in a new process under bubblewrap (``bwrap``, the sandbox Flat
   ``/home``, no ``/proc``, no ``/tmp``);
 - a seccomp filter (:mod:`.seccomp`): no new processes (threads only), no sockets;
 - limits the runner sets for good before the program starts: CPU time, address space
-  (memory), open files; and a wall-clock limit the host keeps, killing the process group;
+  (memory), open files; and a wall-clock limit the host keeps (its tool calls' time not
+  counted), killing the process group;
 - its standard input and output are the tool bridge (:mod:`.code_runner` speaks it); what it
   prints is kept up to ``output_chars``, the rest dropped.
 
@@ -52,8 +53,9 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class SandboxLimits:
-    """What one program may use: ``wall_seconds`` from start to result, ``cpu_seconds`` of
-    CPU time, ``memory_bytes`` of address space, ``scratch_bytes`` in ``/scratch``,
+    """What one program may use: ``wall_seconds`` from start to result (not counting the time
+    its tool calls take: they have the host's ``call_timeout``, and a person may be asked),
+    ``cpu_seconds`` of CPU time, ``memory_bytes`` of address space, ``scratch_bytes`` in ``/scratch``,
     ``output_chars`` of printed output kept, ``message_bytes`` in one line of the bridge (a
     call's arguments, a tool's value, the result)."""
 
@@ -120,7 +122,6 @@ def sandbox_command(bwrap: str, seccomp_fd: int, limits: SandboxLimits) -> list[
         "--cap-drop",
         "ALL",
         "--die-with-parent",
-        "--new-session",
         "--hostname",
         "sandbox",
         *_file_system(),
@@ -164,10 +165,12 @@ def _seccomp_fd() -> int:
 
 
 async def _start(limits: SandboxLimits, *arguments: str) -> asyncio.subprocess.Process:
+    """The sandbox's process, started. Cancelled meanwhile, it kills the process once it
+    has started (asyncio's own start, cancelled, can wait forever in Python 3.11)."""
     bwrap = bubblewrap()
     fd = _seccomp_fd()
-    try:
-        return await asyncio.create_subprocess_exec(
+    starting = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
             *sandbox_command(bwrap, fd, limits),
             *arguments,
             stdin=asyncio.subprocess.PIPE,
@@ -177,8 +180,22 @@ async def _start(limits: SandboxLimits, *arguments: str) -> asyncio.subprocess.P
             start_new_session=True,
             limit=limits.message_bytes,
         )
-    finally:
-        os.close(fd)
+    )
+    starting.add_done_callback(lambda _: os.close(fd))
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        with contextlib.suppress(OSError):  # one that could not start has nothing to stop
+            process = await starting
+            _kill(process)
+            await process.wait()
+        raise
+
+
+def _kill(process: asyncio.subprocess.Process) -> None:
+    """Kill the sandbox: ``bwrap`` and everything in its process group."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 async def check_sandbox(limits: SandboxLimits | None = None) -> None:
@@ -201,6 +218,19 @@ class _Run:
         self.output = bytearray()
         self.dropped = 0
         self.calls: set[asyncio.Task[None]] = set()
+        self.clock: asyncio.Timeout | None = None
+        self.left = limits.wall_seconds
+
+    def pause_clock(self) -> None:
+        """The first call in flight stops the wall clock (calls have time limits of their own)."""
+        if not self.calls and self.clock is not None and (deadline := self.clock.when()) is not None:
+            self.left = deadline - asyncio.get_running_loop().time()
+            self.clock.reschedule(None)
+
+    def resume_clock(self, task: asyncio.Task[None]) -> None:
+        self.calls.discard(task)
+        if not self.calls and self.clock is not None and self.clock.when() is None:
+            self.clock.reschedule(asyncio.get_running_loop().time() + self.left)
 
     async def read_output(self) -> None:
         assert self.process.stderr is not None
@@ -235,9 +265,10 @@ class _Run:
                 return ProgramOutcome(error=_NOT_A_CALL)
             if not isinstance(arguments, dict):
                 return ProgramOutcome(error=_NOT_A_CALL)
+            self.pause_clock()
             task = asyncio.create_task(self.answer(number, function, arguments))
             self.calls.add(task)
-            task.add_done_callback(self.calls.discard)
+            task.add_done_callback(self.resume_clock)
 
     async def answer(self, number: int, function: str, arguments: dict[str, Any]) -> None:
         ok, value = await self.call(function, arguments)
@@ -258,8 +289,8 @@ class _Run:
         return f"the program's process ended without a result (exit status {status})"
 
     def stop(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
+        self.clock = None
+        _kill(self.process)
         for task in self.calls:
             task.cancel()
 
@@ -282,7 +313,7 @@ async def run_program(
     try:
         assert process.stdin is not None
         try:
-            async with asyncio.timeout(limits.wall_seconds):
+            async with asyncio.timeout(limits.wall_seconds) as run.clock:
                 process.stdin.write(orjson.dumps(task) + b"\n")
                 await process.stdin.drain()
                 outcome = await run.bridge(functions)

@@ -6,7 +6,8 @@
 at its first fork), ``socket`` (no socket of any family; the event loop's own pair comes
 from ``socketpair``), and the calls that reach into the kernel or other processes
 (``ptrace``, ``mount``, ``unshare``, ``setns``, ``bpf``, ``perf_event_open``, ``keyctl``,
-``add_key``, ``io_uring_setup``); ``clone3`` gets ``ENOSYS`` so that the C library starts
+``add_key``, ``io_uring_setup``), and ``setsid`` and ``setpgid`` (the host kills the
+sandbox by its process group); ``clone3`` gets ``ENOSYS`` so that the C library starts
 threads with ``clone``, which the filter can read. A system call of another architecture
 (an x32 call on x86-64) kills the process. ``None`` on an architecture it does not know.
 """
@@ -46,6 +47,8 @@ _ARCHES: dict[str, tuple[int, dict[str, int]]] = {
             "keyctl": 250,
             "add_key": 248,
             "io_uring_setup": 425,
+            "setsid": 112,
+            "setpgid": 109,
             "clone3": 435,
             "clone": 56,
         },
@@ -63,6 +66,8 @@ _ARCHES: dict[str, tuple[int, dict[str, int]]] = {
             "keyctl": 219,
             "add_key": 217,
             "io_uring_setup": 425,
+            "setsid": 157,
+            "setpgid": 154,
             "clone3": 435,
             "clone": 220,
         },
