@@ -263,3 +263,24 @@ def sandboxes() -> list[int]:
         if name == "bwrap" and int(fields.split()[1]) == os.getpid():
             found.append(int(pid))
     return found
+
+
+async def test_a_program_goes_on_when_a_server_stops_under_it(model: ModelServer) -> None:
+    program = """
+try:
+    await crash()
+except ToolError as exc:
+    first = str(exc)
+try:
+    await fail(reason="late")
+except ToolError as exc:
+    return [first, str(exc)]
+"""
+    model.script(Reply(tool_calls=[ToolCall("run_code", {"program": program})]), Reply(text="It stopped."))
+    policy = ApprovalPolicy(trusted={"hosted"})
+    async with Host([f"hosted={HOSTED}"], provider=provider("openai", model), policy=policy, code_mode=True) as host:
+        await run(host.conversation(), "crash it")
+    [result] = tool_texts(model.requests[1])
+    stopped, missing = orjson.loads(result.removeprefix("Result:\n"))
+    assert stopped.startswith("The server 'hosted' stopped during the call")
+    assert missing == "There is no tool named 'fail'. The tools are: run_code."

@@ -474,9 +474,10 @@ class Turn:
         started = time.monotonic()
         numbers = itertools.count(1)
         deciding = asyncio.Lock()  # questions are asked one at a time, as for the model's calls
+        functions = dict(host.functions)  # as the program was told them, whatever changes meanwhile
 
         async def call_tool(function: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
-            inner = ToolCallRequest(f"{call.id}.{next(numbers)}", host.functions[function], arguments)
+            inner = ToolCallRequest(f"{call.id}.{next(numbers)}", functions[function], arguments)
             async with deciding:
                 plan = await self._decide(inner)
             result = await self._execute(*plan) if plan is not None else None
@@ -485,7 +486,7 @@ class Turn:
             return (False, text) if record["is_error"] or result is None else (True, tool_value(result, text))
 
         try:
-            outcome = await run_program(program, list(host.functions), call_tool, host.code_limits)
+            outcome = await run_program(program, list(functions), call_tool, host.code_limits)
             text, is_error = outcome_text(outcome), outcome.error is not None
         except SandboxUnavailable as exc:
             text, is_error = f"The program was not run: {exc}", True
