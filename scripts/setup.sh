@@ -36,7 +36,8 @@ done
 # redis-server backs the shared rate limiter and task store, chromium shows the inspector
 # page to Playwright (tests/cli/test_dev.py; Playwright never downloads a browser here), haproxy
 # balances replicas (tests/project/test_scaling.py); docker.io, docker-compose and debootstrap run
-# examples/deploy in containers (tests/project/test_deploy_containers.py). Installed with
+# examples/deploy in containers (tests/project/test_deploy_containers.py); bubblewrap is the
+# sandbox of the host's code mode (tests/host/test_code_mode*.py). Installed with
 # apt-get when missing and this runs as root (as CI does; it says so first), waiting up to
 # 5 minutes for another apt or dpkg to let its locks go; otherwise install them yourself.
 missing=""
@@ -47,6 +48,7 @@ command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing="$missing h
 command -v dockerd >/dev/null || missing="$missing docker.io"
 command -v docker-compose >/dev/null || docker compose version >/dev/null 2>&1 || missing="$missing docker-compose"
 command -v debootstrap >/dev/null || [ -x /usr/sbin/debootstrap ] || missing="$missing debootstrap"
+command -v bwrap >/dev/null || missing="$missing bubblewrap"
 if [ -n "$missing" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         echo "setup.sh: installing Debian packages as root with apt-get:$missing"

@@ -131,6 +131,8 @@ HOST_PUBLIC = {
     "ModelTurn",
     "Provider",
     "SamplingNeeded",
+    "SandboxLimits",
+    "SandboxUnavailable",
     "ServerSpec",
     "TextDelta",
     "ToolCallDecided",

@@ -16,7 +16,8 @@ namespace (:mod:`.naming`); :class:`Conversation` runs the loop (:mod:`.conversa
 reports it as events (:mod:`.events`); :class:`ApprovalPolicy` decides which calls run,
 which are asked about and which are refused (:mod:`.approval`); providers speak to model
 APIs (:mod:`.providers`). With many tools, :class:`ToolDeferral` shows the model a few and
-lets it find the others (:mod:`.deferral`).
+lets it find the others (:mod:`.deferral`). In code mode the model writes a program that
+calls the tools, run in a sandbox within :class:`SandboxLimits` (:mod:`.code_mode`).
 """
 
 from .approval import ApprovalPolicy, Approvals, Change, Verdict
@@ -40,6 +41,7 @@ from .events import (
 )
 from .host import Host, HostServer
 from .model import ModelError, ModelRequest, ModelTurn, Provider, ToolCallRequest, ToolSpec, Usage
+from .sandbox import SandboxLimits, SandboxUnavailable
 from .servers import ConfigError, ServerSpec, load_config
 
 __all__ = [
@@ -61,6 +63,8 @@ __all__ = [
     "ModelTurn",
     "Provider",
     "SamplingNeeded",
+    "SandboxLimits",
+    "SandboxUnavailable",
     "ServerSpec",
     "TextDelta",
     "ToolCallDecided",

@@ -14,12 +14,15 @@ conversation can go on.
 When the host defers tool definitions (:mod:`.deferral`), each model request carries the
 tools :attr:`Conversation.shown_tools` names, and a call of the host's ``find_tools`` loads
 more into :attr:`Conversation.loaded` for the rest of the conversation. A call of the host's
-``load_skill`` loads a server's skill (:mod:`.skills`).
+``load_skill`` loads a server's skill (:mod:`.skills`). In code mode, a call of the host's
+``run_code`` runs the model's program in the sandbox, and every tool call the program makes
+takes the path a direct call takes (:mod:`.code_mode`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -27,10 +30,11 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..client import ClientError, ConnectionClosed, OutputSchemaMismatch, RequestTimeout
+from ..client import CallToolResult, ClientError, ConnectionClosed, OutputSchemaMismatch, RequestTimeout
 from ..discovery import MAX_QUERY_CHARS
 from ..logs import get_logger
 from .approval import Approvals
+from .code_mode import outcome_text, tool_value
 from .deferral import Pair, found_text
 from .events import (
     ApprovalNeeded,
@@ -63,7 +67,8 @@ from .model import (
     text_part,
 )
 from .resources import LIST_RESOURCES_TOOL
-from .results import model_parts, summary
+from .results import cut, model_parts, summary
+from .sandbox import SandboxUnavailable, run_program
 
 if TYPE_CHECKING:
     from ..client import ToolInfo
@@ -330,6 +335,9 @@ class Turn:
             if self.host.skills and call.name == self.host.load_skill_name:
                 await self._load_skill(call)
                 continue
+            if self.host.code_limits is not None and call.name == self.host.run_code_name:
+                await self._run_code(call)
+                continue
             plan = await self._decide(call)
             if plan is not None:
                 allowed.append(plan)
@@ -455,14 +463,51 @@ class Turn:
             text, is_error = f"The skill was not loaded: {exc}", True
         self._record(call, [text_part(text)], is_error, time.monotonic() - started)
 
+    async def _run_code(self, call: ToolCallRequest) -> None:
+        """A call of the host's ``run_code``: the program runs in the sandbox, each of its
+        tool calls decided and run as the model's own are (``CALL.1``, ``CALL.2``...); the
+        result is what it printed and returned, or why it failed."""
+        host = self.host
+        assert host.code_limits is not None
+        self.emit(ToolCallProposed(call.id, call.name, None, None, call.arguments))
+        program = (call.arguments or {}).get("program")
+        if call.arguments is None or not isinstance(program, str) or not program.strip():
+            self._refuse(call, "host", f"The call was not made: {call.error or 'it needs a program'}")
+            return
+        said = "the host's sandbox runs the program; each of its tool calls is decided on its own"
+        self.emit(ToolCallDecided(call.id, "allow", "host", said))
+        started = time.monotonic()
+        numbers = itertools.count(1)
+        deciding = asyncio.Lock()  # questions are asked one at a time, as for the model's calls
+        functions = dict(host.functions)  # as the program was told them, whatever changes meanwhile
+
+        async def call_tool(function: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
+            inner = ToolCallRequest(f"{call.id}.{next(numbers)}", functions[function], arguments)
+            async with deciding:
+                plan = await self._decide(inner)
+            result = await self._execute(*plan) if plan is not None else None
+            record = self.results.pop(inner.id)
+            text = parts_text(record["content"])
+            return (False, text) if record["is_error"] or result is None else (True, tool_value(result, text))
+
+        try:
+            outcome = await run_program(program, list(functions), call_tool, host.code_limits)
+            text, is_error = outcome_text(outcome), outcome.error is not None
+        except SandboxUnavailable as exc:
+            text, is_error = f"The program was not run: {exc}", True
+        self._record(call, cut([text_part(text)], host.max_result_chars), is_error, time.monotonic() - started)
+
     def _refuse(self, call: ToolCallRequest, by: str, told: str, reason: str | None = None) -> None:
         self.emit(ToolCallDecided(call.id, "refuse", by, reason or told))
         self._record(call, [text_part(told)], True, 0.0)
 
-    async def _execute(self, call: ToolCallRequest, server: str, tool: ToolInfo, arguments: dict[str, Any]) -> None:
+    async def _execute(
+        self, call: ToolCallRequest, server: str, tool: ToolInfo, arguments: dict[str, Any]
+    ) -> CallToolResult | None:
         """Run one allowed call; whatever happens becomes its result (never raises, but
-        for cancellation)."""
+        for cancellation). Returns the tool's answer, if it gave one."""
         started = time.monotonic()
+        result = None
 
         def progress(done: float, total: float | None, message: str | None) -> None:
             self.emit(ToolProgress(call.id, done, total, message))
@@ -493,6 +538,7 @@ class Turn:
         except ClientError as exc:
             parts = [text_part(f"The call failed: {exc}")]
         self._record(call, parts, is_error, time.monotonic() - started)
+        return result
 
     def _record(self, call: ToolCallRequest, parts: list[Part], is_error: bool, seconds: float) -> None:
         self.results[call.id] = {

@@ -21,6 +21,11 @@ A server's skills (SEP-2640) are listed at connection and offered to the model t
 tool of the host's own, ``load_skill`` (:mod:`.skills`): their names and descriptions up
 front, a skill's body when the model loads it, its files through ``read_resource``.
 
+With ``code_mode`` (:mod:`.code_mode`), the model is offered one tool of the host's own,
+``run_code``, instead of the servers' tools: it writes a Python program that calls them, run
+in a sandbox (:mod:`.sandbox`); :meth:`Host.start` raises
+:class:`~.sandbox.SandboxUnavailable` (saying what to install) when the sandbox cannot run.
+
 Servers' own requests are served by the host, for the turn in progress (see
 :mod:`.events`): ``sampling/createMessage`` goes to the host's model once the person allows
 it, ``elicitation/create`` is asked of the person, ``roots/list`` is answered with
@@ -45,12 +50,14 @@ from ..logs import get_logger
 from ..lookalikes import marks
 from ..protocol.versions import SKILLS_EXTENSION
 from .approval import ApprovalPolicy
+from .code_mode import RUN_CODE, code_spec, function_names, signature
 from .deferral import DEFER_TOOLS, FIND_TOOLS, Pair, ToolDeferral, discovery_spec
 from .events import ElicitationNeeded, ExposedTool, SamplingNeeded
 from .model import ModelError, ModelRequest, Provider, ToolSpec, text_part
 from .naming import expose
 from .resources import LIST_RESOURCES, listed_text, lister_spec
 from .results import MAX_RESULT_CHARS
+from .sandbox import SandboxLimits, check_sandbox
 from .schemas import for_model
 from .servers import ServerSpec, check_name, load_config, spec_for, unique_names
 from .skills import LOAD_SKILL, OfferedSkill, loaded_text, loader_spec, offered_skills
@@ -98,8 +105,11 @@ class Host:
     ``max_result_chars``: the cap on a result's text the model reads; ``roots``: offered to
     servers (default: the working directory); ``client_options``: more ``Client`` options;
     ``defer_tools``: when the model is shown only some tools and finds the others
-    (:class:`ToolDeferral`; ``None``: it is shown every tool always); ``list_resources``:
-    offer the model a tool listing a server's resources (see :mod:`.resources`). ``ValueError`` for a
+    (:class:`ToolDeferral`; ``None``: it is shown every tool always; code mode shows none);
+    ``list_resources``: offer the model a tool listing a server's resources (see
+    :mod:`.resources`); ``code_mode``: ``True`` (or the :class:`SandboxLimits` of its programs)
+    offers the model ``run_code`` instead of the servers' tools (see :mod:`.code_mode`).
+    ``ValueError`` for a
     rule of ``policy`` or a pinned rule of ``defer_tools`` that cannot be used.
     """
 
@@ -115,6 +125,7 @@ class Host:
         client_options: dict[str, Any] | None = None,
         defer_tools: ToolDeferral | None = DEFER_TOOLS,
         list_resources: bool = True,
+        code_mode: bool | SandboxLimits = False,
     ) -> None:
         specs = load_config(servers) if isinstance(servers, dict) else [spec_for(target) for target in servers]
         for spec in specs:
@@ -136,6 +147,10 @@ class Host:
         self.lists_resources = list_resources
         if defer_tools is not None:
             defer_tools.rules()
+        #: The limits of code mode's programs, or ``None`` when code mode is off.
+        self.code_limits = code_mode if isinstance(code_mode, SandboxLimits) else SandboxLimits() if code_mode else None
+        #: In code mode, the model's name of each tool by its function's name in a program.
+        self.functions: dict[str, str] = {}
         #: Every tool the servers offer, as the model would call it.
         self.tools: list[ExposedTool] = []
         #: Every definition, as sent to the model when nothing is deferred.
@@ -166,7 +181,10 @@ class Host:
 
     async def start(self) -> None:
         """Connect to every server at once and list their tools; a server that fails gets its
-        ``error`` set and is left out (this never raises for one)."""
+        ``error`` set and is left out (this never raises for one). In code mode,
+        :class:`~.sandbox.SandboxUnavailable` first if programs cannot be sandboxed here."""
+        if self.code_limits is not None:
+            await check_sandbox(self.code_limits)
         await asyncio.gather(*(self._connect(server) for server in self.servers.values()))
         self._expose()
         self._changes.clear()
@@ -280,7 +298,17 @@ class Host:
             self._warn(said)
         if self.skills:
             self.specs.append(loader_spec(self.load_skill_name, self.skills, self._skills_left_out))
+        if self.code_limits is not None:
+            self._offer_code(by_pair)
         self._check_search()
+
+    def _offer_code(self, by_pair: dict[Pair, ToolInfo]) -> None:
+        """Code mode: the model is offered ``run_code`` and the host's own tools, not the servers'."""
+        assert self.code_limits is not None
+        self.functions = function_names(list(self._names))
+        signatures = [signature(function, by_pair[self._names[name]]) for function, name in self.functions.items()]
+        own = [spec for spec in self.specs if spec.name not in self._names]
+        self.specs = [code_spec(self.run_code_name, signatures, self.code_limits), *own]
 
     def _warn(self, said: str) -> None:
         """Say ``said`` (once: in :attr:`warnings`, in what :meth:`refresh` returns, and in the log)."""
@@ -291,7 +319,7 @@ class Host:
 
     def _check_search(self) -> None:
         """Warn once when deferral applies but the ``search`` extra that ranks tools is missing."""
-        if self._searchable is not None or self.deferral is None or not self.deferral.applies(len(self.tools)):
+        if self._searchable is not None or not self._may_defer():
             return
         try:
             require("search", "deferred loading of tools")
@@ -302,6 +330,9 @@ class Host:
             self.warnings.append(said)
             self._changes.append(said)
             log.warning("%s", said)
+
+    def _may_defer(self) -> bool:
+        return self.deferral is not None and self.code_limits is None and self.deferral.applies(len(self.tools))
 
     def _resource_specs(self) -> list[ToolSpec]:
         """The host's resource tools, when a server has resources: the reader, the lister."""
@@ -331,7 +362,7 @@ class Host:
     @property
     def deferring(self) -> bool:
         """Whether the model is shown only some tools now (see :mod:`.deferral`)."""
-        return self.deferral is not None and self.deferral.applies(len(self.tools)) and self._searchable is True
+        return self._may_defer() and self._searchable is True
 
     @property
     def find_tools_name(self) -> str:
@@ -375,6 +406,11 @@ class Host:
             by_pair = {(name, tool.name): tool for name, server in self.servers.items() for tool in server.tools}
             self._index = ToolIndex([(pair[0], by_pair[pair]) for pair in self._names.values()])
         return self._index.search(query, limit)
+
+    @property
+    def run_code_name(self) -> str:
+        """The model's name of code mode's tool (prefixed if a server took it)."""
+        return self._own_name(RUN_CODE)
 
     # -- skills ----------------------------------------------------------------------------
 

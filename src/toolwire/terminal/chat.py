@@ -34,6 +34,7 @@ from ..host import (
     Event,
     Host,
     SamplingNeeded,
+    SandboxUnavailable,
     TextDelta,
     ToolCallDecided,
 )
@@ -64,7 +65,12 @@ def main(command: str, argv: list[str]) -> int:
 async def _started(invocation: HostInvocation, screen: Screen) -> Host | None:
     """The host, connected; ``None`` (after saying why) if no server could be started."""
     host = build_host(invocation)
-    await host.start()
+    try:
+        await host.start()
+    except SandboxUnavailable as exc:
+        screen.say(f"toolwire: {exc}", "red")
+        await host.close()
+        return None
     for name, server in host.servers.items():
         if server.error is not None:
             screen.say(f"toolwire: the server {name!r} is not available: {server.error}", "red", lines=True)
@@ -237,6 +243,8 @@ def _list_tools(host: Host, conversation: Conversation, screen: Screen) -> None:
     and the skills it can load."""
     shown = conversation.shown_tools
     screen.tools(shown, "start", len(host.tools) - len(shown))
+    if host.code_limits is not None:
+        screen.say(f"code mode: the model calls these from programs it writes ({host.run_code_name}, sandboxed)")
     if host.skills:
         skills = ", ".join(f"{skill.name} ({skill.server})" for skill in host.skills)
         screen.say(f"skills the model can load: {skills}")

@@ -82,6 +82,7 @@ class HostInvocation:
     yes: bool = False
     as_json: bool = False
     load: str | None = None
+    code_mode: bool = False
 
 
 def parse(command: str, argv: list[str], environ: dict[str, str] | None = None) -> HostInvocation:
@@ -120,6 +121,7 @@ def parse(command: str, argv: list[str], environ: dict[str, str] | None = None) 
         yes=getattr(options, "yes", False),
         as_json=getattr(options, "json", False),
         load=getattr(options, "load", None),
+        code_mode=options.code_mode,
     )
 
 
@@ -147,7 +149,11 @@ def server_specs(words: list[str], server_command: list[str] | None, config: str
 
 def build_host(invocation: HostInvocation) -> Host:
     return Host(
-        invocation.servers, provider=invocation.provider, policy=invocation.policy, call_timeout=invocation.timeout
+        invocation.servers,
+        provider=invocation.provider,
+        policy=invocation.policy,
+        call_timeout=invocation.timeout,
+        code_mode=invocation.code_mode,
     )
 
 
@@ -263,6 +269,11 @@ def _parser(command: str) -> Parser:
     )
     parser.add_argument(
         "--max-steps", metavar="N", type=int, default=20, help="model requests per question (default: 20)"
+    )
+    parser.add_argument(
+        "--code-mode",
+        action="store_true",
+        help="the model calls the tools from a Python program it writes, run in a sandbox (needs bubblewrap)",
     )
     if command == "ask":
         parser.add_argument("--yes", action="store_true", help="allow every call that no --deny refuses")
