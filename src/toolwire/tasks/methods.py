@@ -59,7 +59,12 @@ async def _task_result(
     asked: set[str] = set()
 
     async def relay(found: TaskRecord) -> None:
-        """A worker's questions (in the store), asked on this request's stream."""
+        """A worker's notifications and questions (in the store), sent on this request's stream."""
+        if found.notices:
+            for notice in await tasks.take_notices(found.id):
+                meta = {**notice["params"].get("_meta", {}), META_RELATED_TASK: {"taskId": found.id}}
+                params = {**notice["params"], "_meta": meta}
+                session.send(session.connection.notify(None, notice["method"], params), request.id)
         for key, question in list(found.inputs.items()):
             if key in asked:
                 continue
