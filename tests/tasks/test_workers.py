@@ -417,13 +417,14 @@ async def test_a_worker_started_in_the_background_leaves_sigint_ignored_and_stop
         assert working.wait(60) == 0
 
 
-async def test_2025_11_25_log_messages_and_progress_from_a_worker_reach_the_caller_on_its_tasks_result(
+async def test_2025_11_25_log_messages_and_progress_from_a_worker_reach_the_caller_through_the_replica_it_polls(
     redis_url: str, log: Path
 ) -> None:
     era = "2025-11-25"
     reports: list[tuple[float, float | None, str | None]] = []
     logged: list[dict[str, Any]] = []
     elsewhere: list[dict[str, Any]] = []
+    on_get: list[tuple[float, float | None, str | None]] = []
     with replica(redis_url) as (first, _), replica(redis_url) as (second, _), worker(redis_url):
         async with (
             Client(first, protocol=era, log_level="info", on_log=logged.append) as a,
@@ -434,11 +435,16 @@ async def test_2025_11_25_log_messages_and_progress_from_a_worker_reach_the_call
             other = await a.start_task("chatty", {"steps": 2})
             assert other.id is not None
             assert (await b.task(other.id).result()).text == "chatted"  # relayed by the other replica
+            polled = await a.start_task("chatty", {"steps": 2}, progress=lambda *report: on_get.append(report))
+            deadline = time.monotonic() + 30
+            while (await polled.refresh()).status != "completed":  # tasks/get alone relays them too
+                assert time.monotonic() < deadline, "the polled task never completed"
+                await asyncio.sleep(0.02)
     assert reports == [(1, 3, "step 1 of 3"), (2, 3, "step 2 of 3"), (3, 3, "step 3 of 3")]
-    assert [message["data"] for message in logged] == ["line 1", "line 2", "line 3"]
-    assert {str(message["_meta"]["io.modelcontextprotocol/related-task"]) for message in logged} == {
-        str({"taskId": handle.id})
-    }
+    assert on_get == [(1, 2, "step 1 of 2"), (2, 2, "step 2 of 2")]
+    tasks = [message["_meta"]["io.modelcontextprotocol/related-task"]["taskId"] for message in logged]
+    assert [message["data"] for message in logged] == ["line 1", "line 2", "line 3", "line 1", "line 2"]
+    assert tasks == [handle.id] * 3 + [polled.id] * 2
     assert [message["data"] for message in elsewhere] == ["line 1", "line 2"]
 
 
