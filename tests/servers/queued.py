@@ -93,6 +93,15 @@ async def chatty(steps: int, ctx: Context) -> str:
 
 
 @server.tool(task=True)
+def chatty_in_thread(steps: int, ctx: Context) -> str:
+    """As ``chatty``, a plain function (run on a thread)."""
+    for step in range(1, steps + 1):
+        ctx.info(f"line {step}")
+        ctx.report_progress(step, steps, f"step {step} of {steps}")
+    return "chatted"
+
+
+@server.tool(task=True)
 async def whoami(ctx: Context) -> str:
     """The caller the tool sees: subject and scopes, or ``nobody``."""
     identity = ctx.identity

@@ -425,6 +425,7 @@ async def test_2025_11_25_log_messages_and_progress_from_a_worker_reach_the_call
     logged: list[dict[str, Any]] = []
     elsewhere: list[dict[str, Any]] = []
     on_get: list[tuple[float, float | None, str | None]] = []
+    in_thread: list[tuple[float, float | None, str | None]] = []
     with replica(redis_url) as (first, _), replica(redis_url) as (second, _), worker(redis_url):
         async with (
             Client(first, protocol=era, log_level="info", on_log=logged.append) as a,
@@ -435,16 +436,18 @@ async def test_2025_11_25_log_messages_and_progress_from_a_worker_reach_the_call
             other = await a.start_task("chatty", {"steps": 2})
             assert other.id is not None
             assert (await b.task(other.id).result()).text == "chatted"  # relayed by the other replica
+            threaded = await a.start_task("chatty_in_thread", {"steps": 2}, progress=lambda *r: in_thread.append(r))
+            assert (await threaded.result()).text == "chatted"
             polled = await a.start_task("chatty", {"steps": 2}, progress=lambda *report: on_get.append(report))
             deadline = time.monotonic() + 30
             while (await polled.refresh()).status != "completed":  # tasks/get alone relays them too
                 assert time.monotonic() < deadline, "the polled task never completed"
                 await asyncio.sleep(0.02)
     assert reports == [(1, 3, "step 1 of 3"), (2, 3, "step 2 of 3"), (3, 3, "step 3 of 3")]
-    assert on_get == [(1, 2, "step 1 of 2"), (2, 2, "step 2 of 2")]
+    assert on_get == in_thread == [(1, 2, "step 1 of 2"), (2, 2, "step 2 of 2")]
     tasks = [message["_meta"]["io.modelcontextprotocol/related-task"]["taskId"] for message in logged]
-    assert [message["data"] for message in logged] == ["line 1", "line 2", "line 3", "line 1", "line 2"]
-    assert tasks == [handle.id] * 3 + [polled.id] * 2
+    assert [message["data"] for message in logged] == ["line 1", "line 2", "line 3"] + ["line 1", "line 2"] * 2
+    assert tasks == [handle.id] * 3 + [threaded.id] * 2 + [polled.id] * 2
     assert [message["data"] for message in elsewhere] == ["line 1", "line 2"]
 
 
