@@ -245,7 +245,6 @@ async def test_a_task_that_ended_is_never_run_again(redis_url: str, log: Path) -
 
 async def test_two_replicas_behind_haproxy_and_two_workers_run_200_tasks(redis_url: str, log: Path) -> None:
     from tests.project.test_scaling import haproxy
-    from tests.support.httpserve import free_port
 
     ports = [free_port(), free_port()]
     with (
