@@ -4,7 +4,9 @@ on a real redis-server. What the semantics promise: a plain call runs in the rep
 task runs once in a worker and is polled through any replica; cancellation reaches the
 running tool; a worker killed with SIGKILL has its task run again by another worker (or
 failed, for a tool declared ``idempotent=False``); a full queue refuses the call; SIGTERM
-lets running tasks finish or hands them back; a task that ended is never run again."""
+lets running tasks finish or hands them back; a task that ended is never run again; a
+worker's 2025-11-25 progress and log notifications reach the caller through the replica it
+polls, and the tool and the audit trail in the worker see the caller."""
 
 from __future__ import annotations
 
