@@ -83,6 +83,31 @@ async def ask_name(ctx: Context) -> str:
     return f"Hello, {(answer.content or {}).get('name')}" if answer.accepted else f"no name ({answer.action})"
 
 
+@server.tool(task=True)
+async def chatty(steps: int, ctx: Context) -> str:
+    """Logs a line and reports progress at each step."""
+    for step in range(1, steps + 1):
+        await ctx.info(f"line {step}")
+        await ctx.report_progress(step, steps, f"step {step} of {steps}")
+    return "chatted"
+
+
+@server.tool(task=True)
+def chatty_in_thread(steps: int, ctx: Context) -> str:
+    """As ``chatty``, a plain function (run on a thread)."""
+    for step in range(1, steps + 1):
+        ctx.info(f"line {step}")
+        ctx.report_progress(step, steps, f"step {step} of {steps}")
+    return "chatted"
+
+
+@server.tool(task=True)
+async def whoami(ctx: Context) -> str:
+    """The caller the tool sees: subject and scopes, or ``nobody``."""
+    identity = ctx.identity
+    return "nobody" if identity is None else f"{identity.subject} {' '.join(sorted(identity.scopes))}"
+
+
 @server.tool
 def plain() -> int:
     """Never a task: the process that answers."""

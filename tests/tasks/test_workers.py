@@ -4,7 +4,9 @@ on a real redis-server. What the semantics promise: a plain call runs in the rep
 task runs once in a worker and is polled through any replica; cancellation reaches the
 running tool; a worker killed with SIGKILL has its task run again by another worker (or
 failed, for a tool declared ``idempotent=False``); a full queue refuses the call; SIGTERM
-lets running tasks finish or hands them back; a task that ended is never run again."""
+lets running tasks finish or hands them back; a task that ended is never run again; a
+worker's 2025-11-25 progress and log notifications reach the caller through the replica it
+polls, and the tool and the audit trail in the worker see the caller."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from typing import Any
 import pytest
 
 from tests.support.helpers import MODERN
-from tests.support.httpserve import ROOT, SERVERS, fresh_server, toolwire_http
+from tests.support.httpserve import ROOT, SERVERS, free_port, fresh_server, toolwire_http
 from tests.support.redisserve import redis_server
 from toolwire.client import Client, ServerError
 from toolwire.tasks.queue import Job
@@ -245,7 +247,6 @@ async def test_a_task_that_ended_is_never_run_again(redis_url: str, log: Path) -
 
 async def test_two_replicas_behind_haproxy_and_two_workers_run_200_tasks(redis_url: str, log: Path) -> None:
     from tests.project.test_scaling import haproxy
-    from tests.support.httpserve import free_port
 
     ports = [free_port(), free_port()]
     with (
@@ -415,3 +416,71 @@ async def test_a_worker_started_in_the_background_leaves_sigint_ignored_and_stop
         assert signals(working.pid, "SigIgn") & (1 << (signal.SIGINT - 1))
         working.send_signal(signal.SIGTERM)
         assert working.wait(60) == 0
+
+
+async def test_2025_11_25_log_messages_and_progress_from_a_worker_reach_the_caller_through_the_replica_it_polls(
+    redis_url: str, log: Path
+) -> None:
+    era = "2025-11-25"
+    reports: list[tuple[float, float | None, str | None]] = []
+    logged: list[dict[str, Any]] = []
+    elsewhere: list[dict[str, Any]] = []
+    on_get: list[tuple[float, float | None, str | None]] = []
+    in_thread: list[tuple[float, float | None, str | None]] = []
+    with replica(redis_url) as (first, _), replica(redis_url) as (second, _), worker(redis_url):
+        async with (
+            Client(first, protocol=era, log_level="info", on_log=logged.append) as a,
+            Client(second, protocol=era, log_level="info", on_log=elsewhere.append) as b,
+        ):
+            handle = await a.start_task("chatty", {"steps": 3}, progress=lambda *report: reports.append(report))
+            assert (await handle.result()).text == "chatted"
+            other = await a.start_task("chatty", {"steps": 2})
+            assert other.id is not None
+            assert (await b.task(other.id).result()).text == "chatted"  # relayed by the other replica
+            threaded = await a.start_task("chatty_in_thread", {"steps": 2}, progress=lambda *r: in_thread.append(r))
+            assert (await threaded.result()).text == "chatted"
+            polled = await a.start_task("chatty", {"steps": 2}, progress=lambda *report: on_get.append(report))
+            deadline = time.monotonic() + 30
+            while (await polled.refresh()).status != "completed":  # tasks/get alone relays them too
+                assert time.monotonic() < deadline, "the polled task never completed"
+                await asyncio.sleep(0.02)
+    assert reports == [(1, 3, "step 1 of 3"), (2, 3, "step 2 of 3"), (3, 3, "step 3 of 3")]
+    assert on_get == in_thread == [(1, 2, "step 1 of 2"), (2, 2, "step 2 of 2")]
+    tasks = [message["_meta"]["io.modelcontextprotocol/related-task"]["taskId"] for message in logged]
+    assert [message["data"] for message in logged] == ["line 1", "line 2", "line 3"] + ["line 1", "line 2"] * 2
+    assert tasks == [handle.id] * 3 + [threaded.id] * 2 + [polled.id] * 2
+    assert [message["data"] for message in elsewhere] == ["line 1", "line 2"]
+
+
+async def test_2026_07_28_sends_no_log_messages_for_a_worker_task_as_for_one_in_process(
+    redis_url: str, log: Path
+) -> None:
+    logged: list[dict[str, Any]] = []
+    with replica(redis_url) as (url, _), worker(redis_url):
+        async with Client(url, protocol=MODERN, log_level="info", on_log=logged.append) as client:
+            handle = await client.start_task("chatty", {"steps": 2})
+            assert (await handle.result()).text == "chatted"
+            assert (await client.call_tool("chatty", {"steps": 1})).text == "chatted"  # not a task: logs
+    assert [message["data"] for message in logged] == ["line 1"]  # the tasks extension has none for tasks
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_the_tool_and_the_audit_trail_in_a_worker_see_the_caller(
+    era: str, redis_url: str, log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import orjson
+
+    from tests.support.tokenissuer import TokenIssuer
+
+    monkeypatch.setenv("QUEUED_AUDIT", str(tmp_path / "audit.jsonl"))
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    async with TokenIssuer() as issuer:
+        alice = {"Authorization": f"Bearer {issuer.token(url, subject='alice', scope='tools reports')}"}
+        with replica(redis_url, "--issuer", issuer.url, "--audience", url, port=port), worker(redis_url):
+            async with Client(url, protocol=era, headers=alice) as client:
+                handle = await client.start_task("whoami")
+                assert (await handle.result()).text == "alice reports tools"
+    records = [orjson.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    ran = [record for record in records if record["phase"] == "start" and record.get("name") == "whoami"]
+    assert [record["caller"] for record in ran] == ["alice", "alice"]  # queued by the replica, run by the worker

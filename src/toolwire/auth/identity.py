@@ -74,6 +74,22 @@ class Identity:
         """The same caller with other scopes."""
         return Identity(self._subject, self._client_id, scopes, self._claims, self._expires_at)
 
+    def to_json(self) -> dict[str, Any]:
+        """What :meth:`from_json` makes the same identity of again (its claims as they came,
+        JSON from the token), to carry the caller to another process (a task's worker)."""
+        return {
+            "subject": self._subject,
+            "client_id": self._client_id,
+            "scopes": sorted(self._scopes),
+            "claims": dict(self._claims),
+            "expires_at": self._expires_at,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Identity:
+        """An identity from :meth:`to_json`'s output; ``KeyError``/``TypeError`` if it is not one."""
+        return cls(data["subject"], data["client_id"], frozenset(data["scopes"]), data["claims"], data["expires_at"])
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Identity):
             return NotImplemented

@@ -189,6 +189,7 @@ class TaskClaim(CallClaim):
         tasks.release(live)
         self.elsewhere = True
         arguments = request.params.get("arguments") or {}
+        caller = session.caller(request)
         job = Job(
             live.id,
             tool.name,
@@ -198,6 +199,8 @@ class TaskClaim(CallClaim):
             request.client_info,
             request.progress_token,
             trace_context(),
+            request.log_level,
+            caller.to_json() if caller is not None else None,
         )
         try:
             await queue.enqueue(job)

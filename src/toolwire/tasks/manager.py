@@ -46,6 +46,7 @@ from .model import (
     FAILED,
     INPUT_REQUIRED,
     INTERRUPTED,
+    MAX_NOTICES,
     QUEUED,
     RUNNER,
     WORKING,
@@ -74,7 +75,20 @@ class LiveTask:
     """A task running in this process: its record as last written, the call it runs and
     what waits on it."""
 
-    __slots__ = ("asked", "done", "inputs", "loop", "record", "request", "runner", "session", "waiters", "watchers")
+    __slots__ = (
+        "asked",
+        "done",
+        "inputs",
+        "loop",
+        "outbox",
+        "record",
+        "request",
+        "runner",
+        "sending",
+        "session",
+        "waiters",
+        "watchers",
+    )
 
     def __init__(self, record: TaskRecord, session: ServerSession, request: Request) -> None:
         self.record = record
@@ -90,6 +104,9 @@ class LiveTask:
         self.waiters: list[RequestId] = []
         #: 2026-07-28 ``subscriptions/listen`` streams told of its changes: callback(detailed task).
         self.watchers: dict[int, Watcher] = {}
+        #: A worker's 2025-11-25 notifications for the client, not yet stored, and what stores them.
+        self.outbox: list[dict[str, Any]] = []
+        self.sending: asyncio.Task[None] | None = None
 
     @property
     def id(self) -> str:
@@ -136,8 +153,9 @@ class TaskManager:
         self.max_active = max_active
         self.page_size = page_size
         self.queue = queue
-        #: A worker's: questions of either era go through the store (its session has no client),
-        #: for the replica whose ``tasks/result`` waits to relay (2025-11-25).
+        #: A worker's: questions of either era, and 2025-11-25 notifications, go through the
+        #: store (its session has no client), for the replica whose ``tasks/result`` waits to
+        #: relay (2025-11-25).
         self.asks_through_store = False
         self._live: dict[str, LiveTask] = {}
         self._purged = time.monotonic()
@@ -236,6 +254,9 @@ class TaskManager:
         result: dict[str, Any] | None = None,
         error: dict[str, Any] | None = None,
     ) -> None:
+        if live.sending is not None:
+            await live.sending  # its notifications are stored before its end, which relays them last
+
         def end(record: TaskRecord) -> bool:
             if record.terminal:
                 return False
@@ -328,13 +349,14 @@ class TaskManager:
     async def wait(self, record: TaskRecord, relay: Relay | None = None) -> TaskRecord:
         """The task once it has ended (2025-11-25 ``tasks/result``): at once when this process
         runs it, by polling the store when another one does (a worker), then handing each
-        poll's record to ``relay``, which asks the client the task's questions."""
+        poll's record that has questions or notifications to ``relay``, which asks the client
+        the questions and sends it the notifications."""
         live = self._live.get(record.id)
         if live is not None:
             await live.done.wait()
             return live.record
         while not record.terminal:
-            if relay is not None and record.inputs:
+            if relay is not None and (record.inputs or record.notices):
                 await relay(record)
             await asyncio.sleep(record.poll_ms / 1000)
             found = await self.store.get(record.id)
@@ -342,6 +364,8 @@ class TaskManager:
                 raise ProtocolError(INVALID_PARAMS, "Failed to retrieve task: Task has expired")
             gone = not found.terminal and await self._runner_gone(found)
             record = await self._interrupted(found) if gone else found
+        if relay is not None and record.notices:
+            await relay(record)  # the last ones, stored before its end
         return record
 
     def live(self, task_id: str) -> LiveTask | None:
@@ -497,10 +521,59 @@ class TaskManager:
                 runner.cancel()
 
     def notify(self, live: LiveTask, method: str, params: dict[str, Any]) -> None:
-        """2025-11-25: a notification about the task to its client, tagged with the task."""
+        """2025-11-25: a notification about the task to its client, tagged with the task (from
+        any thread). A worker's is kept in the task's ``notices`` for the replica that relays
+        them (see :meth:`take_notices`)."""
+        if self.asks_through_store:
+            notice = {"method": method, "params": params}
+            try:
+                here = asyncio.get_running_loop() is live.loop
+            except RuntimeError:
+                here = False
+            if here:
+                self._keep_notice(live, notice)
+            else:
+                live.loop.call_soon_threadsafe(self._keep_notice, live, notice)
+            return
         session = live.session
         tagged = {**params, "_meta": {**params.get("_meta", {}), META_RELATED_TASK: {"taskId": live.id}}}
         session.send(session.connection.notify(None, method, tagged), live.related())
+
+    def _keep_notice(self, live: LiveTask, notice: dict[str, Any]) -> None:
+        live.outbox.append(notice)
+        if live.sending is None or live.sending.done():
+            live.sending = live.loop.create_task(self._store_notices(live))
+
+    async def _store_notices(self, live: LiveTask) -> None:
+        """Add the outbox's notifications to the stored task, in order (one write for all
+        that came meanwhile); those of a task that ended, or that the store refused, are lost."""
+        while live.outbox:
+            batch = live.outbox[:]
+            del live.outbox[:]
+
+            def keep(found: TaskRecord, batch: list[dict[str, Any]] = batch) -> bool:
+                if found.terminal:
+                    return False
+                found.notices = (found.notices + batch)[-MAX_NOTICES:]
+                return True
+
+            try:
+                await self.store.update(live.id, keep)
+            except Exception:
+                log.exception("storing the notifications of task %s failed", live.id)
+
+    async def take_notices(self, task_id: str) -> list[dict[str, Any]]:
+        """The notifications a worker kept for the task's client (``{"method", "params"}``
+        each, in order), taken out of the store: whichever replica takes them relays them."""
+        taken: list[dict[str, Any]] = []
+
+        def take(found: TaskRecord) -> bool:
+            taken[:] = found.notices
+            found.notices = []
+            return bool(taken)
+
+        await self.store.update(task_id, take)
+        return taken
 
     async def _set_status(self, live: LiveTask, status: str) -> None:
         def move(found: TaskRecord) -> bool:

@@ -47,7 +47,17 @@ async def _answer_task_method(session: ServerSession, request: Request) -> Answe
 
 
 async def _task_get(session: ServerSession, request: Request, tasks: TaskManager, record: TaskRecord) -> Answer | None:
+    if record.notices:
+        await _relay_notices(session, request, tasks, record.id)
     return session.connection.respond(request, request.codec.task(record, detailed=request.codec.modern))
+
+
+async def _relay_notices(session: ServerSession, request: Request, tasks: TaskManager, task_id: str) -> None:
+    """The notifications a worker kept for the task's client (2025-11-25), sent on the stream
+    of ``request`` (a ``tasks/result`` or ``tasks/get`` of the task) tagged with the task."""
+    for notice in await tasks.take_notices(task_id):
+        meta = {**notice["params"].get("_meta", {}), META_RELATED_TASK: {"taskId": task_id}}
+        session.send(session.connection.notify(None, notice["method"], {**notice["params"], "_meta": meta}), request.id)
 
 
 async def _task_result(
@@ -59,7 +69,9 @@ async def _task_result(
     asked: set[str] = set()
 
     async def relay(found: TaskRecord) -> None:
-        """A worker's questions (in the store), asked on this request's stream."""
+        """A worker's notifications and questions (in the store), sent on this request's stream."""
+        if found.notices:
+            await _relay_notices(session, request, tasks, found.id)
         for key, question in list(found.inputs.items()):
             if key in asked:
                 continue

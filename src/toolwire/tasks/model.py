@@ -46,6 +46,9 @@ RUNNER = f"{socket.gethostname()}/{os.getpid()}/{_process_started()}"
 #: it again when its worker dies (see :mod:`toolwire.tasks.queue`).
 QUEUED = "queue:"
 
+#: The notifications a task keeps for its client while no replica relays them.
+MAX_NOTICES = 100
+
 
 def runner_gone(runner: str | None) -> bool:
     """Whether the process ``runner`` (a :data:`RUNNER` value) has certainly ended: it ran on
@@ -84,7 +87,10 @@ class TaskRecord:
     ``ttl_ms`` (``None``: kept until deleted) counts from ``created``; ``inputs`` are the
     questions a 2026-07-28 task waits on, by key, and ``answers`` the answers given to them
     (through the store, so that the process running it gets them wherever they arrived);
-    ``result`` or ``error`` hold how it ended.
+    ``notices``: 2025-11-25 notifications (progress, log messages) that a task running on a
+    worker sent its client, ``{"method", "params"}`` each in order, kept until a replica
+    relays them (at most :data:`MAX_NOTICES`, the oldest dropped first); ``result`` or
+    ``error`` hold how it ended.
     """
 
     __slots__ = (
@@ -94,6 +100,7 @@ class TaskRecord:
         "id",
         "inputs",
         "message",
+        "notices",
         "owner",
         "poll_ms",
         "result",
@@ -125,6 +132,7 @@ class TaskRecord:
         inputs: dict[str, Any] | None = None,
         answers: dict[str, Any] | None = None,
         runner: str | None = RUNNER,
+        notices: list[dict[str, Any]] | None = None,
     ) -> None:
         now = time.time()
         self.id = id
@@ -143,6 +151,7 @@ class TaskRecord:
         self.inputs = inputs if inputs is not None else {}
         self.answers = answers if answers is not None else {}
         self.runner = runner
+        self.notices = notices if notices is not None else []
 
     @property
     def terminal(self) -> bool:
@@ -170,6 +179,7 @@ class TaskRecord:
         twin.status, twin.message, twin.created, twin.updated = self.status, self.message, self.created, self.updated
         twin.ttl_ms, twin.poll_ms, twin.result, twin.error = self.ttl_ms, self.poll_ms, self.result, self.error
         twin.inputs, twin.answers, twin.runner = dict(self.inputs), dict(self.answers), self.runner
+        twin.notices = list(self.notices)
         return twin
 
     def to_json(self) -> dict[str, Any]:

@@ -8,10 +8,13 @@ A replica stores a task whose runner is :data:`~toolwire.tasks.model.QUEUED` and
 :class:`~toolwire.tasks.queue.Job` naming it. The worker takes the job, reads the task from
 the shared store and runs the tool in a session of its own that has no client: everything
 the tool does goes through the task store, as it would from any replica (progress becomes
-the status message; a question, in either era, an entry of the task's ``inputs`` answered
-through the store: 2026-07-28 ``tasks/update``, 2025-11-25 the replica whose
-``tasks/result`` waits asks its client and stores the answer), and the result or error is
-stored for whichever replica the client polls.
+the status message; in 2025-11-25 its progress and log notifications are kept in the task's
+``notices``, which the replica whose ``tasks/result`` waits sends its client; a question, in
+either era, an entry of the task's ``inputs`` answered through the store: 2026-07-28
+``tasks/update``, 2025-11-25 the replica whose ``tasks/result`` waits asks its client and
+stores the answer), and the result or error is stored for whichever replica the client
+polls. The job carries the caller's identity and log level: the tool and the guards see
+who called, as in the replica.
 
 Delivery is at least once; a task never runs twice to completion:
 
@@ -31,6 +34,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from ..auth.identity import Identity
 from ..guards.seam import Call, chain, run_guarded
 from ..logs import get_logger
 from ..protocol.codec import codec_for
@@ -172,9 +176,12 @@ class _AdoptedClaim(TaskClaim):
 
 
 def _request(job: Job) -> Request:
-    """The ``tools/call`` request a job stands for, as the tool's context reads it."""
+    """The ``tools/call`` request a job stands for, as the tool's context and the guards read
+    it (its caller too)."""
     meta = {"progressToken": job.progress_token} if job.progress_token is not None else None
     params = {"name": job.tool, "arguments": job.arguments}
-    return Request(
-        job.task_id, "tools/call", params, meta, codec_for(job.version), job.capabilities, job.client_info, None
-    )
+    codec = codec_for(job.version)
+    request = Request(job.task_id, "tools/call", params, meta, codec, job.capabilities, job.client_info, job.log_level)
+    if job.caller is not None:
+        request.auth = Identity.from_json(job.caller)
+    return request

@@ -40,9 +40,23 @@ class Job:
     """What a worker needs to run a task that a replica stored: the task's id, the tool and
     its arguments, and what the tool's context reads of the request (its protocol version,
     the client's capabilities and info, its progress token); ``trace``: the caller's trace
-    context (W3C ``traceparent`` and ``tracestate``), so that the worker's spans join it."""
+    context (W3C ``traceparent`` and ``tracestate``), so that the worker's spans join it;
+    ``log_level``: the least level of log message the client takes for the call (``None``:
+    none); ``caller``: the caller's :class:`~toolwire.auth.Identity` as JSON, when the
+    replica verified one, so that the tool and the guards see who called."""
 
-    __slots__ = ("arguments", "capabilities", "client_info", "progress_token", "task_id", "tool", "trace", "version")
+    __slots__ = (
+        "arguments",
+        "caller",
+        "capabilities",
+        "client_info",
+        "log_level",
+        "progress_token",
+        "task_id",
+        "tool",
+        "trace",
+        "version",
+    )
 
     def __init__(
         self,
@@ -54,6 +68,8 @@ class Job:
         client_info: Any = None,
         progress_token: Any = None,
         trace: dict[str, str] | None = None,
+        log_level: str | None = None,
+        caller: dict[str, Any] | None = None,
     ) -> None:
         self.task_id = task_id
         self.tool = tool
@@ -63,6 +79,8 @@ class Job:
         self.client_info = client_info
         self.progress_token = progress_token
         self.trace = trace if trace is not None else {}
+        self.log_level = log_level
+        self.caller = caller
 
     def to_json(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}
