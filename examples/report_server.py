@@ -19,13 +19,13 @@ from toolwire import Context, Server, ToolError
 server = Server("reports")
 
 
-@server.tool()
+@server.tool(read_only=True, idempotent=True, open_world=False)
 def host() -> str:
     """The name of the host that answers this call."""
     return socket.gethostname()
 
 
-@server.tool(task=True)
+@server.tool(task=True, read_only=True, idempotent=True, open_world=False)
 async def build_report(month: str, ctx: Context, sections: int = 3) -> str:
     """Builds the report of a month (YYYY-MM), section by section (1 to 20 sections)."""
     if not 1 <= sections <= 20:
