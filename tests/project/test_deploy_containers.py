@@ -3,8 +3,9 @@ the replica image from examples/deploy/Dockerfile and starts Redis, three replic
 examples/report_server.py in queue mode, two workers and haproxy, as docs/scaling.md and
 docs/workers.md tell users to. Clients of both eras, toolwire's and the official SDK's, use it
 through haproxy's published port: plain calls are answered by the replicas, task calls run on
-the workers; a legacy session outlives two of the replicas killed with SIGKILL. tests/support/containers.py provides the
-engine (and, where no image registry is reachable, stand-ins for the three base images)."""
+the workers; a legacy session outlives two of the replicas killed with SIGKILL.
+tests/support/containers.py provides the engine (and, where no image registry is reachable,
+stand-ins for the three base images)."""
 
 from __future__ import annotations
 

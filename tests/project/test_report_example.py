@@ -29,8 +29,8 @@ async def test_the_replica_queues_the_report_and_a_worker_builds_it(era: str) ->
             assert (await handle.refresh()).status == "working"  # queued: no worker runs it yet
             with worker(redis, file=REPORTS):
                 report = (await handle.result()).text
-                refused = await client.start_task("build_report", {"month": "2026-11", "sections": 50})
-                assert refused.id is not None
-                wrong = await refused.result()
+                too_long = await client.start_task("build_report", {"month": "2026-11", "sections": 50})
+                assert too_long.id is not None
+                wrong = await too_long.result()
     assert report == f"Report for 2026-11: 2 sections, built on {socket.gethostname()}"
     assert wrong.is_error and "sections must be between 1 and 20, not 50" in wrong.text
