@@ -430,6 +430,7 @@ def test_the_kubernetes_manifest_and_the_image_run_the_compose_command() -> None
         ("Service", "redis"),
         ("Deployment", "toolwire"),
         ("Service", "toolwire"),
+        ("Deployment", "toolwire-worker"),
         ("Ingress", "toolwire"),
     }
     deployment = documents["Deployment", "toolwire"]["spec"]
@@ -448,6 +449,36 @@ def test_the_kubernetes_manifest_and_the_image_run_the_compose_command() -> None
     image = [line for line in (DEPLOY / "Dockerfile").read_text().splitlines() if line.startswith("CMD ")]
     assert [json.loads(line[4:]) for line in image] == [replica["command"]]
     assert replica["build"] == {"context": "../..", "dockerfile": "examples/deploy/Dockerfile"}
+
+
+def test_the_deployment_files_run_workers_beside_the_replicas_and_scale_them_apart() -> None:
+    """compose.yaml and kubernetes.yaml run the replicas in queue mode and a worker deployment of
+    the same server file, image and Redis, with its own replica count and no port or Service."""
+    services = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]
+    replica, worker = services["replica1"], services["worker"]
+    redis = ["--redis", "redis://redis:6379/0", "--queue", "redis://redis:6379/0"]
+    served = replica["command"][2]
+    assert served == "examples/report_server.py" and replica["command"][-4:] == redis
+    assert worker["command"] == ["toolwire", "worker", served, *redis]
+    assert worker["image"] == replica["image"] and worker["build"] == replica["build"]
+    assert worker["deploy"] == {"replicas": 2} and "deploy" not in replica
+    assert worker["stop_grace_period"] == "60s" and "ports" not in worker and "environment" not in worker
+    assert worker["depends_on"] == ["redis"]
+    documents = {
+        (document["kind"], document["metadata"]["name"]): document
+        for document in yaml.safe_load_all((DEPLOY / "kubernetes.yaml").read_text())
+    }
+    workers = documents["Deployment", "toolwire-worker"]["spec"]
+    replicas = documents["Deployment", "toolwire"]["spec"]
+    assert workers["replicas"] == 2 and replicas["replicas"] == 3
+    assert workers["template"]["metadata"]["labels"] == {"app": "toolwire-worker"}
+    assert documents["Service", "toolwire"]["spec"]["selector"] == {"app": "toolwire"}  # the replicas only
+    assert not any(kind == "Service" and "worker" in name for kind, name in documents)
+    assert workers["template"]["spec"]["terminationGracePeriodSeconds"] == 60  # above the worker's --grace
+    (container,) = workers["template"]["spec"]["containers"]
+    assert container["command"] == worker["command"] and "ports" not in container and "env" not in container
+    assert container["image"] == replicas["template"]["spec"]["containers"][0]["image"]
+    assert "--queue" in replicas["template"]["spec"]["containers"][0]["command"]
 
 
 async def test_a_sessions_log_level_set_on_one_replica_holds_on_the_other() -> None:
