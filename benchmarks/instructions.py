@@ -1,34 +1,48 @@
 """Instructions per ``tools/call``, counted under callgrind: the yardstick of changes to the core.
 
-    python benchmarks/instructions.py [--calls N] [--only stdio|http] [--json] [--functions K] [--objects]
+    python benchmarks/instructions.py [--calls N] [--only stdio|http|session] [--peers] [--compiled]
+                                      [--tool echo|echo_inline|echo_sync] [--guards]
+                                      [--json] [--functions K] [--objects]
 
 Timing on a shared host swings by tens of per cent; the instructions a process executes,
-counted by ``valgrind --tool=callgrind``, are the same run after run. Each path below runs
-in a child process under callgrind twice, with N and with 2N calls of the benchmarks' ``echo``
-tool (``async def echo(text: str) -> str``); the difference over N is the count per call,
-the start-up and the shutdown left out. Both protocol eras: a 2025-11-25 session (its
-handshake done before the calls), and stateless 2026-07-28 requests carrying ``_meta``.
+counted by ``valgrind --tool=callgrind``, are the same run after run. Each server below runs
+in a process of its own under callgrind twice, with N and with 2N calls of an ``echo`` tool
+(toolwire's: ``async def echo(text: str) -> str``); the difference over N is the count per
+call, the start-up, the handshake and the shutdown left out. This process is the client
+(not counted). Both protocol eras: a 2025-11-25 session (``initialize``, then the calls),
+and stateless 2026-07-28 requests carrying ``_meta`` (after a ``server/discover``).
 
-- ``stdio``: the stdio server's session in process. ``echo_server.py``'s server and a
-  ``ServerSession`` on the event loop the stdio server runs (uvloop when installed), fed
-  bursts of 64 newline-delimited calls as the stdio transport feeds what it reads (one
-  ``feed`` per read); each burst's 64 answers are awaited before the next. It counts the
-  protocol core, the dispatch, the validation, the tool and the encoded answer, without the
-  pipes' system calls. N is rounded down to whole bursts.
-- ``http``: ``http_echo_server.py`` (toolwire's own HTTP server, the default runner) in a
-  process of its own under callgrind, on a real socket; this process is the client, with
-  one keep-alive connection and one request at a time, JSON answers (each checked). It
-  counts the HTTP server, the ASGI application and all the above, in the server's process.
+- ``stdio``: the server reads its stdin and writes its stdout, real pipes; the client writes
+  bursts of 64 calls (64 in flight) and reads each burst's 64 answers before the next.
+  toolwire serves ``echo_server.py`` with ``python -m toolwire run``. N is rounded down to
+  whole bursts.
+- ``http``: Streamable HTTP on 127.0.0.1, one keep-alive HTTP/1.1 connection, one call at a
+  time, JSON answers. toolwire serves ``http_echo_server.py`` (its own HTTP server, the
+  default runner).
+- ``session`` (not run unless asked): the stdio server's session in process, without pipes:
+  ``echo_server.py``'s server and a ``ServerSession`` on the stdio server's event loop, fed
+  the bursts as the stdio transport feeds what it reads. It counts the protocol core, the
+  dispatch, the validation, the tool and the encoded answer, and nothing else.
+
+Each path is counted against its **raw floor** in the same run: ``stdio_floor.py`` (a bare
+asyncio + uvloop JSON-RPC loop) and ``http_floor.py`` (a bare ASGI app on uvicorn with
+httptools and uvloop). ``--peers`` adds the official MCP SDK (``sdk_echo_server.py``, the
+SDK's ``MCPServer``; slow: a few minutes), when it is installed. Every answer is checked.
+
+``--tool echo_inline`` or ``echo_sync`` counts toolwire's plain ``def`` tools instead (called
+on the event loop, or on a worker thread); ``--guards`` serves ``guarded_echo_server.py``
+(a timeout, a rate limit and an audit file flushed per record; stdio only).
 
 The toolwire counted is the one the children import: this tree's ``src`` with
-``PYTHONPATH=src``, or the compiled build (``docs/performance.md``, "The compiled build")
-installed in the venv whose Python runs this, or built in place in a copy of the tree whose
-``src`` is on ``PYTHONPATH``. The first line of the results says which build it was.
+``PYTHONPATH=src``, or with ``--compiled`` the compiled build of this tree (``docs/performance.md``,
+"The compiled build"), its wheel built in a temporary folder as ``scripts/compiled-check.sh``
+builds it (a minute or two) and unpacked there for the children. The first line of the
+results says which build it was.
 
-``--functions K`` lists, per path and era, the K functions with the most instructions per
-call (their own, the start-up left out), from ``callgrind_annotate``; ``--objects`` adds them
-up by the file their code is in: the interpreter (``python3.11``), the compiled modules
-(``toolwire__mypyc``), uvloop, orjson, httptools, the C library.
+``--functions K`` lists, per path and era, the K functions of toolwire's server with the most
+instructions per call (their own, the start-up left out), from ``callgrind_annotate``;
+``--objects`` adds them up by the file their code is in: the interpreter (``python3.11``),
+the compiled modules (``toolwire__mypyc``), uvloop, orjson, httptools, the C library.
 """
 
 from __future__ import annotations
@@ -36,45 +50,79 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import json
+import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import callgrind
 import http_load
 
-from toolwire.build import build_name
-
 LEGACY, MODERN = http_load.LEGACY, http_load.MODERN
 ERAS = (LEGACY, MODERN)
 BURST = 64
-#: The default N: the whole run (8 runs under callgrind) takes about 1.5 minutes here.
-DEFAULT_CALLS = {"stdio": 4096, "http": 1000}
+#: The default N: the whole default run (16 runs under callgrind) takes about 4 minutes here.
+DEFAULT_CALLS = {"stdio": 4096, "http": 1000, "session": 4096}
+#: The peers are 15 to 60 times slower per call: fewer calls, the same method.
+PEER_CALLS = {"stdio": 256, "http": 200}
+PATHS = ("stdio", "http", "session")
 
 INITIALIZE = http_load.INITIALIZE + b"\n"
 INITIALIZED = http_load.INITIALIZED + b"\n"
+DISCOVER = b'{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{' + http_load.MODERN_META[1:] + b"}}\n"
+
+SERVERS = {
+    ("stdio", "floor"): ["benchmarks/stdio_floor.py"],
+    ("stdio", "toolwire"): ["-m", "toolwire", "run", "benchmarks/echo_server.py"],
+    ("stdio", "sdk"): ["benchmarks/sdk_echo_server.py"],
+    ("http", "floor"): ["benchmarks/http_floor.py"],
+    ("http", "toolwire"): ["benchmarks/http_echo_server.py"],
+    ("http", "sdk"): ["benchmarks/sdk_echo_server.py", "--http"],
+}
+GUARDED = ["-m", "toolwire", "run", "benchmarks/guarded_echo_server.py"]
+NAMES = {"floor": "raw floor", "toolwire": "toolwire", "sdk": "official SDK"}
 
 
-# -- stdio: the child ------------------------------------------------------------------------
-
-
-def stdio_burst(era: str) -> bytes:
-    """64 calls of ``echo``, ids 1 to 64, one per line (a burst may reuse the ids of the last:
-    they are no longer in flight)."""
+def calls_template(era: str, tool: str) -> bytes:
+    """A ``tools/call`` of ``tool`` with text ``hello``, its id left as ``%d``."""
     meta = http_load.MODERN_META if era == MODERN else b""
-    template = http_load.CALL % {b"tool": b"echo", b"meta": meta}
+    return http_load.CALL % {b"tool": tool.encode(), b"meta": meta}
+
+
+def check(body: bytes, id: int, where: str) -> None:
+    """Exit unless ``body`` (JSON, or an SSE stream whose last event is the answer) answers
+    call ``id`` with the text ``hello``."""
+    if body.startswith(b"event:") or body.startswith(b"data:"):
+        body = [line for line in body.split(b"\n") if line.startswith(b"data:")][-1][5:]
+    message = json.loads(body)
+    result = message.get("result") or {}
+    content = result.get("content") or [{}]
+    if message.get("id") != id or content[0].get("text") != "hello" or result.get("isError"):
+        raise SystemExit(f"unexpected answer over {where}: {body[:300]!r}")
+
+
+# -- session: the child ----------------------------------------------------------------------
+
+
+def stdio_burst(era: str, tool: str = "echo") -> bytes:
+    """64 calls of ``tool``, ids 1 to 64, one per line (a burst may reuse the ids of the last:
+    they are no longer in flight)."""
+    template = calls_template(era, tool)
     return b"".join(template % id + b"\n" for id in range(1, BURST + 1))
 
 
-def check_stdio(era: str, answers: bytes) -> None:
+def check_session(era: str, answers: bytes) -> None:
     """A thorough look at one burst's answers (the first: the others must equal it)."""
     result: dict[str, Any] = {"content": [{"type": "text", "text": "hello"}]}
     if era == MODERN:
@@ -85,12 +133,12 @@ def check_stdio(era: str, answers: bytes) -> None:
         if era == MODERN:
             message.get("result", {}).pop("_meta", None)
         if message != {"jsonrpc": "2.0", "id": id, "result": result}:
-            raise SystemExit(f"unexpected answer over stdio: {line[:300]!r}")
+            raise SystemExit(f"unexpected answer in the session: {line[:300]!r}")
     if len(lines) != BURST:
-        raise SystemExit(f"{len(lines)} answers over stdio to a burst of {BURST}")
+        raise SystemExit(f"{len(lines)} answers in the session to a burst of {BURST}")
 
 
-async def serve_stdio(era: str, bursts: int) -> None:
+async def serve_session(era: str, bursts: int) -> None:
     """Feed ``bursts`` bursts to a session of the stdio benchmark's server, one after the other."""
     from echo_server import server
 
@@ -115,26 +163,68 @@ async def serve_stdio(era: str, bursts: int) -> None:
         got = b"".join(answers)
         answers.clear()
         if not first:
-            check_stdio(era, got)
+            check_session(era, got)
             first = got
         elif got != first:
-            raise SystemExit(f"an answer changed over stdio: {got[:300]!r}")
+            raise SystemExit(f"an answer changed in the session: {got[:300]!r}")
     await session.close()
     await server.stop()
 
 
-def stdio_child(era: str, bursts: int) -> None:
+def session_child(era: str, bursts: int) -> None:
     from toolwire.transports.stdio import event_loop_runner
 
-    event_loop_runner()(serve_stdio(era, bursts))
+    event_loop_runner()(serve_session(era, bursts))
 
 
-def count_stdio(era: str, bursts: int, folder: Path) -> tuple[int, Path]:
-    out = folder / f"callgrind.stdio.{era}.{bursts}"
+def count_session(era: str, bursts: int, folder: Path) -> tuple[int, Path]:
+    out = folder / f"callgrind.session.{era}.{bursts}"
     return callgrind.count(out, [__file__, "--child", era, str(bursts)]), out
 
 
-# -- http: a server process, this process its client -----------------------------------------
+# -- stdio: a server process on pipes, this process its client --------------------------------
+
+
+class Pipes:
+    """The client's ends of a server's stdin and stdout."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        self.stdin: IO[bytes] = process.stdin
+        self.stdout = process.stdout.fileno()
+        self.buffer = b""
+
+    def ask(self, data: bytes, answers: int) -> list[bytes]:
+        """Write ``data``; the next ``answers`` lines the server writes."""
+        self.stdin.write(data)
+        self.stdin.flush()
+        while self.buffer.count(b"\n") < answers:
+            chunk = os.read(self.stdout, 1 << 16)
+            if not chunk:
+                raise SystemExit(f"the server closed its stdout; it wrote: {self.buffer[-300:]!r}")
+            self.buffer += chunk
+        *lines, self.buffer = self.buffer.split(b"\n", answers)
+        return lines
+
+
+def stdio_calls(pipes: Pipes, era: str, tool: str, calls: int) -> None:
+    """The handshake of ``era``, then ``calls`` calls in bursts of 64, each answer checked."""
+    if era == LEGACY:
+        (opened,) = pipes.ask(INITIALIZE + INITIALIZED, 1)
+        expected = b'"serverInfo"'
+    else:
+        (opened,) = pipes.ask(DISCOVER, 1)
+        expected = b'"supportedVersions"'
+    if expected not in opened:
+        raise SystemExit(f"unexpected answer to the handshake: {opened[:300]!r}")
+    burst = stdio_burst(era, tool)
+    for _ in range(calls // BURST):
+        answers = {json.loads(line)["id"]: line for line in pipes.ask(burst, BURST)}
+        for id in range(1, BURST + 1):
+            check(answers.get(id, b"{}"), id, "stdio")
+
+
+# -- http: a server process on a socket, this process its client -----------------------------
 
 
 def free_port() -> int:
@@ -176,8 +266,9 @@ class Client:
         self.socket.close()
 
 
-def http_calls(client: Client, case: http_load.Case, calls: int) -> None:
+def http_calls(client: Client, era: str, tool: str, calls: int, port: int) -> None:
     """Open a session (2025-11-25), make ``calls`` calls, each answer checked, end the session."""
+    case = http_load.Case("legacy_json" if era == LEGACY else "modern", port)
     session = None
     if case.legacy:
         status, head, body = client.send(case.head(None) % len(http_load.INITIALIZE) + http_load.INITIALIZE)
@@ -187,80 +278,142 @@ def http_calls(client: Client, case: http_load.Case, calls: int) -> None:
         status, _, body = client.send(case.head(session) % len(http_load.INITIALIZED) + http_load.INITIALIZED)
         if status != 202:
             raise SystemExit(f"notifications/initialized: {status} {body[:300]!r}")
-    head = case.head(session)
+    head = case.head(session).replace(b"Mcp-Name: echo\r\n", b"Mcp-Name: " + tool.encode() + b"\r\n")
+    template = calls_template(era, tool)
     for id in range(1, calls + 1):
-        body = case.call % id
+        body = template % id
         status, _, answer = client.send(head % len(body) + body)
-        try:
-            case.check(status, answer, id)
-        except http_load.BadAnswer as exc:
-            raise SystemExit(str(exc)) from None
-    if session is not None:
-        request = head.replace(b"POST ", b"DELETE ", 1) % 0
-        status, _, body = client.send(request)
         if status != 200:
+            raise SystemExit(f"HTTP {status}: {answer[:300]!r}")
+        check(answer, id, "HTTP")
+    if session is not None:
+        status, _, body = client.send(head.replace(b"POST ", b"DELETE ", 1) % 0)
+        if status >= 300:
             raise SystemExit(f"DELETE: {status} {body[:300]!r}")
 
 
-def count_http(era: str, calls: int, folder: Path) -> tuple[int, Path]:
-    """The instructions of the HTTP server's process over its life, answering ``calls`` calls."""
-    out = folder / f"callgrind.http.{era}.{calls}"
+# -- counting a server -----------------------------------------------------------------------
+
+
+def server_arguments(path: str, server: str, guards: bool) -> list[str]:
+    return GUARDED if guards and server == "toolwire" else SERVERS[path, server]
+
+
+def count_server(path: str, server: str, era: str, calls: int, folder: Path, options: argparse.Namespace) -> Path:
+    """Run ``server`` under callgrind, make ``calls`` calls of it over ``path``, stop it; its
+    callgrind file."""
+    out = folder / f"callgrind.{path}.{era}.{server}.{calls}"
+    arguments = server_arguments(path, server, options.guards)
     port = free_port()
+    if path == "http":
+        arguments = [*arguments, str(port)]
+    tool = options.tool if server == "toolwire" else "echo"
+    environment = callgrind.environment()
+    # the guarded server imports echo_server; its audit file is one of this run's
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [environment.get("PYTHONPATH"), "benchmarks"]))
+    environment["BENCH_AUDIT_FILE"] = str(folder / f"audit.{era}.{calls}.jsonl")
+    stdio = path == "stdio"
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(
-            callgrind.command(out, ["benchmarks/http_echo_server.py", str(port)]),
-            env=callgrind.environment(),
+            callgrind.command(out, arguments),
+            env=environment,
             cwd=callgrind.ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
+            stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
+            stdout=subprocess.PIPE if stdio else log,
             stderr=log,
         )
         try:
-            client = Client(port, process)
-            try:
-                http_calls(client, http_load.Case("legacy_json" if era == LEGACY else "modern", port), calls)
-            finally:
-                client.close()
-            process.send_signal(signal.SIGTERM)
+            if stdio:
+                stdio_calls(Pipes(process), era, tool, calls)
+                assert process.stdin is not None
+                process.stdin.close()  # end of input: the server exits
+            else:
+                client = Client(port, process)
+                try:
+                    http_calls(client, era, tool, calls, port)
+                finally:
+                    client.close()
+                process.send_signal(signal.SIGTERM)
             code = process.wait(300)
         finally:
             if process.poll() is None:
                 process.kill()
                 process.wait()
-        if code != 0:
+        # uvicorn ends by raising the SIGTERM it handled again: stopped as asked
+        if code not in (0, -signal.SIGTERM):
             log.seek(0)
-            raise SystemExit(f"the HTTP server exited with {code}:\n{log.read().decode(errors='replace')[-3000:]}")
-    return callgrind.total(out), out
+            raise SystemExit(f"{server} over {path} exited with {code}:\n{log.read().decode(errors='replace')[-3000:]}")
+    return out
+
+
+def build_compiled(folder: Path) -> Path:
+    """This tree's compiled wheel, built from a copy of it (as ``scripts/compiled-check.sh``
+    builds it) and unpacked in ``folder``: the folder to put on ``PYTHONPATH``. Exits if
+    nothing was compiled (no C compiler)."""
+    tree = folder / "tree"
+    tree.mkdir()
+    for name in ("pyproject.toml", "README.md", "setup.py"):
+        shutil.copy(callgrind.ROOT / name, tree)
+    shutil.copytree(callgrind.ROOT / "src", tree / "src", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--quiet",
+        "--no-deps",
+        "--wheel-dir",
+        str(folder / "dist"),
+        str(tree),
+    ]
+    subprocess.run(command, env={**os.environ, "TOOLWIRE_COMPILE": "1"}, check=True)
+    (wheel,) = (folder / "dist").glob("toolwire-*.whl")
+    if wheel.name.endswith("-none-any.whl"):
+        raise SystemExit(f"{wheel.name} is pure Python: nothing was compiled")
+    with zipfile.ZipFile(wheel) as unpacking:
+        unpacking.extractall(folder / "unpacked")
+    return folder / "unpacked"
+
+
+def counted_build() -> str:
+    """Which toolwire build the children import."""
+    command = [sys.executable, "-c", "from toolwire.build import build_name; print(build_name())"]
+    found = subprocess.run(command, env=callgrind.environment(), cwd=callgrind.ROOT, capture_output=True, text=True)
+    return found.stdout.strip() or f"unknown ({found.stderr.strip()[-300:]})"
 
 
 # -- the run ---------------------------------------------------------------------------------
 
 
-def measure(path: str, era: str, calls: int, folder: Path, functions: int, objects: bool) -> dict[str, Any]:
-    """One path and era: its two runs, the count per call and (``functions``, ``objects``)
-    where it goes."""
+def per_call(path: str, server: str, era: str, calls: int, folder: Path, options: argparse.Namespace) -> dict[str, Any]:
+    """One server on one path in one era: its two runs (N and 2N calls) and the count per call."""
     started = time.monotonic()
-    if path == "stdio":
-        bursts = max(calls // BURST, 1)
-        calls = bursts * BURST
-        small, small_file = count_stdio(era, bursts, folder)
-        large, large_file = count_stdio(era, 2 * bursts, folder)
+    if path == "session":
+        bursts = calls // BURST
+        small_count, small = count_session(era, bursts, folder)
+        large_count, large = count_session(era, 2 * bursts, folder)
     else:
-        small, small_file = count_http(era, calls, folder)
-        large, large_file = count_http(era, 2 * calls, folder)
-    row: dict[str, Any] = {
-        "path": path,
-        "era": era,
+        small = count_server(path, server, era, calls, folder, options)
+        large = count_server(path, server, era, 2 * calls, folder, options)
+        small_count, large_count = callgrind.total(small), callgrind.total(large)
+    figure: dict[str, Any] = {
         "calls": calls,
-        "instructions_per_call": (large - small) / calls,
-        "instructions": [small, large],
+        "instructions_per_call": (large_count - small_count) / calls,
+        "instructions": [small_count, large_count],
         "seconds": round(time.monotonic() - started, 1),
     }
-    own = callgrind.per_function_difference(small_file, large_file) if functions or objects else {}
-    if functions:
-        top = sorted(own.items(), key=lambda item: -item[1])[:functions]
-        row["functions"] = [{"name": name, "per_call": difference / calls} for name, difference in top]
-    if objects:
+    if server == "toolwire" and (options.functions or options.objects):
+        figure.update(where_they_go(callgrind.per_function_difference(small, large), calls, options))
+    return figure
+
+
+def where_they_go(own: dict[str, int], calls: int, options: argparse.Namespace) -> dict[str, Any]:
+    """The ``functions`` with the most instructions per call, and (``objects``) the sums by file."""
+    found: dict[str, Any] = {}
+    if options.functions:
+        top = sorted(own.items(), key=lambda item: -item[1])[: options.functions]
+        found["functions"] = [{"name": name, "per_call": difference / calls} for name, difference in top]
+    if options.objects:
         by_object: dict[str, int] = {}
         for name, difference in own.items():
             # callgrind_annotate names a function's file in brackets, though not always (the garbage
@@ -268,23 +421,49 @@ def measure(path: str, era: str, calls: int, folder: Path, functions: int, objec
             where = name.rsplit(" [", 1)[1].rstrip("]").split("/")[-1] if name.endswith("]") else "(file not named)"
             by_object[where] = by_object.get(where, 0) + difference
         top = sorted(by_object.items(), key=lambda item: -item[1])
-        row["objects"] = [{"name": name, "per_call": difference / calls} for name, difference in top]
-    return row
+        found["objects"] = [{"name": name, "per_call": difference / calls} for name, difference in top]
+    return found
+
+
+def servers_of(path: str, peers: bool) -> list[str]:
+    if path == "session":
+        return ["toolwire"]
+    servers = ["floor", "toolwire"]
+    if peers and importlib.util.find_spec("mcp") is not None:
+        servers.append("sdk")
+    return servers
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    lines = ["| path | era | instructions per call | N |", "|---|---|---|---|"]
-    lines += [f"| {r['path']} | {r['era']} | {r['instructions_per_call']:,.0f} | {r['calls']:,} |" for r in rows]
+    servers = [server for server in ("floor", "toolwire", "sdk") if any(server in row for row in rows)]
+    titles = []
+    for server in servers:
+        titles.append(NAMES[server])
+        if server != "floor":
+            titles.append("/ floor")
+    lines = ["| path | era | " + " | ".join(titles) + " |", "|---|---|" + "---:|" * len(titles)]
     for row in rows:
-        if "functions" in row:
+        cells = []
+        floor = row.get("floor", {}).get("instructions_per_call")
+        for server in servers:
+            count = row.get(server, {}).get("instructions_per_call")
+            cells.append(f"{count:,.0f}" if count is not None else "")
+            if server != "floor":
+                cells.append(f"{count / floor:.2f}x" if count is not None and floor else "")
+        lines.append(f"| {row['path']} | {row['era']} | " + " | ".join(cells) + " |")
+    for row in rows:
+        toolwire = row.get("toolwire", {})
+        if "functions" in toolwire:
             lines.append(f"\n{row['path']}, {row['era']}: the functions with the most instructions per call")
-            for function in row["functions"]:
+            for function in toolwire["functions"]:
                 name = function["name"].rsplit(" [", 1)[0].split("/")[-1]
                 lines.append(f"{function['per_call']:12,.0f} {name}")
-        if "objects" in row:
+        if "objects" in toolwire:
             lines.append(f"\n{row['path']}, {row['era']}: instructions per call by the file their code is in")
             lines += [
-                f"{found['per_call']:12,.0f} {found['name']}" for found in row["objects"] if found["per_call"] >= 50
+                f"{found['per_call']:12,.0f} {found['name']}"
+                for found in toolwire["objects"]
+                if found["per_call"] >= 50
             ]
     return "\n".join(lines)
 
@@ -300,35 +479,50 @@ def revision() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, help=f"N: each case runs N and 2N calls (default {DEFAULT_CALLS})")
-    parser.add_argument("--only", choices=("stdio", "http"), help="one path only")
+    parser.add_argument("--only", choices=PATHS, help="one path only (session: only so)")
+    parser.add_argument("--peers", action="store_true", help="also the official SDK (slow)")
+    parser.add_argument("--compiled", action="store_true", help="build this tree's compiled wheel; count it")
+    parser.add_argument("--tool", choices=("echo", "echo_inline", "echo_sync"), default="echo", help="toolwire's tool")
+    parser.add_argument("--guards", action="store_true", help="toolwire with guards on (stdio)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
     parser.add_argument("--functions", type=int, default=0, help="list the K functions with most per call")
     parser.add_argument("--objects", action="store_true", help="add the instructions up by the file of their code")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
-        stdio_child(args.child[0], int(args.child[1]))
+        session_child(args.child[0], int(args.child[1]))
         return
+    if args.guards and args.only != "stdio":
+        parser.error("--guards is counted over stdio only: add --only stdio")
+    if args.only == "session" and (args.guards or args.tool != "echo"):
+        parser.error("the session counts echo_server.py's echo only")
     callgrind.prepare()
     paths = [args.only] if args.only else ["stdio", "http"]
     rows = []
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as folder:
+        if args.compiled:
+            os.environ["PYTHONPATH"] = str(build_compiled(Path(folder)))
+        build = counted_build()
         for path in paths:
             for era in ERAS:
-                calls = args.calls or DEFAULT_CALLS[path]
-                row = measure(path, era, calls, Path(folder), args.functions, args.objects)
+                row: dict[str, Any] = {"path": path, "era": era}
+                for server in servers_of(path, args.peers):
+                    calls = args.calls or (PEER_CALLS if server == "sdk" else DEFAULT_CALLS)[path]
+                    if path != "http":
+                        calls = max(calls // BURST, 1) * BURST
+                    row[server] = per_call(path, server, era, calls, Path(folder), args)
+                    figure = row[server]["instructions_per_call"]
+                    seconds = row[server]["seconds"]
+                    print(f"{path} {era} {server}: {figure:,.0f} instructions per call ({seconds} s)", file=sys.stderr)
                 rows.append(row)
-                print(
-                    f"{path} {era}: {row['instructions_per_call']:,.0f} instructions per call ({row['seconds']} s)",
-                    file=sys.stderr,
-                )
-    commit, python, build = revision(), sys.version.split()[0], build_name()
+    commit, python = revision(), sys.version.split()[0]
+    tool = args.tool + (", guards on" if args.guards else "")
     if args.json:
-        print(json.dumps({"commit": commit, "python": python, "build": build, "rows": rows}, indent=2))
+        print(json.dumps({"commit": commit, "python": python, "build": build, "tool": tool, "rows": rows}, indent=2))
     else:
         seconds = time.monotonic() - started
-        print(f"commit {commit}, Python {python}, toolwire {build}, {seconds:.0f} s\n")
+        print(f"commit {commit}, Python {python}, toolwire {build}, tool {tool}, {seconds:.0f} s\n")
         print(table(rows))
 
 

@@ -505,15 +505,12 @@ def _log_level(level: Any) -> str:
 
 def too_deep(data: bytes | str, message: Any, limit: int) -> bool:
     """Whether ``message`` (decoded from ``data``) nests deeper than ``limit`` containers."""
-    return len(data) > 2 * limit and _may_be_deep(data, limit) and _depth(message, limit)
-
-
-def _may_be_deep(data: bytes | str, limit: int) -> bool:
-    """Whether ``data`` has enough brackets to nest deeper than ``limit`` (a fast, C-speed
-    filter: most messages skip the walk)."""
+    if len(data) <= 2 * limit:
+        return False
+    # a fast, C-speed filter first: most messages have too few brackets to need the walk
     if isinstance(data, str):
-        return data.count("{") + data.count("[") > limit
-    return data.count(b"{") + data.count(b"[") > limit
+        return data.count("{") + data.count("[") > limit and _depth(message, limit)
+    return data.count(b"{") + data.count(b"[") > limit and _depth(message, limit)
 
 
 def _depth(value: Any, limit: int) -> bool:
