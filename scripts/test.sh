@@ -5,7 +5,7 @@
 # conformance suite against toolwire's server and client, the wheel installed with [chat] in
 # a fresh venv (scripts/wheel-check.sh, about 30 s), and the compiled build
 # (scripts/compiled-check.sh: the hot modules compiled with mypyc, the whole test suite and the
-# conformance suite run again against it). About half an hour on 2 cores. If the setup fails,
+# conformance suite run again against it). About 40 minutes on 2 cores. If the setup fails,
 # nothing else can run: it says so and stops.
 set -uo pipefail
 cd "$(dirname "$0")/.."
