@@ -23,7 +23,7 @@ from toolwire.protocol import tokens
 from toolwire.protocol.errors import INVALID_PARAMS, ProtocolError
 from toolwire.server.request_state import seal, unseal
 from toolwire.skills.extension import _cursor as skills_cursor
-from toolwire.tasks.manager import _read_cursor as tasks_cursor
+from toolwire.tasks.cursors import read_cursor as tasks_cursor
 
 SERVER = str(Path(__file__).resolve().parents[1] / "servers" / "handed_out.py")
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"

@@ -28,30 +28,27 @@ as ``failed`` with a message saying it was interrupted, never as lost or forever
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
-
-import orjson
 
 from ..logs import get_logger
 from ..protocol import tokens
 from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, ProtocolError
 from ..protocol.versions import META_RELATED_TASK
+from .cursors import read_cursor, write_cursor
 from .model import (
     CANCELLED,
     COMPLETED,
     FAILED,
     INPUT_REQUIRED,
     INTERRUPTED,
-    MAX_NOTICES,
     QUEUED,
     RUNNER,
     WORKING,
     TaskRecord,
 )
+from .notices import keep_notice
 from .store import MemoryTaskStore, TaskStore, TaskStoreBusy
 
 if TYPE_CHECKING:
@@ -333,7 +330,7 @@ class TaskManager:
         cursor = request.params.get("cursor")
         after = None
         if cursor is not None:
-            after = _read_cursor(cursor)
+            after = read_cursor(cursor)
         owner = session.caller_name(request)
         records = await self.store.page(owner, session.id if owner is None else None, after, self.page_size + 1)
         more = len(records) > self.page_size
@@ -343,7 +340,7 @@ class TaskManager:
             if not record.terminal and record.id not in self._live and await self._runner_gone(record):
                 record = await self._interrupted(record)
             listed.append(record)
-        next_cursor = _write_cursor(records[-1]) if more else None
+        next_cursor = write_cursor(records[-1]) if more else None
         return listed, next_cursor
 
     async def wait(self, record: TaskRecord, relay: Relay | None = None) -> TaskRecord:
@@ -523,57 +520,13 @@ class TaskManager:
     def notify(self, live: LiveTask, method: str, params: dict[str, Any]) -> None:
         """2025-11-25: a notification about the task to its client, tagged with the task (from
         any thread). A worker's is kept in the task's ``notices`` for the replica that relays
-        them (see :meth:`take_notices`)."""
+        them (see :mod:`.notices`)."""
         if self.asks_through_store:
-            notice = {"method": method, "params": params}
-            try:
-                here = asyncio.get_running_loop() is live.loop
-            except RuntimeError:
-                here = False
-            if here:
-                self._keep_notice(live, notice)
-            else:
-                live.loop.call_soon_threadsafe(self._keep_notice, live, notice)
+            keep_notice(self.store, live, method, params)
             return
         session = live.session
         tagged = {**params, "_meta": {**params.get("_meta", {}), META_RELATED_TASK: {"taskId": live.id}}}
         session.send(session.connection.notify(None, method, tagged), live.related())
-
-    def _keep_notice(self, live: LiveTask, notice: dict[str, Any]) -> None:
-        live.outbox.append(notice)
-        if live.sending is None or live.sending.done():
-            live.sending = live.loop.create_task(self._store_notices(live))
-
-    async def _store_notices(self, live: LiveTask) -> None:
-        """Add the outbox's notifications to the stored task, in order (one write for all
-        that came meanwhile); those of a task that ended, or that the store refused, are lost."""
-        while live.outbox:
-            batch = live.outbox[:]
-            del live.outbox[:]
-
-            def keep(found: TaskRecord, batch: list[dict[str, Any]] = batch) -> bool:
-                if found.terminal:
-                    return False
-                found.notices = (found.notices + batch)[-MAX_NOTICES:]
-                return True
-
-            try:
-                await self.store.update(live.id, keep)
-            except Exception:
-                log.exception("storing the notifications of task %s failed", live.id)
-
-    async def take_notices(self, task_id: str) -> list[dict[str, Any]]:
-        """The notifications a worker kept for the task's client (``{"method", "params"}``
-        each, in order), taken out of the store: whichever replica takes them relays them."""
-        taken: list[dict[str, Any]] = []
-
-        def take(found: TaskRecord) -> bool:
-            taken[:] = found.notices
-            found.notices = []
-            return bool(taken)
-
-        await self.store.update(task_id, take)
-        return taken
 
     async def _set_status(self, live: LiveTask, status: str) -> None:
         def move(found: TaskRecord) -> bool:
@@ -660,27 +613,3 @@ def _text_of(result: dict[str, Any]) -> str | None:
         if isinstance(block, dict) and block.get("type") == "text":
             return str(block.get("text"))
     return None
-
-
-def _write_cursor(record: TaskRecord) -> str:
-    return tokens.encode(orjson.dumps([record.created, record.id]))
-
-
-def _read_cursor(cursor: Any) -> tuple[float, str]:
-    """The position a ``tasks/list`` cursor names; ``-32602`` for anything we did not hand
-    out (spelled in any other way: see :func:`toolwire.protocol.tokens.decode`)."""
-    data = tokens.decode(cursor, tokens.MAX_CURSOR_CHARS)
-    position = None
-    if data is not None:
-        with contextlib.suppress(orjson.JSONDecodeError):
-            position = orjson.loads(data)
-    if (
-        type(position) is not list
-        or len(position) != 2
-        or type(position[0]) is not float
-        or not math.isfinite(position[0])
-        or not tokens.is_id(position[1])
-        or orjson.dumps(position) != data
-    ):
-        raise ProtocolError(INVALID_PARAMS, "Invalid params: " + tokens.invalid_cursor(cursor, "tasks/list"))
-    return position[0], position[1]

@@ -17,6 +17,7 @@ from ..protocol.outgoing import Answer
 from ..protocol.versions import META_RELATED_TASK
 from ..server.context import ClientRequestFailed
 from .model import TaskRecord
+from .notices import take_notices
 
 if TYPE_CHECKING:
     from ..server.session import ServerSession
@@ -55,7 +56,7 @@ async def _task_get(session: ServerSession, request: Request, tasks: TaskManager
 async def _relay_notices(session: ServerSession, request: Request, tasks: TaskManager, task_id: str) -> None:
     """The notifications a worker kept for the task's client (2025-11-25), sent on the stream
     of ``request`` (a ``tasks/result`` or ``tasks/get`` of the task) tagged with the task."""
-    for notice in await tasks.take_notices(task_id):
+    for notice in await take_notices(tasks.store, task_id):
         meta = {**notice["params"].get("_meta", {}), META_RELATED_TASK: {"taskId": task_id}}
         session.send(session.connection.notify(None, notice["method"], {**notice["params"], "_meta": meta}), request.id)
 
