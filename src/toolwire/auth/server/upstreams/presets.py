@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..upstream import Upstream
+from .github import GitHubUpstream
 from .oidc import OIDCUpstream
 
 
@@ -18,6 +19,12 @@ def oidc(client_id: str, client_secret: str | None, *, discovery_url: str, **opt
     """Any OpenID provider by its discovery URL or issuer (Authing: ``https://APP.authing.cn/oidc``;
     Casdoor: its origin, ``https://door.example.com``)."""
     return OIDCUpstream(discovery_url, client_id, client_secret, **options)
+
+
+def github(client_id: str, client_secret: str | None, **options: Any) -> GitHubUpstream:
+    """GitHub (an OAuth app or a GitHub App); ``orgs=True`` for the organizations as groups,
+    ``base_url`` and ``api_url`` for a GitHub Enterprise Server."""
+    return GitHubUpstream(client_id, client_secret, **options)
 
 
 def google(client_id: str, client_secret: str | None, **options: Any) -> OIDCUpstream:
@@ -99,6 +106,7 @@ def keycloak(client_id: str, client_secret: str | None, *, base_url: str, realm:
 #: The presets by name, each a function of (client_id, client_secret, **parameters).
 PRESETS: dict[str, Callable[..., Upstream]] = {
     "oidc": oidc,
+    "github": github,
     "google": google,
     "entra": entra,
     "auth0": auth0,
