@@ -102,7 +102,7 @@ async def test_githubs_refusals_are_clear_errors(github: str) -> None:
 
 
 def test_the_github_preset_and_its_enterprise_endpoints() -> None:
-    preset = resolve_upstream("github", "Ov23-x", "s", orgs=True)
+    preset = resolve_upstream("github:orgs=true", "Ov23-x", "s")
     assert isinstance(preset, GitHubUpstream) and preset.name == "github"
     assert preset.token_endpoint == "https://github.com/login/oauth/access_token"
     assert preset.api_url == "https://api.github.com" and "read:org" in preset.scopes

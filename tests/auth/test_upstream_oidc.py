@@ -183,6 +183,10 @@ def test_resolve_upstream_takes_a_discovery_url_or_a_preset_with_its_parameters(
     assert tenant.discovery_url == (
         "https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0/.well-known/openid-configuration"
     )
+    written = resolve_upstream("keycloak:base_url=https://sso.example.com, realm=staff", "cid", None)
+    assert isinstance(written, OIDCUpstream) and written.discovery_url == realm.discovery_url
+    with pytest.raises(ValueError, match="'realm': a preset's parameters are written key=value"):
+        resolve_upstream("keycloak:base_url=https://sso.example.com,realm", "cid", None)
     with pytest.raises(ValueError, match="the keycloak preset: missing 1 required keyword-only argument: 'realm'"):
         resolve_upstream("keycloak", "cid", None, base_url="https://sso.example.com")
     with pytest.raises(ValueError, match="unknown identity provider 'gitlub': give a discovery URL or one of"):

@@ -117,21 +117,33 @@ PRESETS: dict[str, Callable[..., Upstream]] = {
 
 def resolve_upstream(spec: str, client_id: str, client_secret: str | None, **options: Any) -> Upstream:
     """The upstream ``spec`` names: an OpenID provider's discovery URL (or its issuer URL),
-    or a preset's name (:data:`PRESETS`) with its parameters in ``options`` (``keycloak``
-    with ``base_url`` and ``realm``, ``entra`` with ``tenant``...); other options go to the
-    upstream (``scopes``, ``groups_claim``...). ``ValueError`` for an unknown preset or a
-    missing parameter, naming what is needed."""
+    or a preset's name (:data:`PRESETS`) with its parameters, in ``options`` or written after
+    the name as on a command line (``keycloak:base_url=https://sso.example.com,realm=staff``,
+    ``github:orgs=true``); other options go to the upstream (``scopes``, ``groups_claim``...).
+    ``ValueError`` for an unknown preset or a missing parameter, naming what is needed."""
     if spec.startswith(("https://", "http://")):
         return OIDCUpstream(spec, client_id, client_secret, **options)
-    preset = PRESETS.get(spec.lower())
+    name, _, written = spec.partition(":")
+    preset = PRESETS.get(name.lower())
     if preset is None:
         raise ValueError(
-            f"unknown identity provider {spec!r}: give a discovery URL or one of {', '.join(sorted(PRESETS))}"
+            f"unknown identity provider {name!r}: give a discovery URL or one of {', '.join(sorted(PRESETS))}"
         )
     try:
-        return preset(client_id, client_secret, **options)
+        return preset(client_id, client_secret, **{**_parameters(written), **options})
     except TypeError as exc:  # a parameter missing or not the preset's
-        raise ValueError(f"the {spec.lower()} preset: {exc}".replace(f"{preset.__name__}() ", "")) from None
+        raise ValueError(f"the {name.lower()} preset: {exc}".replace(f"{preset.__name__}() ", "")) from None
+
+
+def _parameters(written: str) -> dict[str, Any]:
+    """``key=value,key=value`` as keyword arguments (``true``/``false`` as booleans)."""
+    parameters: dict[str, Any] = {}
+    for pair in filter(None, written.split(",")):
+        key, equals, value = pair.partition("=")
+        if not equals or not key.strip():
+            raise ValueError(f"{pair!r}: a preset's parameters are written key=value, separated by commas")
+        parameters[key.strip()] = {"true": True, "false": False}.get(value.strip().lower(), value.strip())
+    return parameters
 
 
 def _host(domain: str) -> str:
