@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from .apps.extension import UI_EXTENSION, prefixed_view
 from .apps.view import MCP_APP_MIME
-from .client import Client, ServerError
+from .client import Client, ConnectionClosed, RequestTimeout, ServerError
 from .logs import get_logger
 from .prompts.prompt import Message, PromptResult
 from .protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, ProtocolError
@@ -54,6 +54,7 @@ from .server.extensions import Extension, MethodCall, method
 from .server.prefix import prefixed_uri
 from .server.server import Server
 from .skills.uri import SCHEME as SKILL_SCHEME
+from .tools.results import ToolError
 from .tools.tool import Tool
 
 if TYPE_CHECKING:
@@ -228,10 +229,21 @@ class _Forwarder:
             result = await self.client.call_tool(name, arguments, progress=progress)
         except ServerError as exc:
             raise ProtocolError(exc.code, exc.message, exc.data) from None
+        except RequestTimeout:
+            raise ToolError(
+                f"{self._label()} did not answer the call of {name!r} within {self.client.timeout:g} s"
+            ) from None
+        except ConnectionClosed as exc:
+            raise ToolError(f"{self._label()} stopped during the call of {name!r}: {exc}") from None
         finally:
             self._calls.remove(context)
             _CALLER.reset(token)
         return _plain(result.raw)
+
+    def _label(self) -> str:
+        """The target as the caller's errors name it: the proxy's name, else its own."""
+        assert self.server is not None
+        return f"the server {self.server.identity.info.get('name') or self.server.name!r}"
 
     async def _resources(self) -> None:
         assert self.server is not None and self.client is not None
