@@ -13,7 +13,9 @@ own, under the same names, following the target's list changes. It bridges trans
 stdio server offered over Streamable HTTP, and back) and protocol eras: a server that speaks
 only 2025-11-25 reaches 2026-07-28 clients, and the other way round. A call goes to the
 target as a call; the target's progress becomes the caller's progress; its JSON-RPC errors
-are the caller's errors. A tool that the target runs as a task can be a task here too.
+are the caller's errors; a target that stops during a call, or does not answer it within the
+client's ``timeout``, fails that call with a tool error naming the target. A tool that the
+target runs as a task can be a task here too.
 
 The target's extensions come through: each one it offers is offered here with its
 settings (``capabilities.extensions``), except tasks (the proxy offers its own for the
@@ -215,7 +217,8 @@ class _Forwarder:
         )
 
     async def _call(self, name: str, arguments: dict[str, Any], context: Context) -> dict[str, Any]:
-        assert self.client is not None
+        client = self.client
+        assert client is not None
         reported = [float("-inf")]
 
         def progress(done: float, total: float | None, message: str | None) -> None:
@@ -226,12 +229,12 @@ class _Forwarder:
         token = _CALLER.set(context)
         self._calls.append(context)
         try:
-            result = await self.client.call_tool(name, arguments, progress=progress)
+            result = await client.call_tool(name, arguments, progress=progress)
         except ServerError as exc:
             raise ProtocolError(exc.code, exc.message, exc.data) from None
         except RequestTimeout:
             raise ToolError(
-                f"{self._label()} did not answer the call of {name!r} within {self.client.timeout:g} s"
+                f"{self._label()} did not answer the call of {name!r} within {client.timeout:g} s"
             ) from None
         except ConnectionClosed as exc:
             raise ToolError(f"{self._label()} stopped during the call of {name!r}: {exc}") from None
