@@ -57,3 +57,9 @@ def test_a_mistake_in_the_configuration_is_one_line(tmp_path: Path) -> None:
     assert failed(toolwire("gateway", str(config)), 2) == f"{said} (see toolwire gateway -h)"
     both = toolwire("gateway", str(config), "--stdio", "--http", "8000")
     assert failed(both, 2).startswith("toolwire: --stdio and --http: choose one")
+
+
+async def test_a_lazy_gateway_declares_resources_and_prompts_before_its_upstreams_start(tmp_path: Path) -> None:
+    gateway = [sys.executable, "-m", "toolwire", "gateway", str(write_config(tmp_path))]
+    async with Client(gateway) as client:
+        assert {"tools", "resources", "prompts"} <= set(client.capabilities)

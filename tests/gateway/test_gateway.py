@@ -69,3 +69,39 @@ async def test_the_gateway_serves_streamable_http_to_both_eras(library_url: str,
         assert client.version == era
         assert (await client.call_tool("basic.echo", {"text": "over http"})).text == "over http"
         assert "library.linked" in {tool.name for tool in await client.list_tools()}
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_upstreams_of_each_era_reach_callers_of_each_era(library_url: str, era: str) -> None:
+    from tests.server.test_proxy import EVERYTHING
+    from tests.support.helpers import node_binary
+
+    everything = json.dumps([str(node_binary()), str(EVERYTHING), "stdio"])
+    gateway = Gateway(
+        parse_config(
+            f'[gateway]\nstart = "eager"\n[upstreams.everything]\ncommand = {everything}\n'
+            f"[upstreams.library]\nurl = {json.dumps(library_url)}\n"
+        )
+    )
+    async with Client(gateway.server, protocol=era) as client:
+        assert gateway.runners["everything"].version == "2025-11-25"  # the reference server's newest
+        assert gateway.runners["library"].version == "2026-07-28"
+        assert (await client.call_tool("everything.echo", {"message": "hi"})).text == "Echo: hi"
+        assert "5" in (await client.call_tool("everything.get-sum", {"a": 2, "b": 3})).text
+        assert (await client.read_resource("library://library/readme"))[0].text.startswith("# The library")
+
+
+async def test_server_discover_and_the_server_card_describe_the_gateway(library_url: str) -> None:
+    from toolwire.client.cards import fetch_card
+
+    gateway = two_upstreams(library_url, name="com.example/team")
+    async with InProcess(gateway.server.http_app()) as url:
+        async with Client(url, protocol="2026-07-28") as client:
+            discovered = await client.request("server/discover")
+            assert discovered["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "com.example/team"
+            assert "2026-07-28" in discovered["supportedVersions"]
+            assert {"tools", "resources", "prompts"} <= set(discovered["capabilities"])
+        card = await fetch_card(url)
+        assert card.name == "com.example/team"
+        assert card.description == "A gateway to 2 MCP servers, each under its namespace: basic, library"
+        assert [remote.url for remote in card.remotes] == [url]

@@ -12,7 +12,9 @@ sampling and tasks relayed; any protocol version on either side) mounted under i
 started when the server starts, before it answers anyone; the others (``"lazy"``, the default)
 on the first request that reaches the gateway (a list or a call), in the background: their
 items appear with a ``list_changed`` once they are up. The gateway's own guards (``guards=``,
-:meth:`Gateway.add_guards`) apply to every upstream's tools.
+:meth:`Gateway.add_guards`) apply to every upstream's tools. It answers ``server/discover``
+as any toolwire server does, and over HTTP serves a Server Card (``/mcp/server-card``)
+naming the upstreams' namespaces.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..cards.publish import ServerCards
 from ..guards.seam import Call, Guard, Next, Result, lists_too
 from ..server.server import Server
 from .config import GatewayConfig, load_config
@@ -41,6 +44,15 @@ class Gateway:
             if upstream.enabled
         }
         self._waker: Guard | None = None
+        # upstreams started later bring resources and prompts: clients are told from the start
+        self.server.identity.capabilities.setdefault("resources", {"subscribe": True, "listChanged": True})
+        self.server.identity.capabilities.setdefault("prompts", {"listChanged": True})
+        self.card = ServerCards(name=card_name(config.name), description=self._description())
+        self.server.add_extension(self.card)
+
+    def _description(self) -> str:
+        namespaces = ", ".join(runner.config.namespace for runner in self.runners.values())
+        return f"A gateway to {len(self.runners)} MCP servers, each under its namespace: {namespaces}"
 
     @classmethod
     def from_file(cls, path: str | Path, *, guards: Sequence[Guard] = ()) -> Gateway:
@@ -86,3 +98,9 @@ class Gateway:
         if waker is not None and waker in self.server.guards:
             self.server.guards.remove(waker)
             self.server.recompose()
+
+
+def card_name(name: str) -> str:
+    """The name of the gateway's Server Card: its name when it is ``namespace/name``
+    (``com.example/team-gateway``), else ``local/NAME``."""
+    return name if "/" in name else f"local/{name}"

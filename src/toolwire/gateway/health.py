@@ -37,7 +37,8 @@ STABLE = 60.0
 class UpstreamRunner:
     """Runs one upstream for the gateway's ``server`` (see the module). ``state``:
     ``"stopped"`` (not started yet, or stopped), ``"starting"``, ``"up"`` or ``"down"``
-    (failed or ended: restarting after a delay); ``error``: why it is down."""
+    (failed or ended: restarting after a delay); ``error``: why it is down; ``version``: the
+    protocol version the upstream speaks with the gateway while it is up."""
 
     def __init__(self, config: UpstreamConfig, server: Server, separator: str) -> None:
         self.config = config
@@ -45,6 +46,7 @@ class UpstreamRunner:
         self.separator = separator
         self.state = "stopped"
         self.error: str | None = None
+        self.version: str | None = None
         self.restarts = 0
         self._task: asyncio.Task[None] | None = None
         self._settled = asyncio.Event()  # the first attempt ended (up, or failed)
@@ -111,7 +113,7 @@ class UpstreamRunner:
                 self._failed(f"cannot be served: {exc}")
                 return None
             self._mounted = proxy
-            self.state, self.error = "up", None
+            self.state, self.error, self.version = "up", None, proxy.lifespan_state.version
             self._settled.set()
             log.info("upstream %r is up", self.name)
             await closed.wait()
@@ -125,7 +127,7 @@ class UpstreamRunner:
 
     def _unmount(self) -> None:
         if self._mounted is not None:
-            self._mounted = None
+            self._mounted, self.version = None, None
             self.server.unmount(self.config.namespace)
 
     def _failed(self, error: str) -> None:

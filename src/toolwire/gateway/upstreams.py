@@ -55,12 +55,22 @@ def _headers(config: UpstreamConfig) -> dict[str, str]:
 
 
 def _oauth(upstream: str, credentials: OAuthCredentials) -> Any:
+    from ..auth.client.discovery import Discovered
     from ..auth.client.oauth import OAuth
+
+    class AtTokenEndpoint(OAuth):
+        """OAuth whose tokens come from the configured ``token_url``, without discovery."""
+
+        async def _discover(self, target: str, challenge: dict[str, str], takes_dpop: bool) -> Discovered:
+            assert credentials.token_url is not None
+            metadata = {"issuer": credentials.token_url, "token_endpoint": credentials.token_url}
+            return Discovered(target, credentials.token_url, metadata, None)
 
     secret = None
     if credentials.client_secret_env is not None:
         secret = _environment(upstream, credentials.client_secret_env, "oauth.client_secret_env")
-    return OAuth(
+    kind = AtTokenEndpoint if credentials.token_url is not None else OAuth
+    return kind(
         client_id=credentials.client_id,
         client_secret=secret,
         scopes=list(credentials.scopes) or None,
