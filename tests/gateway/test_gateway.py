@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.httpserve import LIBRARY, SERVERS, InProcess, toolwire_http
+from tests.support.httpserve import LIBRARY, SERVERS, InProcess, process_http, toolwire_http
 from toolwire.client import Client
 from toolwire.gateway import Gateway, parse_config
 
@@ -105,3 +105,25 @@ async def test_server_discover_and_the_server_card_describe_the_gateway(library_
         assert card.name == "com.example/team"
         assert card.description == "A gateway to 2 MCP servers, each under its namespace: basic, library"
         assert [remote.url for remote in card.remotes] == [url]
+
+
+@pytest.mark.parametrize("transport", ["auto", "sse"])
+async def test_an_old_http_sse_upstream_found_by_fallback_or_forced(transport: str) -> None:
+    from tests.client.test_http_sse_fallback import SERVER
+
+    with process_http(sys.executable, str(SERVER), path="/sse") as url:
+        config = f'[upstreams.old]\nurl = {json.dumps(url)}\ntransport = "{transport}"\nstart = "eager"\n'
+        gateway = Gateway(parse_config(config))
+        async with Client(gateway.server, protocol="2026-07-28") as client:
+            assert gateway.runners["old"].state == "up"
+            assert (await client.call_tool("old.add", {"a": 2, "b": 40})).structured == {"result": 42}
+
+
+async def test_an_upstream_forced_to_streamable_http_does_not_fall_back() -> None:
+    from tests.client.test_http_sse_fallback import SERVER
+
+    with process_http(sys.executable, str(SERVER), path="/sse") as url:
+        config = f'[upstreams.old]\nurl = {json.dumps(url)}\ntransport = "http"\nstart = "eager"\n'
+        gateway = Gateway(parse_config(config))
+        async with Client(gateway.server):
+            assert gateway.runners["old"].state == "down" and "405" in str(gateway.runners["old"].error)

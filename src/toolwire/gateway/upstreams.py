@@ -21,6 +21,9 @@ from ..proxy import proxy
 from ..server.server import Server
 from .config import OAuthCredentials, UpstreamConfig
 
+#: ``transport`` in the configuration, as the HTTP transport's ``legacy_sse``.
+LEGACY_SSE = {"auto": None, "http": False, "sse": True}
+
 
 class UpstreamUnusable(ToolwireError):
     """The upstream cannot be started as configured (an environment variable missing); the
@@ -40,10 +43,12 @@ def upstream_proxy(config: UpstreamConfig, on_closed: Callable[[str], Any] | Non
         options["env"] = dict(config.env) or None
         options["cwd"] = str(config.cwd) if config.cwd is not None else None
     else:
-        target = config.url
-        options["headers"] = _headers(config)
-        if config.oauth is not None:
-            options["auth"] = _oauth(config.name, config.oauth)
+        from ..client.http import StreamableHttpTransport
+
+        assert config.url is not None
+        auth = _oauth(config.name, config.oauth) if config.oauth is not None else None
+        legacy_sse = LEGACY_SSE[config.transport]
+        target = StreamableHttpTransport(config.url, _headers(config), auth=auth, legacy_sse=legacy_sse)
     return proxy(target, name=config.name, **options)
 
 
