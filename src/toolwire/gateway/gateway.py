@@ -26,9 +26,13 @@ from typing import Any
 
 from ..cards.publish import ServerCards
 from ..guards.seam import Call, Guard, Next, Result, lists_too
+from ..logs import get_logger
 from ..server.server import Server
 from .config import GatewayConfig, load_config
 from .health import UpstreamRunner
+from .reload import ConfigWatcher
+
+log = get_logger("toolwire.gateway")
 
 
 class Gateway:
@@ -44,6 +48,8 @@ class Gateway:
             if upstream.enabled
         }
         self._waker: Guard | None = None
+        self._woken = False
+        self._reloading: asyncio.Lock | None = None
         # upstreams started later bring resources and prompts: clients are told from the start
         self.server.identity.capabilities.setdefault("resources", {"subscribe": True, "listChanged": True})
         self.server.identity.capabilities.setdefault("prompts", {"listChanged": True})
@@ -69,29 +75,80 @@ class Gateway:
         self.server.run(transport, **options)
 
     async def _lifespan(self, server: Server) -> AsyncIterator[Gateway]:
-        lazy = [runner for runner in self.runners.values() if runner.config.start == "lazy"]
-        if lazy:
-            self._waker = self._wake_on_first_use(lazy)
-            server.use(self._waker)
+        self._woken = False
+        if any(runner.config.start == "lazy" for runner in self.runners.values()):
+            self._wake_on_first_use()
+        watcher = ConfigWatcher(self) if self.config.path is not None else None
         try:
-            eager = [runner.started() for runner in self.runners.values() if runner.config.start == "eager"]
-            await asyncio.gather(*eager)
+            await asyncio.gather(
+                *(runner.started() for runner in self.runners.values() if runner.config.start == "eager")
+            )
+            if watcher is not None:
+                watcher.start()
             yield self
         finally:
+            if watcher is not None:
+                await watcher.stop()
             self._forget_waker()
             await asyncio.gather(*(runner.stop() for runner in self.runners.values()))
 
-    def _wake_on_first_use(self, lazy: list[UpstreamRunner]) -> Guard:
-        """A guard that starts the ``lazy`` upstreams at the first list or call, then leaves."""
+    async def reload(self, config: GatewayConfig) -> None:
+        """Serve ``config``'s upstreams from now on, sessions kept: upstreams removed (or
+        disabled) are stopped, added ones started (lazy ones at the next request if none came
+        yet), changed ones restarted; the others go on untouched. A new separator remounts
+        every upstream. The rest of ``[gateway]`` and the other tables take effect at the
+        next start (a warning says so)."""
+        if self._reloading is None:
+            self._reloading = asyncio.Lock()
+        async with self._reloading:
+            await self._apply(config)
+
+    async def _apply(self, config: GatewayConfig) -> None:
+        old, self.config = self.config, config
+        for key in ("name", "start", "search", "redis"):
+            if getattr(old, key) != getattr(config, key):
+                log.warning("gateway.toml: [gateway] %r changed: it takes effect when the gateway restarts", key)
+        if (old.auth, old.policy_table, old.audit_table, old.admin_table) != (
+            config.auth,
+            config.policy_table,
+            config.audit_table,
+            config.admin_table,
+        ):
+            log.warning(
+                "gateway.toml: [auth], [policy], [audit] or [admin] changed: they take effect at the next start"
+            )
+        wanted = {upstream.name: upstream for upstream in config.upstreams if upstream.enabled}
+        stale = [
+            name
+            for name, runner in self.runners.items()
+            if wanted.get(name) != runner.config or config.separator != old.separator
+        ]
+        await asyncio.gather(*(self.runners.pop(name).stop() for name in stale))
+        for name, upstream in wanted.items():
+            if name not in self.runners:
+                runner = self.runners[name] = UpstreamRunner(upstream, self.server, config.separator)
+                if upstream.start == "eager" or self._woken:
+                    runner.start()
+                else:
+                    self._wake_on_first_use()
+        self.card.description = self._description()
+        log.info("gateway.toml reloaded: %d upstreams", len(self.runners))
+
+    def _wake_on_first_use(self) -> None:
+        """Start the upstreams not started yet at the first list or call (a guard that then leaves)."""
+        if self._waker is not None:
+            return
 
         @lists_too
         async def wake(call: Call, next: Next) -> Result:
-            for runner in lazy:
+            self._woken = True
+            for runner in self.runners.values():
                 runner.start()
             self._forget_waker()
             return await next(call)
 
-        return wake
+        self._waker = wake
+        self.server.use(wake)
 
     def _forget_waker(self) -> None:
         waker, self._waker = self._waker, None
