@@ -39,6 +39,10 @@ def main(command: str, argv: list[str]) -> int:
         gateway = Gateway.from_file(options.config)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    if options.verbose:
+        from ..guards.requestlog import RequestLog
+
+        gateway.server.use(RequestLog())
     if options.http is None:
         from ..transports.stdio import protect_stdout, run_stdio
 
