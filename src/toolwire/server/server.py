@@ -255,15 +255,16 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         self._lifespan = LifespanRunner(self, function)
         return function
 
-    def mount(self, server: Server, prefix: str) -> None:
+    def mount(self, server: Server, prefix: str, *, separator: str = "_") -> None:
         """Serve ``server``'s tools, resources and prompts here under ``prefix`` (see
-        :mod:`toolwire.server.mount`: ``weather_forecast``, ``data://weather/today``), kept in
-        step with it. ``ValueError`` for a prefix used already or a name taken here."""
+        :mod:`toolwire.server.mount`: ``weather_forecast``, ``data://weather/today``;
+        ``separator="."`` makes it ``weather.forecast``), kept in step with it. ``ValueError``
+        for a prefix used already or a name taken here."""
         from .mount import Mount
 
         if prefix in self._mounts:
             raise ValueError(f"a server is mounted at {prefix!r} already: unmount it first")
-        mount = Mount(self, server, prefix)
+        mount = Mount(self, server, prefix, separator)
         mount.attach()
         self._mounts[prefix] = mount
 
