@@ -42,6 +42,8 @@ class Gateway:
     def __init__(self, config: GatewayConfig, *, guards: Sequence[Guard] = ()) -> None:
         self.config = config
         self.server = Server(config.name, lifespan=self._lifespan, guards=guards)
+        if config.redis is not None:
+            self.server.use_redis(config.redis)  # legacy sessions shared by replicas (docs/scaling.md)
         self.runners: dict[str, UpstreamRunner] = {
             upstream.name: UpstreamRunner(upstream, self.server, config.separator)
             for upstream in config.upstreams
