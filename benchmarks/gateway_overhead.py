@@ -21,7 +21,8 @@ the medians (target: under 0.3 ms).
 ``instructions.py`` counts them (each run with N and 2N calls, the difference over N; calls
 in bursts of 64 over stdio, one at a time over HTTP): the server alone, against the gateway
 process plus its upstream process (target: within 1.3x). ``--functions K`` lists the gateway
-process's K functions with the most instructions per call, to see where its cost is.
+process's K toolwire functions with the most time of their own per call under cProfile (M
+calls), to see where its cost is.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ import argparse
 import contextlib
 import itertools
 import json
+import os
+import pstats
 import signal
 import statistics
 import subprocess
@@ -214,7 +217,7 @@ def count_http(era: str, calls: int, folder: Path, through: bool) -> dict[str, P
     return {"server": server_out, "gateway": gateway_out}
 
 
-def cpu(path: str, era: str, calls: int, folder: Path, functions: int) -> dict[str, Any]:
+def cpu(path: str, era: str, calls: int, folder: Path) -> dict[str, Any]:
     """Instructions per call: the server alone; the server and the gateway through it."""
     count = count_stdio if path == "stdio" else count_http
     if path == "stdio":
@@ -228,12 +231,43 @@ def cpu(path: str, era: str, calls: int, folder: Path, functions: int) -> dict[s
         for process in small:
             key = f"{process}{' (through the gateway)' if through and process == 'server' else ''}"
             figures[key] = (callgrind.total(large[process]) - callgrind.total(small[process])) / calls
-    if functions:
-        small, large = runs[True]
-        own = callgrind.per_function_difference(small["gateway"], large["gateway"])
-        top = sorted(own.items(), key=lambda item: -item[1])[:functions]
-        figures["functions"] = [{"name": name, "per_call": difference / calls} for name, difference in top]
     return figures
+
+
+# -- where the gateway's time goes ------------------------------------------------------------
+
+
+def profile(path: str, era: str, calls: int, folder: Path, top: int) -> list[dict[str, Any]]:
+    """The gateway process's ``top`` toolwire functions by their own time under cProfile, over
+    ``calls`` calls: microseconds per call, their own and with what they call."""
+    out = folder / f"profile.{path}.{era}"
+    python = sys.executable
+    profiled = [python, "-m", "cProfile", "-o", str(out)]
+    if path == "stdio":
+        config = gateway_config(folder, f"command = {json.dumps([python, *STDIO_SERVER])}")
+        with running([*profiled, *gateway_arguments(config)], stdio=True) as gateway:
+            instructions.stdio_calls(Pipes(gateway), era, THROUGH, max(calls // BURST, 1) * BURST)
+    else:
+        port, front = instructions.free_port(), instructions.free_port()
+        with running([python, *HTTP_SERVER, str(port)], stdio=False) as server:
+            instructions.Client(port, server).close()
+            config = gateway_config(folder, f'url = "http://127.0.0.1:{port}/mcp"')
+            with running([*profiled, *gateway_arguments(config, "--http", str(front))], stdio=False) as gateway:
+                client = instructions.Client(front, gateway)
+                try:
+                    instructions.http_calls(client, era, THROUGH, calls, front)
+                finally:
+                    client.close()
+    stats = pstats.Stats(str(out)).stats  # {(file, line, name): (cc, nc, tt, ct, callers)}
+    own = [
+        (own_time, cumulative, f"{Path(file).name}:{line}({name})")
+        for (file, line, name), (_, _, own_time, cumulative, _) in stats.items()
+        if f"{os.sep}toolwire{os.sep}" in file
+    ]
+    return [
+        {"name": name, "own_us": own_time / calls * 1e6, "cumulative_us": cumulative / calls * 1e6}
+        for own_time, cumulative, name in sorted(own, reverse=True)[:top]
+    ]
 
 
 # -- the run ---------------------------------------------------------------------------------
@@ -253,11 +287,11 @@ def report(rows: list[dict[str, Any]]) -> str:
             f"| {both / counted['server']:.2f}x |"
         )
     for row in rows:
-        if "functions" in row["cpu"]:
-            lines.append(f"\n{row['path']}, {row['era']}: the gateway's functions with the most instructions per call")
-            for function in row["cpu"]["functions"]:
-                name = function["name"].rsplit(" [", 1)[0].split("/")[-1]
-                lines.append(f"{function['per_call']:12,.0f} {name}")
+        if "functions" in row:
+            lines.append(f"\n{row['path']}, {row['era']}: the gateway's toolwire functions by own time (µs per call,")
+            lines.append("under cProfile, which slows them: compare them with each other), own and cumulative")
+            for function in row["functions"]:
+                lines.append(f"{function['own_us']:8.1f} {function['cumulative_us']:8.1f}  {function['name']}")
     return "\n".join(lines)
 
 
@@ -267,7 +301,7 @@ def main() -> None:
     parser.add_argument("--latency-calls", type=int, default=DEFAULT_LATENCY_CALLS, help="M calls timed")
     parser.add_argument("--only", choices=("stdio", "http"), help="one transport only")
     parser.add_argument("--era", choices=(LEGACY, MODERN), default=MODERN, help="the protocol version")
-    parser.add_argument("--functions", type=int, default=0, help="list the gateway's K costliest functions")
+    parser.add_argument("--functions", type=int, default=0, help="profile the gateway: its K costliest functions")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
     args = parser.parse_args()
     callgrind.prepare()
@@ -278,7 +312,9 @@ def main() -> None:
             row: dict[str, Any] = {"path": path, "era": args.era}
             row["latency"] = latency(path, args.era, args.latency_calls, Path(folder))
             print(f"{path}: latency {row['latency']}", file=sys.stderr)
-            row["cpu"] = cpu(path, args.era, args.calls or DEFAULT_CALLS[path], Path(folder), args.functions)
+            row["cpu"] = cpu(path, args.era, args.calls or DEFAULT_CALLS[path], Path(folder))
+            if args.functions:
+                row["functions"] = profile(path, args.era, args.latency_calls, Path(folder), args.functions)
             print(f"{path}: instructions {row['cpu']}", file=sys.stderr)
             rows.append(row)
     if args.json:
