@@ -5,7 +5,9 @@ real Chromium."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -27,11 +29,25 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 TOKEN = "admin-token-0123456789"
 #: Values the configuration holds that the page must never show.
 SECRETS = ["env-secret-4242", "header-secret-777", "url-password-55", "query-secret-99", TOKEN]
+#: An upstream whose tool's description is HTML (shown as text) and says which process it is.
+VICTIM = """
+import os
+from toolwire import Server
+
+server = Server("victim")
+
+
+@server.tool(description='<img id="injected" src="x">')
+def pid() -> int:
+    return os.getpid()
+"""
 
 
 def write_config(folder: Path, admin: str = 'enabled = true\ntoken_env = "GATEWAY_ADMIN"\n') -> Path:
     config = folder / "gateway.toml"
+    (folder / "victim.py").write_text(VICTIM)
     config.write_text(
+        f'[upstreams.victim]\ncommand = {command_of(str(folder / "victim.py"))}\nstart = "eager"\n'
         f"[upstreams.basic]\ncommand = {command_of(BASIC)}\n"
         'env = { BASIC_KEY = "env-secret-4242" }\nstart = "eager"\n'
         # an upstream that is down: its error must not show its credentials either
@@ -133,7 +149,7 @@ async def browser() -> AsyncIterator[Any]:
             await launched.close()
 
 
-async def test_the_page_signs_in_and_shows_calls_as_they_happen(browser: Any, tmp_path: Path) -> None:
+async def test_the_page_signs_in_and_shows_calls_and_restarts_as_they_happen(browser: Any, tmp_path: Path) -> None:
     with gateway(tmp_path) as base:
         page = await browser.new_page()
         errors: list[str] = []
@@ -151,6 +167,12 @@ async def test_the_page_signs_in_and_shows_calls_as_they_happen(browser: Any, tm
             await client.call_tool("basic.echo", {"text": "seen live"})
             await page.wait_for_selector('#calls td.tool:text-is("basic.echo")')  # no reload: the page polls
             await page.wait_for_selector('#sessions td:text-is("watched")')
+            # an upstream dies: the page shows it restarted, without a reload
+            os.kill(int((await client.call_tool("victim.pid")).text), signal.SIGKILL)
+            await page.wait_for_selector('#upstreams tr[data-name="victim"] td.restarts:text-is("1")')
+        victim = page.locator('#upstreams tr[data-name="victim"] .tools li')
+        assert await victim.get_attribute("title") == '<img id="injected" src="x">'  # as text, not HTML
+        assert await page.locator("#injected").count() == 0
         text = await page.locator("body").inner_text()
         assert not [secret for secret in SECRETS if secret in text]
         assert errors == []
