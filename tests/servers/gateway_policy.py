@@ -8,9 +8,11 @@ import os
 import tomllib
 from pathlib import Path
 
-from toolwire import Server
+from toolwire import Context, Server
+from toolwire.gateway import limits
 from toolwire.gateway.policy import load_policy
 
+limits.LEASE = float(os.environ.get("TOOLWIRE_TEST_LEASE", limits.LEASE))
 config_file = Path(os.environ["TOOLWIRE_TEST_GATEWAY"])
 config = tomllib.loads(config_file.read_text())
 policy = load_policy(
@@ -61,8 +63,10 @@ def delete_repo_alike(name: str) -> str:
 
 
 @server.tool(name="files.hold")
-async def hold() -> str:
-    """Wait until files.release is called (a call in flight for as long as a test needs)."""
+async def hold(ctx: Context) -> str:
+    """Say "holding", then wait until files.release is called (a call in flight for as long
+    as a test needs)."""
+    await ctx.info("holding")
     await released.wait()
     return "released"
 

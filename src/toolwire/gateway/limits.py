@@ -148,10 +148,10 @@ class MemorySlots(Slots):
 class RedisSlots(Slots):
     """Calls in flight counted in Redis, as leases (see the module's description)."""
 
-    def __init__(self, redis: Any, prefix: str = "toolwire:gateway:inflight:", lease: float = LEASE) -> None:
+    def __init__(self, redis: Any, prefix: str = "toolwire:gateway:inflight:", lease: float | None = None) -> None:
         self.redis = redis
         self.prefix = prefix
-        self.lease_ms = int(lease * 1000)
+        self.lease_ms = int((lease if lease is not None else LEASE) * 1000)
         self._acquire = redis.register_script(ACQUIRE)
         self._renew = redis.register_script(RENEW)
         self._ids = itertools.count(1).__next__
