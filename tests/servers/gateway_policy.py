@@ -23,6 +23,8 @@ policy = load_policy(
     base=str(config_file.parent),
 )
 server = Server("gateway-policy", guards=policy.guards())
+if policy.offers_search:
+    server.expose_search(only_for=policy.search_for)
 released = asyncio.Event()
 
 

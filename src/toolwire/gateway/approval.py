@@ -22,7 +22,7 @@ from ..server.context import CapabilityMissing, ClientRequestFailed, Context, In
 from ..tools.validation import ArgumentsInvalid
 
 if TYPE_CHECKING:
-    from .policy import Policy
+    from .policy import Policy, Target
 
 #: The 2026-07-28 input request's key for the gateway's question.
 KEY = "gateway-approval"
@@ -41,15 +41,16 @@ class Approval:
         verdict = call.extra.get("gateway.verdict")
         if verdict is None or verdict.action != "ask":
             return await next(call)
-        name = call.name or ""
+        target: Target = call.extra["gateway.target"]
+        name = target.name
         who = call.extra["gateway.grant"].who
-        arguments = _validated(call)
+        arguments = _validated(call)  # the round's state is bound to the call itself
         session: Any = call.session  # a ServerSession: the one that can ask the client
-        context = Context(session, call.request, session.answers(call.request, name, arguments))
+        context = Context(session, call.request, session.answers(call.request, call.name or "", arguments))
         try:
-            answer = await context.elicit(question(call, who, verdict.rule), FORM, key=KEY)
+            answer = await context.elicit(question(target, who, verdict.rule), FORM, key=KEY)
         except InputRequired as exc:  # 2026-07-28: this round ends with the question
-            result: dict[str, Any] = session.input_required(name, arguments, context, exc)
+            result: dict[str, Any] = session.input_required(call.name or "", arguments, context, exc)
             return result
         except CapabilityMissing:
             return refusal(
@@ -76,16 +77,16 @@ def _validated(call: Call) -> dict[str, Any]:
         return arguments
 
 
-def question(call: Call, who: str, rule: str) -> str:
+def question(target: Target, who: str, rule: str) -> str:
     """What the user is asked: the tool, what it does, its annotations, its inputs in full."""
-    tool = call.tool
-    lines = [f"The gateway asks {who} before running {call.name} ({rule} in its policy)."]
+    tool = target.tool
+    lines = [f"The gateway asks {who} before running {target.name} ({rule} in its policy)."]
     description = tool.description if tool is not None else None
     lines.append(f"What it does: {description}" if description else "What it does: the tool gives no description.")
     annotations = tool.annotations if tool is not None else None
     if annotations:
         lines.append("Annotations: " + ", ".join(f"{key}: {value}" for key, value in annotations.items()))
-    inputs = orjson.dumps(call.arguments or {}, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
+    inputs = orjson.dumps(target.arguments, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
     lines.append(f"Inputs:\n{inputs}")
     lines.append("Accept to run it, decline to refuse it.")
     return "\n".join(lines)

@@ -34,9 +34,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..guards.seam import Call, Guard, Next, Result, lists_too, refusal
 from ..rules import Rule
+from ..server.search import CALL_TOOL, SEARCH_TOOL, describe_found
 
 if TYPE_CHECKING:
     from ..auth.identity import Identity
+    from ..tools.tool import Tool
 
 Action = Literal["allow", "ask", "deny", "hidden"]
 
@@ -332,8 +334,15 @@ class Policy:
         return Grant(name, self.default, shared, own, self.separator, self.search)
 
     def search_for(self, identity: Identity | None) -> bool:
-        """Whether the caller ``identity`` gets the search tools instead of every tool."""
+        """Whether the caller ``identity`` gets the search tools instead of every tool: pass
+        it to :meth:`Server.expose_search(only_for=) <toolwire.Server.expose_search>` when
+        :attr:`offers_search`."""
         return self.grant(identity).search
+
+    @property
+    def offers_search(self) -> bool:
+        """Whether any caller may get the search tools (``[gateway].search``, or a section's)."""
+        return self.search or any(section.search for section in self._sections())
 
     def constraint_problem(self, name: str, arguments: Mapping[str, Any] | None) -> str | None:
         """Why ``arguments`` of the namespaced tool ``name`` break a constraint, if they do."""
@@ -391,11 +400,22 @@ def _identity_key(identity: Identity | None, groups_claim: str) -> tuple[Any, ..
     return (identity.name, identity.subject, email if isinstance(email, str) else None, listed, identity.scopes)
 
 
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The tool a call runs: itself, or the one ``call_tool`` of the search transform names."""
+
+    name: str
+    tool: Tool | None
+    arguments: Mapping[str, Any]
+
+
 @lists_too
 class PolicyCheck:
     """The guard hiding from ``tools/list`` what a caller may not call, and refusing their
     calls of it (and calls breaking a constraint) with a tool error saying so. Calls the
-    policy asks about are let through, marked, to :class:`~.approval.Approval`."""
+    policy asks about are let through, marked, to :class:`~.approval.Approval`. On a server
+    exposing the search transform, ``call_tool`` is judged by the tool it names, and what
+    ``search_tools`` finds is what the caller may see."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
@@ -403,19 +423,23 @@ class PolicyCheck:
     async def __call__(self, call: Call, next: Next) -> Result:
         method = call.method
         if method == "tools/call":
-            name = call.name or ""
             grant = self.policy.grant(call.identity)
+            target = _target(call)
+            if target is None:  # search_tools
+                return _found(await next(call), grant)
+            name = target.name
             verdict = grant.verdict(name)
             if verdict.action in ("deny", "hidden"):
                 return refusal(
                     f"{name} is not allowed for {grant.who} by the gateway's policy ({verdict.rule});"
                     " ask the gateway's administrator if you need it."
                 )
-            problem = self.policy.constraint_problem(name, call.arguments)
+            problem = self.policy.constraint_problem(name, target.arguments)
             if problem is not None:
                 return refusal(f"{problem}. Call it again with a value the rule allows.")
             call.extra["gateway.verdict"] = verdict
             call.extra["gateway.grant"] = grant
+            call.extra["gateway.target"] = target
             return await next(call)
         if method != "tools/list":
             return await next(call)
@@ -424,8 +448,45 @@ class PolicyCheck:
         tools = page.get("tools")
         if not isinstance(tools, list):
             return page
-        kept = [tool for tool in tools if isinstance(tool, dict) and grant.sees(str(tool.get("name")))]
+        kept = [tool for tool in tools if isinstance(tool, dict) and _listed(grant, str(tool.get("name")), call)]
+        if "cacheScope" in page and (self.policy.groups or self.policy.scopes or self.policy.users):
+            return {**page, "tools": kept, "cacheScope": "private"}  # the page is this caller's
         return page if len(kept) == len(tools) else {**page, "tools": kept}
+
+
+def _searching(call: Call) -> bool:
+    """Whether the server ``call`` came to exposes the search transform."""
+    return getattr(getattr(call.session, "server", None), "tool_search", None) is not None
+
+
+def _listed(grant: Grant, name: str, call: Call) -> bool:
+    return grant.sees(name) or (name in (SEARCH_TOOL, CALL_TOOL) and _searching(call))
+
+
+def _target(call: Call) -> Target | None:
+    """What ``call`` runs (``None`` for the search transform's ``search_tools``)."""
+    name = call.name or ""
+    arguments = call.arguments or {}
+    if name not in (SEARCH_TOOL, CALL_TOOL) or not _searching(call):
+        return Target(name, call.tool, arguments)
+    if name == SEARCH_TOOL:
+        return None
+    inner, given = arguments.get("name"), arguments.get("arguments")
+    inner = inner if isinstance(inner, str) else ""
+    server: Any = call.session.server  # type: ignore[attr-defined]
+    return Target(inner, server.registry.by_key.get(inner), given if isinstance(given, dict) else {})
+
+
+def _found(result: Result, grant: Grant) -> Result:
+    """What ``search_tools`` found, without the tools ``grant`` does not show."""
+    structured = result.get("structuredContent")
+    found = structured.get("tools") if isinstance(structured, dict) else None
+    if not isinstance(found, list):
+        return result
+    kept = [tool for tool in found if isinstance(tool, dict) and grant.sees(str(tool.get("name")))]
+    if len(kept) == len(found):
+        return result
+    return {**result, "content": [{"type": "text", "text": describe_found(kept)}], "structuredContent": {"tools": kept}}
 
 
 def load_policy(
