@@ -7,9 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.gateway.support import TEAM, served_over_http, stdio_client, write_config
+from tests.support.httpserve import meta, modern_headers
 from toolwire.auth import Identity
 from toolwire.gateway.policy import load_policy
 
@@ -139,3 +141,17 @@ def test_pattern_one_of_and_max_length_constraints() -> None:
     assert "must be one of 'a', 'b'" in str(problem({"one_of": ["a", "b"]}, "c"))
     assert "at most 3 characters (it has 4)" in str(problem({"max_length": 3}, "four"))
     assert "must be a string, not a number" in str(problem({"max_length": 3}, 4))
+
+
+async def test_a_list_that_depends_on_the_caller_is_marked_private(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with served_over_http(write_config(tmp_path, TEAM), monkeypatch) as served:
+        token = served.issuer.token(served.url, subject="alice", groups=["maintainers"])
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}}
+        headers = {**modern_headers("tools/list"), "Authorization": f"Bearer {token}"}
+        async with httpx.AsyncClient() as http:
+            reply = await http.post(served.url, json=body, headers=headers)
+        result = reply.json()["result"]
+        assert result["cacheScope"] == "private"
+        assert "github.create_issue" in {tool["name"] for tool in result["tools"]}
