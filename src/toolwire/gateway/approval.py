@@ -22,7 +22,7 @@ from ..server.context import CapabilityMissing, ClientRequestFailed, Context, In
 from ..tools.validation import ArgumentsInvalid
 
 if TYPE_CHECKING:
-    from .policy import Policy, Target
+    from .policy import Target
 
 #: The 2026-07-28 input request's key for the gateway's question.
 KEY = "gateway-approval"
@@ -33,9 +33,6 @@ FORM: dict[str, Any] = {"type": "object", "properties": {}}
 class Approval:
     """The guard asking the caller about the calls :class:`~.policy.PolicyCheck` marked
     ``ask`` (see the module's description)."""
-
-    def __init__(self, policy: Policy) -> None:
-        self.policy = policy
 
     async def __call__(self, call: Call, next: Next) -> Result:
         verdict = call.extra.get("gateway.verdict")

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import itertools
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..guards.rate import Limiter, MemoryLimiter, parse_rate
 from ..guards.seam import Call, Next, Result, refusal
@@ -115,18 +115,17 @@ class CallerLimits:
         return known
 
 
-class Slots:
+class Slots(Protocol):
     """Where calls in flight are counted per caller."""
 
     async def take(self, who: str, limit: int) -> str | None:
         """A lease of one of ``who``'s ``limit`` slots, or ``None`` if all are taken."""
-        raise NotImplementedError
+        ...
 
-    async def give_back(self, who: str, lease: str) -> None:
-        raise NotImplementedError
+    async def give_back(self, who: str, lease: str) -> None: ...
 
 
-class MemorySlots(Slots):
+class MemorySlots:
     """Calls in flight counted in this process."""
 
     def __init__(self) -> None:
@@ -145,7 +144,7 @@ class MemorySlots(Slots):
             self.running[who] = left
 
 
-class RedisSlots(Slots):
+class RedisSlots:
     """Calls in flight counted in Redis, as leases (see the module's description)."""
 
     def __init__(self, redis: Any, prefix: str = "toolwire:gateway:inflight:", lease: float | None = None) -> None:

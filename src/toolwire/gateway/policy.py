@@ -205,7 +205,7 @@ def _generous(key: str, values: list[Any]) -> Any:
         from ..guards.rate import parse_rate
 
         return max(values, key=lambda rate: parse_rate(rate)[0])
-    if key in ("search",):
+    if key == "search":
         return all(values)  # the whole list unless every section asks for search alone
     return max(values)
 
@@ -218,7 +218,6 @@ class Constraint:
     argument: str
     check: str
     limit: Any
-    where: str
 
     def problem(self, value: Any) -> str | None:
         """Why ``value`` breaks this constraint (``None`` if it keeps it)."""
@@ -281,7 +280,7 @@ def _constraint(entry: Any, where: str) -> Constraint:
             raise ValueError(f"{where} 'one_of' must be a list of the allowed values, not {_kind(limit)}")
     elif type(limit) is not int or limit < 0:
         raise ValueError(f"{where} 'max_length' must be a whole number of 0 or more, not {limit!r}")
-    return Constraint(rule, entry["argument"], check, limit, where)
+    return Constraint(rule, entry["argument"], check, limit)
 
 
 class Policy:
@@ -375,7 +374,7 @@ class Policy:
         if self._sets("rate") or self._sets("concurrency"):
             found.append(CallerLimits(self, self.redis_url))
         if self._sets_rules("ask"):
-            found.append(Approval(self))
+            found.append(Approval())
         return found
 
     def _sections(self) -> list[Section]:
