@@ -188,14 +188,15 @@ class _Forwarder:
     async def _tools(self) -> None:
         assert self.server is not None and self.client is not None
         listed = await self.client.list_tools(refresh=True)
-        self._forget("tools", self.server.remove_tool)
-        for info in listed:
-            try:
-                self.server.add_tool(self._tool(info))
-            except ValueError as exc:  # a name or schema toolwire cannot serve
-                log.warning("not offering the target's tool %r: %s", info.name, exc)
-                continue
-            self._mirrored["tools"].append(info.name)
+        with self.server.registry.batched():  # one change for those who follow the list
+            self._forget("tools", self.server.remove_tool)
+            for info in listed:
+                try:
+                    self.server.add_tool(self._tool(info))
+                except ValueError as exc:  # a name or schema toolwire cannot serve
+                    log.warning("not offering the target's tool %r: %s", info.name, exc)
+                    continue
+                self._mirrored["tools"].append(info.name)
 
     def _tool(self, info: ToolInfo) -> Tool:
         name = info.name
@@ -254,23 +255,24 @@ class _Forwarder:
             return
         resources = await self.client.list_resources()
         templates = await self.client.list_resource_templates()
-        self._forget("resources", self.server.remove_resource)
-        self._forget("templates", self.server.remove_resource)
-        for resource in resources:
-            try:
-                self.server.add_resource(resource.uri, self._reader(resource), **_described(resource))
-            except ValueError as exc:
-                log.warning("not offering the target's resource %r: %s", resource.uri, exc)
-                continue
-            self._mirrored["resources"].append(resource.uri)
-        for template in templates:
-            try:
-                reader = self._template_reader(template)
-                self.server.add_resource_template(template.uri_template, reader, **_described(template))
-            except ValueError as exc:
-                log.warning("not offering the target's resource template %r: %s", template.uri_template, exc)
-                continue
-            self._mirrored["templates"].append(template.uri_template)
+        with self.server.resources.batched(), self.server.resource_templates.batched():
+            self._forget("resources", self.server.remove_resource)
+            self._forget("templates", self.server.remove_resource)
+            for resource in resources:
+                try:
+                    self.server.add_resource(resource.uri, self._reader(resource), **_described(resource))
+                except ValueError as exc:
+                    log.warning("not offering the target's resource %r: %s", resource.uri, exc)
+                    continue
+                self._mirrored["resources"].append(resource.uri)
+            for template in templates:
+                try:
+                    reader = self._template_reader(template)
+                    self.server.add_resource_template(template.uri_template, reader, **_described(template))
+                except ValueError as exc:
+                    log.warning("not offering the target's resource template %r: %s", template.uri_template, exc)
+                    continue
+                self._mirrored["templates"].append(template.uri_template)
 
     def _reader(self, resource: ResourceInfo) -> Callable[[], Any]:
         uri = resource.uri
@@ -303,14 +305,15 @@ class _Forwarder:
         if "prompts" not in self.client.capabilities:
             return
         prompts = await self.client.list_prompts()
-        self._forget("prompts", self.server.remove_prompt)
-        for prompt in prompts:
-            try:
-                self.server.add_prompt(self._prompt(prompt), name=prompt.name, **_titled(prompt))
-            except (ValueError, TypeError) as exc:
-                log.warning("not offering the target's prompt %r: %s", prompt.name, exc)
-                continue
-            self._mirrored["prompts"].append(prompt.name)
+        with self.server.prompts.batched():
+            self._forget("prompts", self.server.remove_prompt)
+            for prompt in prompts:
+                try:
+                    self.server.add_prompt(self._prompt(prompt), name=prompt.name, **_titled(prompt))
+                except (ValueError, TypeError) as exc:
+                    log.warning("not offering the target's prompt %r: %s", prompt.name, exc)
+                    continue
+                self._mirrored["prompts"].append(prompt.name)
 
     def _prompt(self, prompt: PromptInfo) -> Any:
         name = prompt.name

@@ -108,7 +108,7 @@ class UpstreamRunner:
             return None
         try:
             try:
-                self.server.mount(proxy, self.config.namespace, separator=self.separator)
+                self.server.mount(proxy, self.config.namespace, separator=self.separator, strict=False)
             except ValueError as exc:
                 self._failed(f"cannot be served: {exc}")
                 return None
