@@ -336,8 +336,8 @@ class _Reader:
             client_secret_env=self.string("auth", values, "client_secret_env"),
             groups_claim=self.string("auth", values, "groups_claim", "groups"),
         )
-        if not (config.issuer or config.jwks_url or config.introspection_url):
-            raise self.fail("auth", 'needs issuer = "https://..." (or jwks_url, or introspection_url) to check callers')
+        if not (config.issuer or config.introspection_url):
+            raise self.fail("auth", 'needs issuer = "https://..." (or introspection_url) to check callers')
         return config
 
 
