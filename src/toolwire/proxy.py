@@ -81,6 +81,7 @@ def proxy(
     *,
     name: str | None = None,
     extension_methods: Mapping[str, Iterable[str]] | None = None,
+    call_timeout: float | None = None,
     **client_options: Any,
 ) -> Server:
     """A Server offering what the MCP server ``target`` offers (any target a
@@ -88,12 +89,13 @@ def proxy(
     ``name``: the proxy's own name (default: the target's). ``extension_methods``: the
     requests to forward of extensions the proxy does not know, by identifier
     (``{"com.example/votes": ["votes/count"]}``). ``client_options`` go to the Client
-    (``headers=``, ``auth=``, ``timeout=``, ``env=``, ``extensions=``...). The target is
-    reached when the proxy starts serving: one that cannot be stops it with
-    :class:`~toolwire.server.lifespan.LifespanFailed`."""
+    (``headers=``, ``auth=``, ``timeout=``, ``env=``, ``extensions=``...). ``call_timeout``:
+    seconds a tool call may go without an answer or progress (at most ten times that in all;
+    default: the client's ``timeout``). The target is reached when the proxy starts serving:
+    one that cannot be stops it with :class:`~toolwire.server.lifespan.LifespanFailed`."""
     methods = {**KNOWN_METHODS, **{key: tuple(names) for key, names in (extension_methods or {}).items()}}
     client_options.setdefault("extensions", {**DECLARED, **{key: {} for key in extension_methods or {}}})
-    forwarder = _Forwarder(target, name, client_options, methods)
+    forwarder = _Forwarder(target, name, client_options, methods, call_timeout)
     server = Server(name or "proxy", lifespan=forwarder.run)
     forwarder.server = server
     return server
@@ -103,12 +105,18 @@ class _Forwarder:
     """The proxy's client of the target, and the items it mirrors."""
 
     def __init__(
-        self, target: Any, name: str | None, options: dict[str, Any], methods: dict[str, tuple[str, ...]]
+        self,
+        target: Any,
+        name: str | None,
+        options: dict[str, Any],
+        methods: dict[str, tuple[str, ...]],
+        call_timeout: float | None,
     ) -> None:
         self.target = target
         self.name = name
         self.options = options
         self.methods = methods
+        self.call_timeout = call_timeout
         self.server: Server | None = None
         self.client: Client | None = None
         self._mirrored: dict[str, list[str]] = {"tools": [], "resources": [], "templates": [], "prompts": []}
@@ -230,12 +238,12 @@ class _Forwarder:
         token = _CALLER.set(context)
         self._calls.append(context)
         try:
-            result = await client.call_tool(name, arguments, progress=progress)
+            result = await client.call_tool(name, arguments, progress=progress, timeout=self.call_timeout)
         except ServerError as exc:
             raise ProtocolError(exc.code, exc.message, exc.data) from None
         except RequestTimeout:
             raise ToolError(
-                f"{self._label()} did not answer the call of {name!r} within {client.timeout:g} s"
+                f"{self._label()} did not answer the call of {name!r} within {self.call_timeout or client.timeout:g} s"
             ) from None
         except ConnectionClosed as exc:
             raise ToolError(f"{self._label()} stopped during the call of {name!r}: {exc}") from None
