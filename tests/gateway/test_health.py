@@ -10,10 +10,12 @@ import os
 import signal
 import sys
 
+import pytest
+
 from tests.gateway.test_gateway import BASIC, command_of
 from tests.gateway.test_relaying import RELAY
 from tests.gateway.waiting import ListChanges
-from toolwire.client import Client
+from toolwire.client import Client, ServerError
 from toolwire.gateway import Gateway, parse_config
 
 
@@ -41,7 +43,12 @@ async def test_an_upstream_killed_mid_call_fails_that_call_and_comes_back() -> N
         assert failed.is_error
         assert failed.text.startswith("the server 'relay' stopped during the call of 'block': the server process")
         await changes.until(client, lambda names: "relay.block" not in names)
+        down = await client.call_tool("relay.pid")  # from a list older than the change: a tool error
+        assert down.is_error and down.text.startswith("the server 'relay' is down (stopped: the server process")
+        assert down.text.endswith("the gateway is restarting it; call 'relay.pid' again in a moment")
         assert (await client.call_tool("basic.echo", {"text": "still here"})).text == "still here"
+        with pytest.raises(ServerError, match=r"Unknown tool: basic\.nothing"):  # an upstream that is up: unknown
+            await client.call_tool("basic.nothing")
         await changes.until(client, lambda names: "relay.block" in names)  # restarted
         assert int((await client.call_tool("relay.pid")).text) != pid
         assert gateway.runners["relay"].state == "up" and gateway.runners["relay"].restarts == 1

@@ -31,7 +31,7 @@ from ..logs import get_logger
 from ..server.server import Server
 from .callers import protected_resource
 from .config import GatewayConfig, load_config
-from .health import UpstreamRunner
+from .health import UpstreamRunner, explain_down
 from .reload import ConfigWatcher
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ class Gateway:
             for upstream in config.upstreams
             if upstream.enabled
         }
+        self.server.use(explain_down(lambda: self.runners.values()))
         self._waker: Guard | None = None
         self._woken = False
         self._reloading: asyncio.Lock | None = None
