@@ -256,16 +256,17 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         self._lifespan = LifespanRunner(self, function)
         return function
 
-    def mount(self, server: Server, prefix: str, *, separator: str = "_") -> None:
+    def mount(self, server: Server, prefix: str, *, separator: str = "_", strict: bool = True) -> None:
         """Serve ``server``'s tools, resources and prompts here under ``prefix`` (see
         :mod:`toolwire.server.mount`: ``weather_forecast``, ``data://weather/today``;
         ``separator="."`` makes it ``weather.forecast``), kept in step with it. ``ValueError``
-        for a prefix used already or a name taken here."""
+        for a prefix used already, or a name taken here or too long once prefixed (with
+        ``strict=False``, such items are left out with a warning instead)."""
         from .mount import Mount
 
         if prefix in self._mounts:
             raise ValueError(f"a server is mounted at {prefix!r} already: unmount it first")
-        mount = Mount(self, server, prefix, separator)
+        mount = Mount(self, server, prefix, separator, strict)
         mount.attach()
         self._mounts[prefix] = mount
 
