@@ -3,6 +3,8 @@ Streamable HTTP, and a configuration mistake as one line."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -63,3 +65,13 @@ async def test_a_lazy_gateway_declares_resources_and_prompts_before_its_upstream
     gateway = [sys.executable, "-m", "toolwire", "gateway", str(write_config(tmp_path))]
     async with Client(gateway) as client:
         assert {"tools", "resources", "prompts"} <= set(client.capabilities)
+
+
+async def test_a_command_runs_in_the_configuration_files_folder(tmp_path: Path) -> None:
+    shutil.copy(BASIC, tmp_path / "echo_server.py")
+    config = tmp_path / "gateway.toml"
+    local = json.dumps([sys.executable, "-m", "toolwire", "run", "echo_server.py"])
+    config.write_text(f'[upstreams.local]\ncommand = {local}\nstart = "eager"\n')
+    gateway = [sys.executable, "-m", "toolwire", "gateway", str(config)]  # started elsewhere: the tests' folder
+    async with Client(gateway) as client:
+        assert (await client.call_tool("local.echo", {"text": "found"})).text == "found"

@@ -14,10 +14,11 @@ def test_the_smallest_file_is_its_upstreams_with_safe_defaults(tmp_path: Path) -
     path = tmp_path / "gateway.toml"
     path.write_text(
         '[upstreams.files]\ncommand = ["python", "files.py"]\ncwd = "servers/files"\n'
+        '[upstreams.local]\ncommand = ["python", "local.py"]\n'
         '[upstreams.github]\nurl = "https://example.com/mcp"\n'
     )
     config = load_config(path)
-    files, github = config.upstreams
+    files, local, github = config.upstreams
     assert (config.name, config.separator, config.start, config.search, config.redis) == (
         "toolwire-gateway",
         ".",
@@ -27,6 +28,8 @@ def test_the_smallest_file_is_its_upstreams_with_safe_defaults(tmp_path: Path) -
     )
     assert config.auth is None and config.policy_table == {} and config.path == path.resolve()
     assert (files.namespace, files.command, files.cwd) == ("files", ("python", "files.py"), tmp_path / "servers/files")
+    assert local.cwd == tmp_path  # a command runs in the file's folder: local.py is found beside it
+    assert github.cwd is None
     assert (github.namespace, github.url, github.timeout, github.start, github.enabled) == (
         "github",
         "https://example.com/mcp",

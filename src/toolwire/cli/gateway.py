@@ -51,6 +51,11 @@ def main(command: str, argv: list[str]) -> int:
         with contextlib.suppress(KeyboardInterrupt):
             run_stdio(gateway.server, stdout=protect_stdout())
         return 0
+    host, port = options.http
+    try:
+        http_options["auth"] = gateway.caller_auth(f"http://{host}:{port}/mcp")
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
     if admin is not None:
         http_options["pages"] = admin
     serve_http(gateway.server, f"the gateway {gateway.config.name!r}", options, http_options)

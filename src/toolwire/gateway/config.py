@@ -7,7 +7,8 @@ The smallest file is one ``[upstreams.NAME]`` table with ``command = [...]`` or 
 every other table is optional (see docs/gateway.md for the whole layout). Everything is checked
 at load: an unknown key, a wrong type or a value out of range is a :class:`ConfigError` whose
 message is one line naming the file, the table, the key and what was expected, with a "did you
-mean" for a mistyped key. Paths (an upstream's ``cwd``) are relative to the file's folder.
+mean" for a mistyped key. Paths (an upstream's ``cwd``) are relative to the file's folder, and
+a command upstream runs in that folder unless its ``cwd`` says otherwise.
 The ``[policy]``, ``[audit]`` and ``[admin]`` tables are kept as they were read (dicts), for
 the modules that own them to read.
 """
@@ -296,7 +297,7 @@ class _Reader:
             namespace=namespace,
             command=tuple(command) if command is not None else None,
             env=self.mapping(table, values, "env"),
-            cwd=(self.folder / cwd) if cwd is not None else None,
+            cwd=(self.folder / cwd if cwd is not None else self.folder) if command is not None else None,
             url=url,
             transport=self.choice(table, values, "transport", TRANSPORTS, "auto"),
             headers=self.mapping(table, values, "headers"),
@@ -336,8 +337,8 @@ class _Reader:
             client_secret_env=self.string("auth", values, "client_secret_env"),
             groups_claim=self.string("auth", values, "groups_claim", "groups"),
         )
-        if not (config.issuer or config.jwks_url or config.introspection_url):
-            raise self.fail("auth", 'needs issuer = "https://..." (or jwks_url, or introspection_url) to check callers')
+        if not (config.issuer or config.introspection_url):
+            raise self.fail("auth", 'needs issuer = "https://..." (or introspection_url) to check callers')
         return config
 
 

@@ -14,7 +14,8 @@ on the first request that reaches the gateway (a list or a call), in the backgro
 items appear with a ``list_changed`` once they are up. The gateway's own guards (``guards=``,
 :meth:`Gateway.add_guards`) apply to every upstream's tools. It answers ``server/discover``
 as any toolwire server does, and over HTTP serves a Server Card (``/mcp/server-card``)
-naming the upstreams' namespaces.
+naming the upstreams' namespaces. Over HTTP, callers are checked as ``[auth]`` says
+(:meth:`Gateway.caller_auth`, :mod:`.callers`).
 """
 
 from __future__ import annotations
@@ -22,15 +23,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..cards.publish import ServerCards
 from ..guards.seam import Call, Guard, Next, Result, lists_too
 from ..logs import get_logger
 from ..server.server import Server
+from .callers import protected_resource
 from .config import GatewayConfig, load_config
-from .health import UpstreamRunner
+from .health import UpstreamRunner, explain_down
 from .reload import ConfigWatcher
+
+if TYPE_CHECKING:
+    from ..auth.server.resource import ProtectedResource
 
 log = get_logger("toolwire.gateway")
 
@@ -49,6 +54,7 @@ class Gateway:
             for upstream in config.upstreams
             if upstream.enabled
         }
+        self.server.use(explain_down(lambda: self.runners.values()))
         self._waker: Guard | None = None
         self._woken = False
         self._reloading: asyncio.Lock | None = None
@@ -73,8 +79,19 @@ class Gateway:
             self.server.use(guard)
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
-        """Serve until stopped, as :meth:`Server.run <toolwire.Server.run>`."""
+        """Serve until stopped, as :meth:`Server.run <toolwire.Server.run>`; over HTTP,
+        callers are checked as ``[auth]`` says (unless ``auth=`` is given)."""
+        if transport == "http" and "auth" not in options:
+            url = f"http://{options.get('host', '127.0.0.1')}:{options.get('port', 8000)}/mcp"
+            options["auth"] = self.caller_auth(url)
         self.server.run(transport, **options)
+
+    def caller_auth(self, served_url: str) -> ProtectedResource | None:
+        """How callers over HTTP are checked, as ``[auth]`` says (``None`` without it: no
+        check), for the gateway served at ``served_url`` (see :mod:`.callers`)."""
+        if self.config.auth is None:
+            return None
+        return protected_resource(self.config.auth, served_url)
 
     async def _lifespan(self, server: Server) -> AsyncIterator[Gateway]:
         self._woken = False

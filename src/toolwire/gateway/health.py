@@ -9,7 +9,9 @@ it again after a delay that doubles after each failure (``BACKOFF_FIRST`` up to
 and mounts it again when it is back. An upstream that cannot start is retried the same way;
 its error is kept in :attr:`UpstreamRunner.error` and logged once per change. Nothing an
 upstream does reaches another: each runs in a task of its own and each failure is caught
-where it happens.
+where it happens. A call of a tool whose upstream is not up (a client's list may be older
+than its ``list_changed``) gets a tool error saying so (:func:`explain_down`), rather than
+"Unknown tool".
 """
 
 from __future__ import annotations
@@ -17,9 +19,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from ..guards.seam import Call, Guard, Next, Result, refusal
 from ..logs import get_logger
+from ..protocol.errors import ProtocolError
 from .upstreams import upstream_proxy
 
 if TYPE_CHECKING:
@@ -108,7 +113,7 @@ class UpstreamRunner:
             return None
         try:
             try:
-                self.server.mount(proxy, self.config.namespace, separator=self.separator)
+                self.server.mount(proxy, self.config.namespace, separator=self.separator, strict=False)
             except ValueError as exc:
                 self._failed(f"cannot be served: {exc}")
                 return None
@@ -134,3 +139,34 @@ class UpstreamRunner:
         if error != self.error:
             log.warning("upstream %r cannot start: %s", self.name, error)
         self.error = error
+
+
+def explain_down(runners: Callable[[], Iterable[UpstreamRunner]]) -> Guard:
+    """A guard turning a call of an unknown tool whose namespace is an upstream that is not
+    up (``runners()``: the gateway's) into a tool error naming the upstream and its state;
+    every other call passes as it is."""
+
+    async def explain(call: Call, next: Next) -> Result:
+        try:
+            return await next(call)
+        except ProtocolError:
+            if call.tool is not None or call.method != "tools/call" or not isinstance(call.name, str):
+                raise
+            runner = _serving(runners(), call.name)
+            if runner is None or runner.state == "up":
+                raise
+            if runner.state == "down":
+                said = f"the server {runner.name!r} is down ({runner.error}): the gateway is restarting it"
+            else:
+                said = f"the server {runner.name!r} is starting"
+            return refusal(f"{said}; call {call.name!r} again in a moment", kind="unavailable")
+
+    return explain
+
+
+def _serving(runners: Iterable[UpstreamRunner], tool: str) -> UpstreamRunner | None:
+    """The runner of the upstream whose namespace the name ``tool`` starts with, if any."""
+    for runner in runners:
+        if tool.startswith(runner.config.namespace + runner.separator):
+            return runner
+    return None

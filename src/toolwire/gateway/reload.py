@@ -44,6 +44,8 @@ class ConfigWatcher:
         self._hangup = False
 
     def start(self) -> None:
+        """Poll the file (with ``[gateway].reload``) and take ``SIGHUP`` (in the main thread,
+        where there is one) from now on."""
         loop = asyncio.get_running_loop()
         if self.gateway.config.reload:
             self._spawn(self._poll())
@@ -53,6 +55,7 @@ class ConfigWatcher:
                 self._hangup = True
 
     async def stop(self) -> None:
+        """Stop polling and give ``SIGHUP`` back; a reload under way is cancelled."""
         if self._hangup:
             asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
             self._hangup = False

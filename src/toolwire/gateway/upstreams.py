@@ -35,7 +35,7 @@ def upstream_proxy(config: UpstreamConfig, on_closed: Callable[[str], Any] | Non
     starts). ``on_closed(reason)`` is called when the upstream's connection ends without the
     gateway closing it (its process exited, its server went away). :class:`UpstreamUnusable`
     for credentials missing from the environment."""
-    options: dict[str, Any] = {"timeout": config.timeout}
+    options: dict[str, Any] = {"call_timeout": config.timeout}
     if on_closed is not None:
         options["on_close"] = on_closed
     if config.command is not None:
