@@ -43,7 +43,10 @@ def pid() -> int:
 """
 
 
-def write_config(folder: Path, admin: str = 'enabled = true\ntoken_env = "GATEWAY_ADMIN"\n') -> Path:
+ADMIN = 'enabled = true\ntoken_env = "GATEWAY_ADMIN"\n'
+
+
+def write_config(folder: Path, admin: str = ADMIN, more: str = "") -> Path:
     config = folder / "gateway.toml"
     (folder / "victim.py").write_text(VICTIM)
     config.write_text(
@@ -53,16 +56,16 @@ def write_config(folder: Path, admin: str = 'enabled = true\ntoken_env = "GATEWA
         # an upstream that is down: its error must not show its credentials either
         f'[upstreams.remote]\nurl = "http://someone:url-password-55@127.0.0.1:{free_port()}/mcp?key=query-secret-99"\n'
         'headers = { "X-Api-Key" = "header-secret-777" }\nstart = "eager"\n'
-        f"[admin]\n{admin}"
+        f"[admin]\n{admin}{more}"
     )
     return config
 
 
 @contextmanager
-def gateway(folder: Path) -> Iterator[str]:
-    """A gateway with the admin page over HTTP; yields its base URL."""
+def gateway(folder: Path, more: str = "") -> Iterator[str]:
+    """A gateway with the admin page over HTTP (``more``: tables added to its file); yields its base URL."""
     port = free_port()
-    command = [sys.executable, "-m", "toolwire", "gateway", str(write_config(folder)), "--http", str(port)]
+    command = [sys.executable, "-m", "toolwire", "gateway", str(write_config(folder, more=more)), "--http", str(port)]
     process = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment(GATEWAY_ADMIN=TOKEN)
     )
@@ -100,10 +103,25 @@ async def test_the_state_needs_the_token_and_shows_upstreams_sessions_and_calls_
         assert (session["client"], session["version"], session["subject"]) == ("ops-test", "2025-11-25", None)
         [call] = state["calls"]
         assert (call["tool"], call["outcome"], call["client"]) == ("basic.echo", "ok", "ops-test")
+        assert state["calls_from"] == "this process"
         assert page.status_code == 200 and b'id="upstreams"' in page.content
         assert login.status_code == 200 and b'action="/admin/login"' in login.content
         for shown in (reply.text, page.text):
             assert not [secret for secret in SECRETS if secret in shown]
+
+
+async def test_with_an_audit_file_the_calls_are_read_from_it(tmp_path: Path) -> None:
+    with gateway(tmp_path, '[audit]\nfile = "audit.jsonl"\n') as base:
+        async with Client(f"{base}/mcp", protocol="2026-07-28", name="audited") as client:
+            assert (await client.call_tool("basic.echo", {"text": "once"})).text == "once"
+            assert (await client.call_tool("basic.broken")).is_error
+        async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {TOKEN}"}) as http:
+            state = (await http.get("/admin/api/state")).json()
+    assert state["calls_from"] == "the audit file audit.jsonl"
+    latest, first = state["calls"]
+    assert (first["tool"], first["outcome"], first["client"]) == ("basic.echo", "ok", "audited")
+    assert (latest["tool"], latest["outcome"]) == ("basic.broken", "tool_error")
+    assert isinstance(first["ms"], float) and first["time"].endswith("Z")
 
 
 async def test_the_login_form_sets_a_strict_http_only_cookie_and_refuses_other_sites(tmp_path: Path) -> None:

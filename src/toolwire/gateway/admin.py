@@ -8,8 +8,9 @@ It shows, live (the page asks ``/admin/api/state`` every second), each upstream 
 (``stopped``, ``starting``, ``up``, ``down``: restarting after a delay) with its last error,
 its restarts, the protocol version it speaks and its tools; the legacy sessions connected
 (subject, client, protocol version, since when; 2026-07-28 clients keep no session and are
-not listed); and the last tool calls the gateway answered (who, tool, outcome, duration),
-counted by the page's own guard.
+not listed); and the last tool calls (who, tool, outcome, duration): read from the end of
+the ``[audit]`` file when there is one, else counted by the
+page's own guard (this process's calls).
 
 Its secret is the environment variable ``token_env`` names: a request carries it as
 ``Authorization: Bearer TOKEN``, or the login form (``POST /admin/login``) exchanges it for an
@@ -31,7 +32,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -51,6 +52,8 @@ DEFAULT_TOKEN_ENV = "TOOLWIRE_ADMIN_TOKEN"
 COOKIE = "toolwire_admin"
 #: Tool calls the page keeps (the newest).
 CALLS_KEPT = 100
+#: Bytes read from the end of the audit file at each look.
+AUDIT_TAIL = 256 * 1024
 #: The largest login form read (bytes).
 MAX_FORM = 4096
 STATIC = {"admin.js": "text/javascript", "admin.css": "text/css"}
@@ -100,7 +103,7 @@ def admin_page(gateway: Gateway, environ: Mapping[str, str] = os.environ) -> Adm
 
 
 class CallLog:
-    """A guard keeping the last :data:`CALLS_KEPT` tool calls (who, tool, outcome, duration)."""
+    """A guard keeping the last :data:`CALLS_KEPT` tool calls as :func:`audited_calls` gives them."""
 
     def __init__(self) -> None:
         self.calls: collections.deque[dict[str, Any]] = collections.deque(maxlen=CALLS_KEPT)
@@ -109,16 +112,16 @@ class CallLog:
         if call.method != "tools/call":
             return await next(call)
         began = time.perf_counter()
-        outcome = "failed"
+        outcome = "error"
         try:
             result = await next(call)
-            outcome = "error" if result.get("isError") else "ok"
+            outcome = "tool_error" if result.get("isError") else "ok"
             return result
         finally:
             client = call.client or {}
             self.calls.append(
                 {
-                    "at": time.time(),
+                    "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                     "caller": call.caller,
                     "client": client.get("name"),
                     "tool": call.name,
@@ -128,16 +131,53 @@ class CallLog:
             )
 
 
+def audited_calls(path: Path) -> list[dict[str, Any]]:
+    """The last :data:`CALLS_KEPT` tool calls of the audit file ``path`` (its start and end
+    records joined by ``id``), newest first; none when the file cannot be read. Only the
+    newest :data:`AUDIT_TAIL` bytes are read; lines that are not records are skipped."""
+    try:
+        with path.open("rb") as file:
+            file.seek(max(file.seek(0, os.SEEK_END) - AUDIT_TAIL, 0))
+            lines = file.read().splitlines()
+    except OSError:
+        return []
+    calls: dict[str, dict[str, Any]] = {}
+    for line in lines:
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue  # the first line, cut by the tail, or a line being written
+        if not isinstance(record, dict):
+            continue
+        if record.get("phase") == "start" and record.get("method") == "tools/call":
+            calls[str(record.get("id"))] = {
+                "time": record.get("time"),
+                "caller": record.get("caller"),
+                "client": str(record.get("client") or "").rsplit("/", 1)[0] or None,
+                "tool": record.get("name"),
+                "outcome": "running",
+                "ms": None,
+            }
+        elif record.get("phase") == "end" and str(record.get("id")) in calls:
+            calls[str(record.get("id"))].update(outcome=record.get("outcome"), ms=record.get("ms"))
+    return list(reversed(list(calls.values())[-CALLS_KEPT:]))
+
+
 class AdminPage:
-    """The ASGI application of ``/admin`` (see the module), guarded by ``token``; it adds a
-    :class:`CallLog` to the gateway's server."""
+    """The ASGI application of ``/admin`` (see the module), guarded by ``token``; without an
+    audit file it adds a :class:`CallLog` to the gateway's server."""
 
     def __init__(self, gateway: Gateway, token: str) -> None:
         self.gateway = gateway
         self._token = token.encode()
         self._cookie = hmac.new(self._token, b"toolwire admin cookie", hashlib.sha256).hexdigest().encode()
+        file = gateway.config.audit_table.get("file")
+        folder = gateway.config.path.parent if gateway.config.path is not None else Path.cwd()
+        #: The audit file the calls are read from (``None``: they are counted by :attr:`calls`).
+        self.audit_file = folder / file if isinstance(file, str) and file else None
         self.calls = CallLog()
-        gateway.add_guards([self.calls])
+        if self.audit_file is None:
+            gateway.add_guards([self.calls])
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "").rstrip("/")
@@ -231,7 +271,8 @@ class AdminPage:
             "gateway": gateway.config.name,
             "upstreams": upstreams,
             "sessions": [_session(legacy) for legacy in sessions],
-            "calls": list(reversed(self.calls.calls)),
+            "calls": audited_calls(self.audit_file) if self.audit_file else list(reversed(self.calls.calls)),
+            "calls_from": f"the audit file {self.audit_file.name}" if self.audit_file else "this process",
         }
         shown: dict[str, Any] = _redacted(state, self._secrets())
         return shown

@@ -15,8 +15,9 @@ function fill(id, items, draw) {
   for (const item of items) draw(body.insertRow(), item);
 }
 
-function when(seconds) {
-  return new Date(seconds * 1000).toLocaleTimeString();
+function when(time) {
+  const date = typeof time === "number" ? new Date(time * 1000) : new Date(time);
+  return Number.isNaN(date.getTime()) ? String(time) : date.toLocaleTimeString();
 }
 
 function show(state) {
@@ -44,8 +45,9 @@ function show(state) {
     cell(row, session.version);
     cell(row, when(session.since));
   });
+  document.getElementById("calls-from").textContent = `The last tool calls, newest first, from ${state.calls_from}.`;
   fill("calls", state.calls, (row, call) => {
-    cell(row, when(call.at));
+    cell(row, when(call.time));
     cell(row, call.caller || "(anonymous)");
     cell(row, call.client);
     cell(row, call.tool, "tool");
