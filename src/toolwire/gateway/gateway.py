@@ -11,8 +11,10 @@ sampling and tasks relayed; any protocol version on either side) mounted under i
 ``github.create_issue`` with the default separator. Upstreams with ``start = "eager"`` are
 started when the server starts, before it answers anyone; the others (``"lazy"``, the default)
 on the first request that reaches the gateway (a list or a call), in the background: their
-items appear with a ``list_changed`` once they are up. The gateway's own guards (``guards=``,
-:meth:`Gateway.add_guards`) apply to every upstream's tools. It answers ``server/discover``
+items appear with a ``list_changed`` once they are up. The file's policy (``gateway.policy``:
+who sees and calls what, approval, limits, the audit; see :mod:`.policy`) and the gateway's
+own guards (``guards=``, :meth:`Gateway.add_guards`, inside the policy's) apply to every
+upstream's tools. It answers ``server/discover``
 as any toolwire server does, and over HTTP serves a Server Card (``/mcp/server-card``)
 naming the upstreams' namespaces. Over HTTP, callers are checked as ``[auth]`` says
 (:meth:`Gateway.caller_auth`, :mod:`.callers`).
@@ -30,8 +32,9 @@ from ..guards.seam import Call, Guard, Next, Result, lists_too
 from ..logs import get_logger
 from ..server.server import Server
 from .callers import protected_resource
-from .config import GatewayConfig, load_config
+from .config import ConfigError, GatewayConfig, load_config
 from .health import UpstreamRunner, explain_down
+from .policy import Policy, load_policy
 from .reload import ConfigWatcher
 
 if TYPE_CHECKING:
@@ -46,7 +49,10 @@ class Gateway:
 
     def __init__(self, config: GatewayConfig, *, guards: Sequence[Guard] = ()) -> None:
         self.config = config
-        self.server = Server(config.name, lifespan=self._lifespan, guards=guards)
+        self.policy = gateway_policy(config)
+        self.server = Server(config.name, lifespan=self._lifespan, guards=[*self.policy.guards(), *guards])
+        if self.policy.offers_search:
+            self.server.expose_search(only_for=self.policy.search_for)
         if config.redis is not None:
             self.server.use_redis(config.redis)  # legacy sessions shared by replicas (docs/scaling.md)
         self.runners: dict[str, UpstreamRunner] = {
@@ -174,6 +180,24 @@ class Gateway:
         if waker is not None and waker in self.server.guards:
             self.server.guards.remove(waker)
             self.server.recompose()
+
+
+def gateway_policy(config: GatewayConfig) -> Policy:
+    """The policy of ``config``'s ``[policy]`` and ``[audit]`` tables (an audit of every call,
+    argument shapes only, to the ``toolwire.audit`` log when there is no ``[audit]`` table);
+    :class:`~.config.ConfigError` naming the file, the table and the key that cannot be used."""
+    try:
+        return load_policy(
+            dict(config.policy_table) or None,
+            dict(config.audit_table),
+            separator=config.separator,
+            redis_url=config.redis,
+            groups_claim=config.auth.groups_claim if config.auth is not None else "groups",
+            search=config.search,
+            base=str(config.path.parent) if config.path is not None else None,
+        )
+    except (ValueError, OSError) as exc:
+        raise ConfigError(f"{config.path.name if config.path is not None else 'gateway.toml'}: {exc}") from None
 
 
 def card_name(name: str) -> str:
