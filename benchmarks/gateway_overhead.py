@@ -67,6 +67,11 @@ def gateway_config(folder: Path, upstream: str) -> Path:
     return path
 
 
+def command_upstream(command: Sequence[str]) -> str:
+    """The TOML of an upstream running ``command`` in the repository's root."""
+    return f"command = {json.dumps(list(command))}\ncwd = {json.dumps(str(callgrind.ROOT))}"
+
+
 def gateway_arguments(config: Path, *http: str) -> list[str]:
     return ["-m", "toolwire", "gateway", str(config), *http]
 
@@ -161,7 +166,7 @@ def latency(path: str, era: str, calls: int, folder: Path) -> dict[str, float]:
     if path == "stdio":
         with running([python, *STDIO_SERVER], stdio=True) as server:
             medians["direct"] = statistics.median(stdio_latency(server, era, "echo", calls))
-        config = gateway_config(folder, f"command = {json.dumps([python, *STDIO_SERVER])}")
+        config = gateway_config(folder, command_upstream([python, *STDIO_SERVER]))
         with running([python, *gateway_arguments(config)], stdio=True) as gateway:
             medians["gateway"] = statistics.median(stdio_latency(gateway, era, THROUGH, calls))
     else:
@@ -186,7 +191,7 @@ def count_stdio(era: str, calls: int, folder: Path, through: bool) -> dict[str, 
             instructions.stdio_calls(Pipes(process), era, "echo", calls)
         return {"server": server_out}
     gateway_out = folder / f"callgrind.stdio.{era}.gateway.{calls}"
-    config = gateway_config(folder, f"command = {json.dumps(server)}\ncwd = {json.dumps(str(callgrind.ROOT))}")
+    config = gateway_config(folder, command_upstream(server))
     with running(callgrind.command(gateway_out, gateway_arguments(config)), stdio=True) as process:
         instructions.stdio_calls(Pipes(process), era, THROUGH, calls)
     return {"server": server_out, "gateway": gateway_out}
@@ -244,7 +249,7 @@ def profile(path: str, era: str, calls: int, folder: Path, top: int) -> list[dic
     python = sys.executable
     profiled = [python, "-m", "cProfile", "-o", str(out)]
     if path == "stdio":
-        config = gateway_config(folder, f"command = {json.dumps([python, *STDIO_SERVER])}")
+        config = gateway_config(folder, command_upstream([python, *STDIO_SERVER]))
         with running([*profiled, *gateway_arguments(config)], stdio=True) as gateway:
             instructions.stdio_calls(Pipes(gateway), era, THROUGH, max(calls // BURST, 1) * BURST)
     else:

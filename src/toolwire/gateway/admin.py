@@ -9,8 +9,8 @@ It shows, live (the page asks ``/admin/api/state`` every second), each upstream 
 its restarts, the protocol version it speaks and its tools; the legacy sessions connected
 (subject, client, protocol version, since when; 2026-07-28 clients keep no session and are
 not listed); and the last tool calls (who, tool, outcome, duration): read from the end of
-the ``[audit]`` file when there is one, else counted by the
-page's own guard (this process's calls).
+the ``[audit]`` file when there is one, else counted by the page's own guard (this
+process's calls).
 
 Its secret is the environment variable ``token_env`` names: a request carries it as
 ``Authorization: Bearer TOKEN``, or the login form (``POST /admin/login``) exchanges it for an
