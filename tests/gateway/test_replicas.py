@@ -97,6 +97,9 @@ def test_the_compose_file_runs_the_shipped_configuration() -> None:
     services = compose["services"]
     config = load_config(DEPLOY / "gateway.toml")
     assert config.redis == "redis://redis:6379/0" and "redis" in services
+    [upstream] = config.upstreams
+    assert upstream.command is not None and upstream.cwd is not None
+    assert (upstream.cwd / upstream.command[-1]).resolve() == ROOT / "examples" / "report_server.py"
     for name in ("gateway1", "gateway2"):
         command = services[name]["command"]
         assert command[:3] == ["toolwire", "gateway", "examples/deploy/gateway/gateway.toml"]
