@@ -203,6 +203,8 @@ class StreamableHTTP:
         await self.server.close_tasks()
         if self.replicas is not None:
             await self.replicas.close()
+        if self.authorization is not None:
+            await self.authorization.close()
 
     async def _start(self) -> None:
         """Enter the server's lifespan, once (``LifespanFailed`` if it raises); with shared

@@ -119,6 +119,10 @@ class AuthorizationServer:
             return asked
         return [scope for scope in asked if scope in self.scopes_supported] or list(self.required_scopes)
 
+    async def close(self) -> None:
+        """Let go of the state store (when the HTTP app shuts down)."""
+        await self.state.close()
+
     @property
     def paths(self) -> frozenset[str]:
         """The paths this server answers (beside the MCP endpoint)."""

@@ -47,6 +47,10 @@ class AuthState(Protocol):
         """Forget the record, if any."""
         ...
 
+    async def close(self) -> None:
+        """Let go of the connection (the records stay)."""
+        ...
+
 
 def open_auth_state(where: str | os.PathLike[str]) -> AuthState:
     """The store at ``where``: a ``redis://`` (``rediss://``, ``unix://``) URL, or a file path
@@ -98,8 +102,9 @@ class SQLiteAuthState:
     async def delete(self, kind: str, key: str) -> None:
         await asyncio.to_thread(self._run, self._delete, kind, key)
 
-    def close(self) -> None:
-        self._db.close()
+    async def close(self) -> None:
+        with self._lock:
+            self._db.close()
 
     def _run(self, operation: Any, *arguments: Any) -> Any:
         with self._lock:
@@ -173,6 +178,9 @@ class RedisAuthState:
 
     async def delete(self, kind: str, key: str) -> None:
         await self.redis.delete(self._key(kind, key))
+
+    async def close(self) -> None:
+        await self.redis.aclose()
 
 
 def _milliseconds(ttl: float) -> int:
