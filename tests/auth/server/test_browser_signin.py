@@ -197,3 +197,36 @@ async def test_the_official_python_sdk_client_signs_in_in_chromium(
         assert result.content[0].text.startswith("alice via ")  # type: ignore[union-attr]
         assert "Allow SDK App to use" in person.consents[0]
         assert storage.tokens is not None and storage.tokens.refresh_token
+
+
+async def test_the_official_typescript_sdk_client_signs_in_in_chromium(
+    issuer: str, tmp_path: Path, browser: Any, callback: Callback
+) -> None:
+    import json
+
+    from tests.support.helpers import node_binary
+    from tests.support.oidcserve import NODE_PEERS
+
+    person = Person(browser, callback)
+    async with deployment(issuer, tmp_path / "auth.sqlite3") as served:
+        process = await asyncio.create_subprocess_exec(
+            str(node_binary()),
+            str(NODE_PEERS / "sdk_oauth_client.mjs"),
+            served.url,
+            callback.url,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            cwd=NODE_PEERS,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            asked = json.loads(await process.stdout.readline())
+            process.stdin.write((await person.authorize(asked["authorize"])).encode() + b"\n")
+            await process.stdin.drain()
+            said = json.loads(await process.stdout.readline())
+        finally:
+            if process.returncode is None:
+                process.kill()
+            await process.wait()
+    assert said["whoami"].startswith("alice via ") and said["refresh"] is True
+    assert "Allow TypeScript SDK App to use" in person.consents[0]
