@@ -196,3 +196,25 @@ async def test_revoking_a_refresh_token_ends_the_sign_in(issuer: str, tmp_path: 
         assert (await refresh(served.issuer, client_id, tokens["refresh_token"])).json()["error"] == "invalid_grant"
         with pytest.raises(Exception, match="revoked"):
             await served.auth.tokens.verify(tokens["access_token"])
+
+
+async def test_registration_refuses_what_is_not_a_client_saying_why(issuer: str, tmp_path: Path) -> None:
+    async with deployment(issuer, tmp_path / "auth.sqlite3") as served, httpx.AsyncClient() as http:
+        register_at = f"{served.issuer}/oauth/register"
+        cases = [
+            ({"redirect_uris": [f"https://app.example.com/{index}" for index in range(21)]}, "1 to 20 URIs"),
+            ({"redirect_uris": ["https://app.example.com/" + "x" * 2000]}, "at most 2000 characters"),
+            (
+                {"redirect_uris": ["https://a.example/cb"], "token_endpoint_auth_method": "private_key_jwt"},
+                "not supported",
+            ),
+            ({"redirect_uris": ["https://a.example/cb"], "grant_types": ["client_credentials"]}, "grant_types"),
+            ([], "a JSON object"),
+        ]
+        for registration, said in cases:
+            answer = await http.post(register_at, json=registration)
+            assert answer.status_code == 400 and said in answer.json()["error_description"], registration
+        not_json = await http.post(register_at, content=b"{", headers={"content-type": "application/json"})
+        assert not_json.status_code == 400 and not_json.json()["error"] == "invalid_client_metadata"
+        wrong_method = await http.get(register_at)
+        assert wrong_method.status_code == 405 and wrong_method.headers["allow"] == "POST"

@@ -30,6 +30,8 @@ from .tokens import digest, random_token
 
 LOOPBACK_HOSTS = ("127.0.0.1", "[::1]", "localhost")
 AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")
+MAX_REDIRECT_URIS = 20
+MAX_URI_LENGTH = 2000
 #: Registered clients are kept for a year after registering.
 CLIENT_TTL = 365 * 24 * 3600.0
 
@@ -45,8 +47,8 @@ class ClientError(ToolwireError):
 
 def check_redirect_uri(uri: Any) -> str:
     """``uri`` if a client may register it; :class:`ClientError` saying why not."""
-    if not isinstance(uri, str):
-        raise ClientError("invalid_redirect_uri", "a redirect URI is a string")
+    if not isinstance(uri, str) or len(uri) > MAX_URI_LENGTH:
+        raise ClientError("invalid_redirect_uri", f"a redirect URI is a string of at most {MAX_URI_LENGTH} characters")
     parts = urlsplit(uri)
     if parts.fragment or "#" in uri:
         raise ClientError("invalid_redirect_uri", f"the redirect URI {shown(uri)} has a fragment")
@@ -227,8 +229,10 @@ def _netloc(address: str, port: int | None) -> str:
 def _client_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
     """The checked metadata a client is kept with; :class:`ClientError` naming what is wrong."""
     uris = metadata.get("redirect_uris")
-    if not isinstance(uris, list) or not uris:
-        raise ClientError("invalid_redirect_uri", "a client needs redirect_uris: a non-empty list")
+    if not isinstance(uris, list) or not 0 < len(uris) <= MAX_REDIRECT_URIS:
+        raise ClientError(
+            "invalid_redirect_uri", f"a client needs redirect_uris: a list of 1 to {MAX_REDIRECT_URIS} URIs"
+        )
     method = metadata.get("token_endpoint_auth_method", "client_secret_basic")
     if method not in AUTH_METHODS:
         raise ClientError(

@@ -112,8 +112,8 @@ class AuthorizationServer:
         return self._resource
 
     def grantable(self, asked: Iterable[str]) -> list[str]:
-        """The scopes granted for those asked: the supported ones among them (all supported
-        ones when none are asked; any asked when none are declared)."""
+        """The scopes granted for those asked: the supported ones among them, or the required
+        ones when none of them is (any asked, when no scopes are declared)."""
         asked = list(dict.fromkeys(asked))
         if not self.scopes_supported:
             return asked
