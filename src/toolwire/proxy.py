@@ -13,7 +13,9 @@ own, under the same names, following the target's list changes. It bridges trans
 stdio server offered over Streamable HTTP, and back) and protocol eras: a server that speaks
 only 2025-11-25 reaches 2026-07-28 clients, and the other way round. A call goes to the
 target as a call; the target's progress becomes the caller's progress; its JSON-RPC errors
-are the caller's errors. A tool that the target runs as a task can be a task here too.
+are the caller's errors; a target that stops during a call, or does not answer it within the
+client's ``timeout``, fails that call with a tool error naming the target. A tool that the
+target runs as a task can be a task here too.
 
 The target's extensions come through: each one it offers is offered here with its
 settings (``capabilities.extensions``), except tasks (the proxy offers its own for the
@@ -42,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from .apps.extension import UI_EXTENSION, prefixed_view
 from .apps.view import MCP_APP_MIME
-from .client import Client, ServerError
+from .client import Client, ConnectionClosed, RequestTimeout, ServerError
 from .logs import get_logger
 from .prompts.prompt import Message, PromptResult
 from .protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, ProtocolError
@@ -54,6 +56,7 @@ from .server.extensions import Extension, MethodCall, method
 from .server.prefix import prefixed_uri
 from .server.server import Server
 from .skills.uri import SCHEME as SKILL_SCHEME
+from .tools.results import ToolError
 from .tools.tool import Tool
 
 if TYPE_CHECKING:
@@ -214,7 +217,8 @@ class _Forwarder:
         )
 
     async def _call(self, name: str, arguments: dict[str, Any], context: Context) -> dict[str, Any]:
-        assert self.client is not None
+        client = self.client
+        assert client is not None
         reported = [float("-inf")]
 
         def progress(done: float, total: float | None, message: str | None) -> None:
@@ -225,13 +229,24 @@ class _Forwarder:
         token = _CALLER.set(context)
         self._calls.append(context)
         try:
-            result = await self.client.call_tool(name, arguments, progress=progress)
+            result = await client.call_tool(name, arguments, progress=progress)
         except ServerError as exc:
             raise ProtocolError(exc.code, exc.message, exc.data) from None
+        except RequestTimeout:
+            raise ToolError(
+                f"{self._label()} did not answer the call of {name!r} within {client.timeout:g} s"
+            ) from None
+        except ConnectionClosed as exc:
+            raise ToolError(f"{self._label()} stopped during the call of {name!r}: {exc}") from None
         finally:
             self._calls.remove(context)
             _CALLER.reset(token)
         return _plain(result.raw)
+
+    def _label(self) -> str:
+        """The target as the caller's errors name it: the proxy's name, else its own."""
+        assert self.server is not None
+        return f"the server {self.server.identity.info.get('name') or self.server.name!r}"
 
     async def _resources(self) -> None:
         assert self.server is not None and self.client is not None

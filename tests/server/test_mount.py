@@ -125,3 +125,13 @@ async def test_the_mounted_servers_lifespan_runs_with_the_parents() -> None:
         await client.list_tools()
     with pytest.raises(RuntimeError):
         child.lifespan_state  # noqa: B018
+
+
+async def test_the_separator_between_prefix_and_name_is_chosen_at_mount() -> None:
+    parent = Server("main")
+    parent.mount(weather(), "weather", separator=".")
+    async with Client(parent) as client:
+        assert {tool.name for tool in await client.list_tools()} == {"weather.forecast", "weather.report"}
+        assert (await client.call_tool("weather.forecast", {"city": "Bern"})).text.startswith("sunny in Bern")
+        assert [prompt.name for prompt in await client.list_prompts()] == ["weather.brief"]
+        assert "data://weather/today" in {resource.uri for resource in await client.list_resources()}

@@ -14,6 +14,7 @@
     toolwire search TARGET... "query"            which of their tools fit a request
     toolwire card URL                            a server's card, read without connecting
     toolwire openapi SPEC --base-url URL         serve an HTTP API's OpenAPI document
+    toolwire gateway gateway.toml                serve many MCP servers as one
 
 ``run`` is what desktop MCP clients launch, so it imports only what serving over stdio
 needs. Without ``:object`` it serves the module's ``server``, ``mcp`` or ``app``, or its only
@@ -136,6 +137,12 @@ def _proxy(command: str, argv: list[str]) -> int:
     return proxy_main(command, argv)
 
 
+def _gateway(command: str, argv: list[str]) -> int:
+    from .gateway import main as gateway_main
+
+    return gateway_main(command, argv)
+
+
 def _openapi(command: str, argv: list[str]) -> int:
     from .openapi import main as openapi_main
 
@@ -167,6 +174,7 @@ COMMANDS: dict[str, Callable[[str, list[str]], int]] = {
     "proxy": _proxy,
     "dev": _dev,
     "openapi": _openapi,
+    "gateway": _gateway,
     "worker": _worker,
 }
 
@@ -198,6 +206,7 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL [--q
        toolwire dev [--port PORT] [--no-browser] [--protocol VERSION] {TARGET | -- COMMAND ...}
        toolwire openapi SPEC [--base-url URL] [--header 'NAME: VALUE' ...] [--bearer-env VAR] [--include-tag TAG ...]
                              [--exclude-tag TAG ...] [--resources] [--http [HOST:]PORT] [options]
+       toolwire gateway CONFIG [--stdio | --http [HOST:]PORT [--allow-host HOST ...]] [-v]
        toolwire worker FILE[:OBJECT] --redis URL --queue URL [--concurrency N] [--grace SECONDS] [--lease SECONDS] [-v]
 
 commands:
@@ -263,6 +272,10 @@ commands:
                        operation a tool calling the API at --base-url; --header and --bearer-env
                        give the API's credentials (the caller's are never forwarded). Other
                        commands take it after --: toolwire dev -- toolwire openapi SPEC ...
+  gateway CONFIG       serve the MCP servers a gateway.toml names (stdio commands, URLs) as
+                       one server, each under its namespace (github.create_issue), with their
+                       own credentials, restarted when they fail (see docs/gateway.md); over
+                       stdio, or with --http over Streamable HTTP.
   worker FILE          run the tasks that replicas in queue mode (run --redis URL --queue URL)
                        queued, with FILE's tools, until SIGTERM (see docs/workers.md).
 

@@ -48,9 +48,10 @@ PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
 class Mount:
-    """``child`` served by ``parent`` under ``prefix``, kept in step with the child."""
+    """``child`` served by ``parent`` under ``prefix`` (``separator`` between the prefix and
+    a tool's or prompt's name), kept in step with the child."""
 
-    def __init__(self, parent: Server, child: Server, prefix: str) -> None:
+    def __init__(self, parent: Server, child: Server, prefix: str, separator: str = "_") -> None:
         if not PREFIX.fullmatch(prefix):
             raise ValueError(f"invalid mount prefix {prefix!r}: letters, digits, '_', '-' and '.'")
         if child is parent:
@@ -58,6 +59,7 @@ class Mount:
         self.parent = parent
         self.child = child
         self.prefix = prefix
+        self.separator = separator
         self._added: dict[str, list[str]] = {"tools": [], "resources": [], "templates": [], "prompts": []}
         self._stops: list[Callable[[], object]] = []
         self._withdrawals: list[Callable[[], None]] = []
@@ -93,7 +95,7 @@ class Mount:
         for tool in child.registry.all():
             if rules is not None and not rules.shows("tools", tool.name, tool):
                 continue
-            renamed = prefixed(tool, prefix)
+            renamed = prefixed(tool, prefix, self.separator)
             for extension in extensions:
                 renamed.definition = extension.prefixed_definition(renamed.definition, prefix)
             if renamed.owner is None:
@@ -110,7 +112,7 @@ class Mount:
                 self._add("templates", key, parent.add_resource_template_object, moved_template, strict)
         for prompt in child.prompts.all():
             if rules is None or rules.shows("prompts", prompt.name, prompt):
-                renamed_prompt = prefixed(prompt, prefix)
+                renamed_prompt = prefixed(prompt, prefix, self.separator)
                 self._add("prompts", renamed_prompt.name, parent.add_prompt, renamed_prompt, strict)
 
     def _offer_extensions(self, strict: bool = True) -> None:

@@ -14,9 +14,9 @@ from ..tools.tool import Tool
 T = TypeVar("T")
 
 
-def prefixed(item: T, prefix: str) -> T:
+def prefixed(item: T, prefix: str, separator: str = "_") -> T:
     """``item`` (a tool, prompt, resource or resource template) under ``prefix``: the tool
-    ``forecast`` as ``weather_forecast``, the resource ``data://today`` as
+    ``forecast`` as ``weather_forecast`` (``separator`` between them), the resource ``data://today`` as
     ``data://weather/today`` (a URI without ``://``: ``weather/uri``). The same object's
     copy: its function, schemas and options unchanged (a tool's definition too, with the
     fields its server's extensions added). ``TypeError`` for anything else."""
@@ -25,10 +25,10 @@ def prefixed(item: T, prefix: str) -> T:
 
     moved = copy.copy(item)
     if isinstance(moved, Tool):
-        moved.name = f"{prefix}_{moved.name}"
+        moved.name = f"{prefix}{separator}{moved.name}"
         moved.definition = {**moved.definition, "name": moved.name}  # with the fields extensions added
     elif isinstance(moved, Prompt):
-        moved.name = f"{prefix}_{moved.name}"
+        moved.name = f"{prefix}{separator}{moved.name}"
     elif isinstance(moved, Resource):
         named_by_uri = moved.name == moved.uri
         moved.uri = prefixed_uri(prefix, moved.uri)

@@ -7,7 +7,9 @@
 // Clients: "service" (client_credentials, client_secret_basic, secret "service-secret");
 // "app" (a public client: authorization code with PKCE, loopback redirects, refresh tokens).
 // Other clients may register themselves (Dynamic Client Registration).
-// Users log in through the provider's own development pages (any login name, no password).
+// Users log in through the provider's own development pages (any login name, no password);
+// the login name is the subject, with the e-mail address LOGIN@example.com, the name "Login"
+// and the groups ["staff", "LOGIN-team"] (scopes email, profile and groups).
 // Prints "ready" on stdout once it listens.
 import { generateKeyPairSync } from 'node:crypto';
 import Provider from 'oidc-provider';
@@ -37,6 +39,17 @@ const provider = new Provider(issuer, {
     },
   ],
   scopes: ['openid', 'offline_access', 'tools', 'admin'],
+  claims: { email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
+  findAccount: (ctx, id) => ({
+    accountId: id,
+    claims: () => ({
+      sub: id,
+      email: `${id}@example.com`,
+      email_verified: true,
+      name: id.charAt(0).toUpperCase() + id.slice(1),
+      groups: ['staff', `${id}-team`],
+    }),
+  }),
   pkce: { required: () => true },
   features: {
     clientCredentials: { enabled: true },
