@@ -10,15 +10,15 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, for tests.support
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, for tests.auth and tests.servers
 
+from tests.auth.server.signing import upstream_at
 from tests.servers.vault import server
-from tests.support.provider_upstream import ProviderUpstream
 from toolwire.auth.server.authorization import AuthorizationServer
 
 if __name__ == "__main__":
     issuer, client_id, state, public_url, port = sys.argv[1:6]
-    upstream = ProviderUpstream(issuer, client_id, os.environ["TOOLWIRE_OAUTH_CLIENT_SECRET"])
+    upstream = upstream_at(issuer, client_id, os.environ["TOOLWIRE_OAUTH_CLIENT_SECRET"])
     auth = AuthorizationServer(
         upstream, public_url, state=state, scopes=["tools", "admin"], allow_private_client_metadata=True
     )

@@ -20,18 +20,39 @@ import httpx
 
 from tests.support.httpserve import InProcess, fresh_server
 from tests.support.oidcserve import oidc_provider
-from tests.support.provider_upstream import ProviderUpstream, register_at_provider
 from toolwire.auth.server.authorization import AuthorizationServer
+from toolwire.auth.server.upstreams import OIDCUpstream
 
 VAULT = str(Path(__file__).resolve().parents[2] / "servers" / "vault.py")
-UPSTREAM_API = "http://127.0.0.1:1/upstream-api"
+#: What the authorization server asks oidc-provider for: the person's e-mail, name and groups too.
+SCOPES = ("openid", "email", "profile", "groups")
 
 
 @contextlib.contextmanager
 def provider() -> Iterator[str]:
     """oidc-provider, the identity provider upstream; yields its issuer URL."""
-    with oidc_provider(UPSTREAM_API) as issuer:
+    with oidc_provider() as issuer:
         yield issuer
+
+
+def register_at_provider(issuer: str, callback: str) -> tuple[str, str]:
+    """A client registered at the provider (dynamically) for ``callback``: (ID, secret)."""
+    answer = httpx.post(
+        f"{issuer}/reg",
+        json={
+            "redirect_uris": [callback],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "client_secret_basic",
+        },
+    )
+    answer.raise_for_status()
+    return str(answer.json()["client_id"]), str(answer.json()["client_secret"])
+
+
+def upstream_at(issuer: str, client_id: str, secret: str) -> OIDCUpstream:
+    """oidc-provider as the upstream."""
+    return OIDCUpstream(issuer, client_id, secret, scopes=SCOPES, name="oidc-provider")
 
 
 @dataclass
@@ -53,7 +74,7 @@ async def deployment(issuer: str, state: Any, **options: Any) -> AsyncIterator[D
     sock = listener()
     origin = f"http://127.0.0.1:{sock.getsockname()[1]}"
     client_id, secret = register_at_provider(issuer, f"{origin}/oauth/callback")
-    upstream = options.pop("upstream", None) or ProviderUpstream(issuer, client_id, secret)
+    upstream = options.pop("upstream", None) or upstream_at(issuer, client_id, secret)
     auth = AuthorizationServer(upstream, f"{origin}/mcp", state=state, scopes=["tools", "admin"], **options)
     async with InProcess(fresh_server(VAULT).http_app(auth=auth), listener=sock) as url:
         yield Deployment(url, origin, auth)

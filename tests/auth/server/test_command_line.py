@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.auth.server.signing import VAULT, provider, sign_in
+from tests.auth.server.signing import VAULT, provider, register_at_provider, sign_in
 from tests.support.httpserve import ROOT, free_port, wait_for_port
-from tests.support.provider_upstream import register_at_provider
 from toolwire.client import Client
 
 
@@ -39,7 +38,7 @@ async def test_the_command_line_serves_a_server_people_sign_in_to(issuer: str, t
         "--public-url",
         f"{public}/mcp",
         "--oauth-upstream",
-        f"oidc:discovery_url={issuer},userinfo=false",  # its user-info endpoint takes no resource's token
+        issuer,
         "--oauth-client-id",
         client_id,
         "--oauth-state",

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.auth.server.signing import provider, refresh, sign_in
+from tests.auth.server.signing import provider, refresh, register_at_provider, sign_in
 from tests.support.httpserve import ROOT, free_port, wait_for_port
-from tests.support.provider_upstream import register_at_provider
 from tests.support.redisserve import redis_server
 from toolwire.auth.server.authorization.state import open_auth_state
 from toolwire.client import Client
