@@ -221,3 +221,21 @@ async def test_registration_refuses_what_is_not_a_client_saying_why(issuer: str,
         assert not_json.status_code == 400 and not_json.json()["error"] == "invalid_client_metadata"
         wrong_method = await http.get(register_at)
         assert wrong_method.status_code == 405 and wrong_method.headers["allow"] == "POST"
+
+
+async def test_toolwires_client_steps_up_to_a_scope_the_person_then_allows(issuer: str, tmp_path: Path) -> None:
+    from toolwire.auth import OAuth
+
+    redirect_uri = "http://127.0.0.1:9/callback"
+    asked: list[str] = []
+    async with deployment(issuer, tmp_path / "auth.sqlite3") as served, httpx.AsyncClient(timeout=30.0) as browser:
+
+        async def authorize(url: str) -> str:
+            asked.append(query_of(url)["scope"])
+            return await browse(browser, url, redirect_uri)
+
+        auth = OAuth(redirect_uri=redirect_uri, authorize=authorize, scopes=["tools"])
+        async with Client(served.url, auth=auth) as client:
+            assert (await client.call_tool("reset", {})).content[0].text == "reset done"
+            assert (await client.call_tool("whoami", {})).content[0].text.endswith("with admin tools")
+    assert asked == ["tools", "tools admin"]  # the first sign-in, then the step-up the 403 asked for
