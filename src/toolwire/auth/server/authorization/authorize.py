@@ -79,7 +79,7 @@ async def authorize(server: AuthorizationServer, request: Request) -> Response:
         return back("invalid_target", str(exc))
     if resource != server.resource:
         return back("invalid_target", f"this authorization server issues tokens for {server.resource} only")
-    scopes = server.grantable(parse_scopes(asked.get("scope")))
+    scopes = server.grantable(sorted(parse_scopes(asked.get("scope"))))
     secure = server.issuer.startswith("https:")
     cookie_name = browser_cookie_name(secure)
     browser = request.cookies.get(cookie_name) or random_token()
