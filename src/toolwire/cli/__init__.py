@@ -184,7 +184,9 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL [--q
                                          [--http [HOST:]PORT [--allow-host HOST ...]
                                          [--stateless] [--uvicorn | --granian] [--forwarded-allow-ips IPS]
                                          [--max-connections-per-client N]
-                                         [--issuer URL [--audience URI] [--scope SCOPE ...]]] [-- ARG ...]
+                                         [--issuer URL [--audience URI] [--scope SCOPE ...]]
+                                         [--oauth-upstream URL_OR_PRESET --oauth-client-id ID
+                                          [--public-url URL] [--oauth-state WHERE]]] [-- ARG ...]
        toolwire run DIR [--reload] [options]
        toolwire tools TARGET [--json] [options]
        toolwire call TARGET TOOL [KEY=VALUE ...] [--input JSON] [--json] [--out DIR] [options]
@@ -223,6 +225,11 @@ commands:
                        --issuer asks every request for an OAuth access token (a JWT) from that
                        authorization server, issued for --audience (this server's public URL,
                        by default http://HOST:PORT/mcp); --scope: a scope every request needs.
+                       --oauth-upstream makes this server the authorization server MCP clients
+                       sign in at, signing people in at that identity provider (an OpenID
+                       issuer URL or a preset) as --oauth-client-id, with the secret in
+                       $TOOLWIRE_OAUTH_CLIENT_SECRET; --public-url is the endpoint's URL as
+                       clients reach it, --oauth-state where sign-ins and tokens are kept.
                        --tasks keeps the tasks of tools declared with task= in the SQLite file DB
                        (created if missing), so that they outlive the process, or in Redis when
                        DB is a redis:// URL. --redis URL shares what replicas behind one address
