@@ -111,9 +111,10 @@ class StreamableHTTP:
       ``X-Forwarded-For`` (or ``Forwarded``) names the client: a request from one of them
       counts as its client's for the per-client caps and anonymous callers' rate limits
       (see :class:`~.forwarded.TrustedProxies`). By default no peer is trusted.
-    - ``pages``: an ASGI application answering the paths that are neither the endpoint, its
-      documents nor its metadata (the gateway's admin page), after the ``Host`` check and
-      without ``auth`` (it has its own); ``scope["app"]`` is this application.
+    - ``pages``: an ASGI application answering the paths nothing else here answers (not the
+      endpoint, its metadata, its authorization server's or its documents'): the gateway's
+      admin page. It gets them after the ``Host`` check and without ``auth`` (it has its
+      own); ``scope["app"]`` is this application.
     """
 
     def __init__(
