@@ -34,9 +34,11 @@ def main(command: str, argv: list[str]) -> int:
     http_options = run_http_arguments(options)
     set_verbosity(options.verbose)
     from ..gateway import ConfigError, Gateway
+    from ..gateway.admin import admin_page
 
     try:
         gateway = Gateway.from_file(options.config)
+        admin = admin_page(gateway) if options.http is not None else None
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     if options.verbose:
@@ -54,5 +56,7 @@ def main(command: str, argv: list[str]) -> int:
         http_options["auth"] = gateway.caller_auth(f"http://{host}:{port}/mcp")
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    if admin is not None:
+        http_options["pages"] = admin
     serve_http(gateway.server, f"the gateway {gateway.config.name!r}", options, http_options)
     return 0

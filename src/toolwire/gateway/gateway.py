@@ -53,6 +53,8 @@ class Gateway:
         self.server = Server(config.name, lifespan=self._lifespan, guards=[*self.policy.guards(), *guards])
         if self.policy.offers_search:
             self.server.expose_search(only_for=self.policy.search_for)
+        if config.redis is not None:
+            self.server.use_redis(config.redis)  # legacy sessions shared by replicas (docs/scaling.md)
         self.runners: dict[str, UpstreamRunner] = {
             upstream.name: UpstreamRunner(upstream, self.server, config.separator)
             for upstream in config.upstreams

@@ -35,7 +35,7 @@ This module routes requests and runs the app's life; each concern has a module o
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
 import orjson
@@ -111,6 +111,10 @@ class StreamableHTTP:
       ``X-Forwarded-For`` (or ``Forwarded``) names the client: a request from one of them
       counts as its client's for the per-client caps and anonymous callers' rate limits
       (see :class:`~.forwarded.TrustedProxies`). By default no peer is trusted.
+    - ``pages``: an ASGI application answering the paths nothing else here answers (not the
+      endpoint, its metadata, its authorization server's or its documents'): the gateway's
+      admin page. It gets them after the ``Host`` check and without ``auth`` (it has its
+      own); ``scope["app"]`` is this application.
     """
 
     def __init__(
@@ -135,8 +139,10 @@ class StreamableHTTP:
         auth: ProtectedResource | AuthorizationServer | None = None,
         redis: str | None = None,
         forwarded_allow_ips: TrustedProxies | str | Iterable[str] | None = None,
+        pages: Callable[[Scope, Receive, Send], Awaitable[None]] | None = None,
     ) -> None:
         self.server = server
+        self.pages = pages
         #: Whose forwarding headers name the client (see :meth:`TrustedProxies.client`).
         self.proxies = (
             forwarded_allow_ips
@@ -256,6 +262,10 @@ class StreamableHTTP:
             document = self.documents.find(path)
             if document is not None:
                 await self.documents.serve(document, scope, send, checks)
+                return
+            if self.pages is not None:
+                scope["app"] = self
+                await self.pages(scope, receive, send)
                 return
             raise HttpError(404, INVALID_REQUEST, f"Not found: the MCP endpoint is {self.path}")
         checks.check_origin(headers)

@@ -49,6 +49,8 @@ class LegacySession:
         self.owner: str | None = None
         self.store = store
         self.last_seen = time.monotonic()
+        #: When it was opened here (wall clock, for people: the gateway's admin page).
+        self.opened = time.time()
         self.channels: dict[RequestId, Channel] = {}
         self.streams: dict[str, Channel] = {}
         self.standalone: Channel | None = None
