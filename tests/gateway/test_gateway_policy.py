@@ -105,3 +105,24 @@ async def test_three_users_meet_the_gateways_policy_and_every_call_is_audited(tm
     assert ("alice", "github", "delete_repo") in who_what
     assert ("bob", "github", "delete_repo") in who_what
     assert ("carol", "github", "create_issue") in who_what
+
+
+async def test_without_an_audit_table_every_call_is_recorded_by_shape_on_stderr(tmp_path: Path) -> None:
+    config = tmp_path / "gateway.toml"
+    config.write_text(f'[upstreams.files]\ncommand = {json.dumps([sys.executable, TEAM, "files"])}\nstart = "eager"\n')
+    port = free_port()
+    command = [sys.executable, "-m", "toolwire", "gateway", str(config), "--http", str(port)]
+    with (tmp_path / "stderr").open("wb") as stderr:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, env=environment())
+        try:
+            wait_for_port(port, process)
+            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                assert (await client.call_tool("files.read_file", {"path": "/srv/a"})).text == "read /srv/a"
+        finally:
+            process.terminate()
+            process.wait(10)
+    lines = (tmp_path / "stderr").read_bytes().splitlines()
+    records = [orjson.loads(line) for line in lines if line.startswith(b'{"time"')]
+    start = next(record for record in records if record["phase"] == "start" and record["method"] == "tools/call")
+    assert (start["upstream"], start["tool"], start["arguments"]) == ("files", "read_file", {"path": "string(6)"})
+    assert any(record["phase"] == "end" and record["id"] == start["id"] for record in records)

@@ -5,7 +5,7 @@ the arguments' shape or their values with secrets redacted), each start record a
 the ``upstream`` and the upstream's ``tool`` (the namespaced name split at the separator).
 ``file = "audit.jsonl"``: JSON lines, each handed to the operating system before the call
 goes on (a gateway killed right after a call, even with SIGKILL, keeps its records); without
-``file``, records go to the ``toolwire.audit`` log. ``values = "shape"`` (the default) or
+``file``, records go to stderr (JSON lines). ``values = "shape"`` (the default) or
 ``"redacted"``.
 """
 
@@ -14,9 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from ..guards.audit import Audit, FileSink, Sink, log
+from ..guards.audit import Audit, FileSink, Sink, stderr_sink
 from .policy import _kind, _table, known_keys
 
 AUDIT_KEYS = ("file", "values")
@@ -38,10 +36,6 @@ class Namespaced:
         return self.sink(record)
 
 
-def log_sink(record: dict[str, Any]) -> None:
-    log.info("%s", orjson.dumps(record).decode())
-
-
 def load_audit(table: dict[str, Any], *, separator: str = ".", base: str | Path | None = None) -> Audit:
     """The audit guard of the ``[audit]`` table; ``base``: the folder a relative ``file`` is
     in (default: the working folder). ``ValueError`` of one line naming the key that cannot
@@ -52,7 +46,7 @@ def load_audit(table: dict[str, Any], *, separator: str = ".", base: str | Path 
     if values not in VALUES:
         raise ValueError(f'[audit] \'values\' must be "shape" or "redacted", not {values!r}')
     file = table.get("file")
-    sink: Sink = log_sink
+    sink: Sink = stderr_sink
     if file is not None:
         if not isinstance(file, str) or not file:
             raise ValueError(f"[audit] 'file' must be a path (a string), not {_kind(file)}")

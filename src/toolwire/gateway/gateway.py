@@ -184,7 +184,7 @@ class Gateway:
 
 def gateway_policy(config: GatewayConfig) -> Policy:
     """The policy of ``config``'s ``[policy]`` and ``[audit]`` tables (an audit of every call,
-    argument shapes only, to the ``toolwire.audit`` log when there is no ``[audit]`` table);
+    argument shapes only, to stderr when there is no ``[audit]`` table);
     :class:`~.config.ConfigError` naming the file, the table and the key that cannot be used."""
     try:
         return load_policy(
