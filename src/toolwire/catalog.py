@@ -1,20 +1,23 @@
 """What a server offers, one kind at a time: tools, resources, resource templates, prompts.
 
-A :class:`Catalog` keeps its items in registration order (deterministic, as 2026-07-28
-asks), hides and shows them, and tells listeners when it changes. Its list pages
-(``tools/list``, ``resources/list``, ...) are rendered and JSON-encoded once per protocol
-version and page, then reused until the catalog changes: listing 1,000 tools costs a
-dictionary lookup. A request may see the catalog through :class:`Filter` rules as well
-(tags, per-caller and per-session visibility: :mod:`toolwire.server.visibility`); pages are
-cached per rules too. Cursors are opaque (base64url of the kind and an offset:
-:func:`toolwire.protocol.tokens.offset_cursor`); one that does not decode, belongs to another
-kind, points past the end or is not spelled exactly as handed out is refused, and pages are
-cached by offset, so no cursor a client makes up can grow the cache.
+A :class:`Catalog` keeps its items in registration order (deterministic, as 2026-07-28 asks),
+hides and shows them, and tells listeners when it changes. Its list pages (``tools/list``,
+``resources/list``, ...) are rendered and JSON-encoded once per protocol version and page, then
+reused until the catalog changes: listing 1,000 tools costs a dictionary lookup. Changes made
+in a :meth:`Catalog.batched` block tell the listeners once, at its end (a proxy taking 10,000
+tools from its target, a mount copying them). A request may see the catalog through
+:class:`Filter` rules as well (tags, per-caller and per-session visibility:
+:mod:`toolwire.server.visibility`); pages are cached per rules too. Cursors are opaque
+(base64url of the kind and an offset: :func:`toolwire.protocol.tokens.offset_cursor`); one that
+does not decode, belongs to another kind, points past the end or is not spelled exactly as
+handed out is refused, and pages are cached by offset, so no cursor a client makes up can grow
+the cache.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
 import orjson
@@ -83,6 +86,8 @@ class Catalog(Generic[T]):
         self._pages: dict[tuple[str, frozenset[frozenset[str]] | None, Filter | None, int], bytes] = {}
         self._gated: frozenset[frozenset[str]] = frozenset()  # the distinct scope sets items need
         self._listeners: dict[int, Callable[[], None]] = {}
+        self._batching = 0  # depth of batched() blocks
+        self._batch_changed = False
 
     def __contains__(self, key: object) -> bool:
         return key in self._items
@@ -125,7 +130,8 @@ class Catalog(Generic[T]):
         """Unregister and return the item; ``KeyError`` if there is none by that key."""
         item = self._require(key)
         del self._items[key]
-        self._gated = frozenset(other.scopes for other in self._items.values() if other.scopes)
+        if item.scopes:
+            self._gated = frozenset(other.scopes for other in self._items.values() if other.scopes)
         self._changed()
         return item
 
@@ -135,6 +141,19 @@ class Catalog(Generic[T]):
         if item.enabled != enabled:
             item.enabled = enabled
             self._changed()
+
+    @contextlib.contextmanager
+    def batched(self) -> Iterator[None]:
+        """Within the block, changes tell the listeners nothing; at its end (the outermost
+        one's, when nested) they are told once if anything changed."""
+        self._batching += 1
+        try:
+            yield
+        finally:
+            self._batching -= 1
+            if not self._batching and self._batch_changed:
+                self._batch_changed = False
+                self._changed()
 
     def on_change(self, listener: Callable[[], None]) -> Callable[[], object]:
         """Call ``listener()`` after every change; returns a function that unsubscribes it."""
@@ -219,5 +238,8 @@ class Catalog(Generic[T]):
 
     def _changed(self) -> None:
         self._pages.clear()
+        if self._batching:
+            self._batch_changed = True
+            return
         for listener in list(self._listeners.values()):
             listener()

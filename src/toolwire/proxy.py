@@ -13,7 +13,9 @@ own, under the same names, following the target's list changes. It bridges trans
 stdio server offered over Streamable HTTP, and back) and protocol eras: a server that speaks
 only 2025-11-25 reaches 2026-07-28 clients, and the other way round. A call goes to the
 target as a call; the target's progress becomes the caller's progress; its JSON-RPC errors
-are the caller's errors. A tool that the target runs as a task can be a task here too.
+are the caller's errors; a target that stops during a call, or does not answer it within the
+client's ``timeout``, fails that call with a tool error naming the target. A tool that the
+target runs as a task can be a task here too.
 
 The target's extensions come through: each one it offers is offered here with its
 settings (``capabilities.extensions``), except tasks (the proxy offers its own for the
@@ -42,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from .apps.extension import UI_EXTENSION, prefixed_view
 from .apps.view import MCP_APP_MIME
-from .client import Client, ServerError
+from .client import Client, ConnectionClosed, RequestTimeout, ServerError
 from .logs import get_logger
 from .prompts.prompt import Message, PromptResult
 from .protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, ProtocolError
@@ -54,6 +56,7 @@ from .server.extensions import Extension, MethodCall, method
 from .server.prefix import prefixed_uri
 from .server.server import Server
 from .skills.uri import SCHEME as SKILL_SCHEME
+from .tools.results import ToolError
 from .tools.tool import Tool
 
 if TYPE_CHECKING:
@@ -78,6 +81,7 @@ def proxy(
     *,
     name: str | None = None,
     extension_methods: Mapping[str, Iterable[str]] | None = None,
+    call_timeout: float | None = None,
     **client_options: Any,
 ) -> Server:
     """A Server offering what the MCP server ``target`` offers (any target a
@@ -85,12 +89,13 @@ def proxy(
     ``name``: the proxy's own name (default: the target's). ``extension_methods``: the
     requests to forward of extensions the proxy does not know, by identifier
     (``{"com.example/votes": ["votes/count"]}``). ``client_options`` go to the Client
-    (``headers=``, ``auth=``, ``timeout=``, ``env=``, ``extensions=``...). The target is
-    reached when the proxy starts serving: one that cannot be stops it with
-    :class:`~toolwire.server.lifespan.LifespanFailed`."""
+    (``headers=``, ``auth=``, ``timeout=``, ``env=``, ``extensions=``...). ``call_timeout``:
+    seconds a tool call may go without an answer or progress (at most ten times that in all;
+    default: the client's ``timeout``). The target is reached when the proxy starts serving:
+    one that cannot be stops it with :class:`~toolwire.server.lifespan.LifespanFailed`."""
     methods = {**KNOWN_METHODS, **{key: tuple(names) for key, names in (extension_methods or {}).items()}}
     client_options.setdefault("extensions", {**DECLARED, **{key: {} for key in extension_methods or {}}})
-    forwarder = _Forwarder(target, name, client_options, methods)
+    forwarder = _Forwarder(target, name, client_options, methods, call_timeout)
     server = Server(name or "proxy", lifespan=forwarder.run)
     forwarder.server = server
     return server
@@ -100,12 +105,18 @@ class _Forwarder:
     """The proxy's client of the target, and the items it mirrors."""
 
     def __init__(
-        self, target: Any, name: str | None, options: dict[str, Any], methods: dict[str, tuple[str, ...]]
+        self,
+        target: Any,
+        name: str | None,
+        options: dict[str, Any],
+        methods: dict[str, tuple[str, ...]],
+        call_timeout: float | None,
     ) -> None:
         self.target = target
         self.name = name
         self.options = options
         self.methods = methods
+        self.call_timeout = call_timeout
         self.server: Server | None = None
         self.client: Client | None = None
         self._mirrored: dict[str, list[str]] = {"tools": [], "resources": [], "templates": [], "prompts": []}
@@ -185,14 +196,15 @@ class _Forwarder:
     async def _tools(self) -> None:
         assert self.server is not None and self.client is not None
         listed = await self.client.list_tools(refresh=True)
-        self._forget("tools", self.server.remove_tool)
-        for info in listed:
-            try:
-                self.server.add_tool(self._tool(info))
-            except ValueError as exc:  # a name or schema toolwire cannot serve
-                log.warning("not offering the target's tool %r: %s", info.name, exc)
-                continue
-            self._mirrored["tools"].append(info.name)
+        with self.server.registry.batched():  # one change for those who follow the list
+            self._forget("tools", self.server.remove_tool)
+            for info in listed:
+                try:
+                    self.server.add_tool(self._tool(info))
+                except ValueError as exc:  # a name or schema toolwire cannot serve
+                    log.warning("not offering the target's tool %r: %s", info.name, exc)
+                    continue
+                self._mirrored["tools"].append(info.name)
 
     def _tool(self, info: ToolInfo) -> Tool:
         name = info.name
@@ -214,7 +226,8 @@ class _Forwarder:
         )
 
     async def _call(self, name: str, arguments: dict[str, Any], context: Context) -> dict[str, Any]:
-        assert self.client is not None
+        client = self.client
+        assert client is not None
         reported = [float("-inf")]
 
         def progress(done: float, total: float | None, message: str | None) -> None:
@@ -225,13 +238,24 @@ class _Forwarder:
         token = _CALLER.set(context)
         self._calls.append(context)
         try:
-            result = await self.client.call_tool(name, arguments, progress=progress)
+            result = await client.call_tool(name, arguments, progress=progress, timeout=self.call_timeout)
         except ServerError as exc:
             raise ProtocolError(exc.code, exc.message, exc.data) from None
+        except RequestTimeout:
+            raise ToolError(
+                f"{self._label()} did not answer the call of {name!r} within {self.call_timeout or client.timeout:g} s"
+            ) from None
+        except ConnectionClosed as exc:
+            raise ToolError(f"{self._label()} stopped during the call of {name!r}: {exc}") from None
         finally:
             self._calls.remove(context)
             _CALLER.reset(token)
         return _plain(result.raw)
+
+    def _label(self) -> str:
+        """The target as the caller's errors name it: the proxy's name, else its own."""
+        assert self.server is not None
+        return f"the server {self.server.identity.info.get('name') or self.server.name!r}"
 
     async def _resources(self) -> None:
         assert self.server is not None and self.client is not None
@@ -239,23 +263,24 @@ class _Forwarder:
             return
         resources = await self.client.list_resources()
         templates = await self.client.list_resource_templates()
-        self._forget("resources", self.server.remove_resource)
-        self._forget("templates", self.server.remove_resource)
-        for resource in resources:
-            try:
-                self.server.add_resource(resource.uri, self._reader(resource), **_described(resource))
-            except ValueError as exc:
-                log.warning("not offering the target's resource %r: %s", resource.uri, exc)
-                continue
-            self._mirrored["resources"].append(resource.uri)
-        for template in templates:
-            try:
-                reader = self._template_reader(template)
-                self.server.add_resource_template(template.uri_template, reader, **_described(template))
-            except ValueError as exc:
-                log.warning("not offering the target's resource template %r: %s", template.uri_template, exc)
-                continue
-            self._mirrored["templates"].append(template.uri_template)
+        with self.server.resources.batched(), self.server.resource_templates.batched():
+            self._forget("resources", self.server.remove_resource)
+            self._forget("templates", self.server.remove_resource)
+            for resource in resources:
+                try:
+                    self.server.add_resource(resource.uri, self._reader(resource), **_described(resource))
+                except ValueError as exc:
+                    log.warning("not offering the target's resource %r: %s", resource.uri, exc)
+                    continue
+                self._mirrored["resources"].append(resource.uri)
+            for template in templates:
+                try:
+                    reader = self._template_reader(template)
+                    self.server.add_resource_template(template.uri_template, reader, **_described(template))
+                except ValueError as exc:
+                    log.warning("not offering the target's resource template %r: %s", template.uri_template, exc)
+                    continue
+                self._mirrored["templates"].append(template.uri_template)
 
     def _reader(self, resource: ResourceInfo) -> Callable[[], Any]:
         uri = resource.uri
@@ -288,14 +313,15 @@ class _Forwarder:
         if "prompts" not in self.client.capabilities:
             return
         prompts = await self.client.list_prompts()
-        self._forget("prompts", self.server.remove_prompt)
-        for prompt in prompts:
-            try:
-                self.server.add_prompt(self._prompt(prompt), name=prompt.name, **_titled(prompt))
-            except (ValueError, TypeError) as exc:
-                log.warning("not offering the target's prompt %r: %s", prompt.name, exc)
-                continue
-            self._mirrored["prompts"].append(prompt.name)
+        with self.server.prompts.batched():
+            self._forget("prompts", self.server.remove_prompt)
+            for prompt in prompts:
+                try:
+                    self.server.add_prompt(self._prompt(prompt), name=prompt.name, **_titled(prompt))
+                except (ValueError, TypeError) as exc:
+                    log.warning("not offering the target's prompt %r: %s", prompt.name, exc)
+                    continue
+                self._mirrored["prompts"].append(prompt.name)
 
     def _prompt(self, prompt: PromptInfo) -> Any:
         name = prompt.name

@@ -361,7 +361,7 @@ def test_every_command_answers_dash_h_and_dash_dash_help(environ: dict[str, str]
     overview = toolwire("-h", **environ).stdout.split("\n\n", 1)[0]  # the usage lines: one or more per command
     lines = [line.removeprefix("usage:").split() for line in overview.splitlines()]
     names = dict.fromkeys(words[1] for words in lines if words[:1] == ["toolwire"])
-    assert len(names) == 19, names
+    assert len(names) == 20, names
     commands = [[name] for name in names] + [["auth", action] for action in ("login", "logout", "status")]
     invocations = [[*command, flag] for command in commands for flag in ("-h", "--help")]
     invocations += [["help", *command] for command in commands if len(command) == 1]

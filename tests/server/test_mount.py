@@ -125,3 +125,35 @@ async def test_the_mounted_servers_lifespan_runs_with_the_parents() -> None:
         await client.list_tools()
     with pytest.raises(RuntimeError):
         child.lifespan_state  # noqa: B018
+
+
+async def test_the_separator_between_prefix_and_name_is_chosen_at_mount() -> None:
+    parent = Server("main")
+    parent.mount(weather(), "weather", separator=".")
+    async with Client(parent) as client:
+        assert {tool.name for tool in await client.list_tools()} == {"weather.forecast", "weather.report"}
+        assert (await client.call_tool("weather.forecast", {"city": "Bern"})).text.startswith("sunny in Bern")
+        assert [prompt.name for prompt in await client.list_prompts()] == ["weather.brief"]
+        assert "data://weather/today" in {resource.uri for resource in await client.list_resources()}
+
+
+def test_a_tool_name_too_long_once_prefixed_is_refused_or_left_out() -> None:
+    child = Server("child")
+    child.add_tool(lambda: "long", name="x" * 128)
+    child.add_tool(lambda: "short", name="short")
+    with pytest.raises(ValueError, match="invalid tool name 'weather_x"):
+        Server("strict").mount(child, "weather")
+    lenient = Server("lenient")
+    lenient.mount(child, "weather", strict=False)
+    assert [tool.name for tool in lenient.registry.all()] == ["weather_short"]
+
+
+def test_a_batch_of_changes_tells_the_parent_and_its_listeners_once() -> None:
+    parent, child = main_server()
+    told: list[str] = []
+    parent.registry.on_change(lambda: told.append("parent"))
+    with child.registry.batched():
+        for number in range(100):
+            child.add_tool(lambda: "x", name=f"extra_{number}")
+    assert told == ["parent"]
+    assert len([tool for tool in parent.registry.all() if tool.name.startswith("weather_extra_")]) == 100

@@ -14,6 +14,7 @@
     toolwire search TARGET... "query"            which of their tools fit a request
     toolwire card URL                            a server's card, read without connecting
     toolwire openapi SPEC --base-url URL         serve an HTTP API's OpenAPI document
+    toolwire gateway gateway.toml                serve many MCP servers as one
 
 ``run`` is what desktop MCP clients launch, so it imports only what serving over stdio
 needs. Without ``:object`` it serves the module's ``server``, ``mcp`` or ``app``, or its only
@@ -136,6 +137,12 @@ def _proxy(command: str, argv: list[str]) -> int:
     return proxy_main(command, argv)
 
 
+def _gateway(command: str, argv: list[str]) -> int:
+    from .gateway import main as gateway_main
+
+    return gateway_main(command, argv)
+
+
 def _openapi(command: str, argv: list[str]) -> int:
     from .openapi import main as openapi_main
 
@@ -167,6 +174,7 @@ COMMANDS: dict[str, Callable[[str, list[str]], int]] = {
     "proxy": _proxy,
     "dev": _dev,
     "openapi": _openapi,
+    "gateway": _gateway,
     "worker": _worker,
 }
 
@@ -176,7 +184,9 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL [--q
                                          [--http [HOST:]PORT [--allow-host HOST ...]
                                          [--stateless] [--uvicorn | --granian] [--forwarded-allow-ips IPS]
                                          [--max-connections-per-client N]
-                                         [--issuer URL [--audience URI] [--scope SCOPE ...]]] [-- ARG ...]
+                                         [--issuer URL [--audience URI] [--scope SCOPE ...]]
+                                         [--oauth-upstream URL_OR_PRESET --oauth-client-id ID
+                                          [--public-url URL] [--oauth-state WHERE]]] [-- ARG ...]
        toolwire run DIR [--reload] [options]
        toolwire tools TARGET [--json] [options]
        toolwire call TARGET TOOL [KEY=VALUE ...] [--input JSON] [--json] [--out DIR] [options]
@@ -196,6 +206,7 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL [--q
        toolwire dev [--port PORT] [--no-browser] [--protocol VERSION] {TARGET | -- COMMAND ...}
        toolwire openapi SPEC [--base-url URL] [--header 'NAME: VALUE' ...] [--bearer-env VAR] [--include-tag TAG ...]
                              [--exclude-tag TAG ...] [--resources] [--http [HOST:]PORT] [options]
+       toolwire gateway CONFIG [--stdio | --http [HOST:]PORT [--allow-host HOST ...]] [-v]
        toolwire worker FILE[:OBJECT] --redis URL --queue URL [--concurrency N] [--grace SECONDS] [--lease SECONDS] [-v]
 
 commands:
@@ -214,6 +225,11 @@ commands:
                        --issuer asks every request for an OAuth access token (a JWT) from that
                        authorization server, issued for --audience (this server's public URL,
                        by default http://HOST:PORT/mcp); --scope: a scope every request needs.
+                       --oauth-upstream makes this server the authorization server MCP clients
+                       sign in at, signing people in at that identity provider (an OpenID
+                       issuer URL or a preset) as --oauth-client-id, with the secret in
+                       $TOOLWIRE_OAUTH_CLIENT_SECRET; --public-url is the endpoint's URL as
+                       clients reach it, --oauth-state where sign-ins and tokens are kept.
                        --tasks keeps the tasks of tools declared with task= in the SQLite file DB
                        (created if missing), so that they outlive the process, or in Redis when
                        DB is a redis:// URL. --redis URL shares what replicas behind one address
@@ -256,6 +272,10 @@ commands:
                        operation a tool calling the API at --base-url; --header and --bearer-env
                        give the API's credentials (the caller's are never forwarded). Other
                        commands take it after --: toolwire dev -- toolwire openapi SPEC ...
+  gateway CONFIG       serve the MCP servers a gateway.toml names (stdio commands, URLs) as
+                       one server, each under its namespace (github.create_issue), with their
+                       own credentials, restarted when they fail (see docs/gateway.md); over
+                       stdio, or with --http over Streamable HTTP.
   worker FILE          run the tasks that replicas in queue mode (run --redis URL --queue URL)
                        queued, with FILE's tools, until SIGTERM (see docs/workers.md).
 

@@ -73,6 +73,24 @@ def _run_parser() -> Parser:
     parser.add_argument(
         "--scope", metavar="SCOPE", dest="scopes", action="append", default=[], help="a scope every request needs"
     )
+    parser.add_argument(
+        "--oauth-upstream",
+        metavar="DISCOVERY_URL_OR_PRESET",
+        help="be the authorization server MCP clients sign in at, signing people in at this identity provider "
+        "(its secret in $TOOLWIRE_OAUTH_CLIENT_SECRET)",
+    )
+    parser.add_argument("--oauth-client-id", metavar="ID", help="this server's client ID at the identity provider")
+    parser.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="with --oauth-upstream: the MCP endpoint's URL as clients reach it (default: http://HOST:PORT/mcp)",
+    )
+    parser.add_argument(
+        "--oauth-state",
+        metavar="WHERE",
+        help="with --oauth-upstream: keep sign-ins and tokens in this SQLite file or redis:// URL "
+        "(default: the --redis URL, else a file in ~/.local/state/toolwire)",
+    )
     return parser
 
 
@@ -116,8 +134,38 @@ def main(command: str, argv: list[str]) -> int:
             )
         except ValueError as exc:
             raise UsageError(f"--issuer/--audience: {exc}") from None
+    if options.oauth_upstream is not None:
+        http_options["auth"] = _authorization_server(options, host, port)
     serve_http(server, target, options, http_options)
     return 0
+
+
+#: Where the identity provider's client secret is read from (never from the command line).
+SECRET_VARIABLE = "TOOLWIRE_OAUTH_CLIENT_SECRET"
+
+
+def _authorization_server(options: argparse.Namespace, host: str, port: int) -> Any:
+    """The :class:`~toolwire.auth.server.authorization.AuthorizationServer` of the
+    ``--oauth-*`` options; :class:`UsageError` saying what is missing or wrong."""
+    from ..auth.server.authorization import AuthorizationServer
+    from ..auth.server.upstreams import resolve_upstream
+
+    secret = os.environ.get(SECRET_VARIABLE)
+    if not secret:
+        raise UsageError(
+            f"--oauth-upstream: set {SECRET_VARIABLE} to the client secret the identity provider gave "
+            "(it is never taken from the command line)"
+        )
+    try:
+        upstream = resolve_upstream(options.oauth_upstream, options.oauth_client_id, secret)
+        return AuthorizationServer(
+            upstream,
+            options.public_url or f"http://{host}:{port}/mcp",
+            state=options.oauth_state or options.redis,
+            required_scopes=options.scopes,
+        )
+    except ValueError as exc:
+        raise UsageError(f"--oauth-upstream: {exc}") from None
 
 
 def _loaded(target: str, options: argparse.Namespace) -> Any:
@@ -252,8 +300,23 @@ def run_http_arguments(options: argparse.Namespace) -> dict[str, Any]:
             "--allow-host, --stateless, --uvicorn, --granian, --issuer, --forwarded-allow-ips and "
             "--max-connections-per-client go with --http"
         )
-    if (getattr(options, "audience", None) or getattr(options, "scopes", None)) and issuer is None:
-        raise UsageError("--audience and --scope go with --issuer")
+    upstream = getattr(options, "oauth_upstream", None)
+    scoped = getattr(options, "scopes", None) and upstream is None
+    if (getattr(options, "audience", None) or scoped) and issuer is None:
+        raise UsageError("--audience and --scope go with --issuer (--scope with --oauth-upstream too)")
+    if upstream is not None and issuer is not None:
+        raise UsageError(
+            "--issuer and --oauth-upstream do not go together: with --oauth-upstream, this server issues the tokens"
+        )
+    if upstream is not None and options.http is None:
+        raise UsageError("--oauth-upstream goes with --http")
+    if upstream is not None and not getattr(options, "oauth_client_id", None):
+        raise UsageError("--oauth-upstream needs --oauth-client-id: this server's client ID at the identity provider")
+    oauth_only = ("oauth_client_id", "public_url", "oauth_state")
+    if upstream is None and any(getattr(options, name, None) for name in oauth_only):
+        raise UsageError("--oauth-client-id, --public-url and --oauth-state go with --oauth-upstream")
+    if upstream is not None:
+        require("auth", "--oauth-upstream")
     if options.runner == "granian":
         require("granian", "--granian")
     if getattr(options, "redis", None) is not None:

@@ -69,7 +69,9 @@ MAX_RESUMES = 5
 class StreamableHttpTransport:
     """Streamable HTTP to ``url``; ``headers`` go on every request (authorization, say;
     :class:`ClientError` for one that is not ASCII); ``max_message_bytes`` bounds every
-    message taken from the server (see the module)."""
+    message taken from the server (see the module). ``legacy_sse``: ``True`` speaks the old
+    HTTP+SSE transport from the start, ``False`` never falls back to it, ``None`` (the
+    default) falls back when the server refuses the first request."""
 
     newline = False
     #: Seconds a request waits for the legacy GET stream to open.
@@ -82,6 +84,7 @@ class StreamableHttpTransport:
         timeout: float = 30.0,
         auth: httpx.Auth | None = None,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        legacy_sse: bool | None = None,
     ) -> None:
         for name, value in (headers or {}).items():
             if not (name.isascii() and value.isascii()):
@@ -106,6 +109,7 @@ class StreamableHttpTransport:
         self._tool_headers: dict[str, dict[str, tuple[str, ...]]] = {}
         self._listing: set[Any] = set()
         self._endpoint: str | None = None  # HTTP+SSE (2024-11-05): where to POST
+        self.legacy_sse = legacy_sse
         #: Set once the legacy GET stream is open (or refused): requests wait for it, so that
         #: a server asking something while answering them has a stream to ask on.
         self._listening: asyncio.Event | None = None
@@ -235,6 +239,9 @@ class StreamableHttpTransport:
         self._remember(method, message, data)
         if method == "tools/list":
             self._listing.add(message.get("id"))
+        if self._endpoint is None and self.legacy_sse and "id" in message and not await self._open_sse_transport():
+            self._answer_error(message, None, b"", f"{self.url} offers no HTTP+SSE event stream")
+            return
         if self._endpoint is not None:
             await self._post_to_endpoint(data, message)
             return
@@ -253,7 +260,7 @@ class StreamableHttpTransport:
                     return
                 if method == "initialize" and reply.status_code in (400, 404, 405):
                     body = await reply.aread(self.max_message_bytes)
-                    if not _modern_error(body) and await self._open_sse_transport():
+                    if self.legacy_sse is None and not _modern_error(body) and await self._open_sse_transport():
                         await self._post_to_endpoint(data, message)
                         return
                     self._answer_error(message, reply.status_code, body)

@@ -43,7 +43,7 @@ import orjson
 
 from ..client import ToolInfo, fingerprint
 from ..client.pinning import PINNED_FIELDS
-from ..lookalikes import skeleton
+from ..rules import Rule
 
 Action = Literal["allow", "ask", "deny"]
 
@@ -134,40 +134,6 @@ class ApprovalPolicy:
                 each = " or ".join(f"{owner}/{rule.tool}" for owner in owners)
                 said.append(f"{_several(rule, owners)}: write {each}, or */{rule.tool} for all")
         return said
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """One pattern of a policy, read: ``server`` is ``None`` for a bare ``TOOL`` rule."""
-
-    text: str
-    server: str | None
-    tool: str
-
-    @classmethod
-    def parse(cls, text: str) -> Rule:
-        """The rule ``SERVER/TOOL`` or ``TOOL``; ``ValueError`` when a part is empty."""
-        server, slash, tool = text.partition("/")
-        if not slash:
-            server, tool = "", text
-        if not tool or (slash and not server):
-            raise ValueError(f"the rule {text!r} needs a tool, and a server before its '/': SERVER/TOOL or TOOL")
-        return cls(text, server if slash else None, tool)
-
-    def matches(self, server: str, tool: str, lookalikes: bool = False) -> bool:
-        """Whether this rule names ``tool`` of ``server`` (with ``lookalikes``: or a name
-        that looks like one it names)."""
-        if self.server is not None and not fnmatch.fnmatchcase(server, self.server):
-            return False
-        if fnmatch.fnmatchcase(tool, self.tool):
-            return True
-        return lookalikes and fnmatch.fnmatchcase(skeleton(tool), skeleton(self.tool))
-
-    def owners(self, offered: Collection[tuple[str, str]]) -> list[str]:
-        """The servers with a tool this bare rule names (empty for a ``SERVER/TOOL`` rule)."""
-        if self.server is not None:
-            return []
-        return sorted({server for server, tool in offered if fnmatch.fnmatchcase(tool, self.tool)})
 
 
 def _rules(patterns: Iterable[str]) -> list[Rule]:

@@ -45,6 +45,18 @@ def function_names(exposed: list[str]) -> dict[str, str]:
     return functions
 
 
+def offered_code(
+    tools: dict[str, ToolInfo], specs: list[ToolSpec], run_code: str, limits: SandboxLimits
+) -> tuple[dict[str, str], list[ToolSpec]]:
+    """What the model is offered in code mode: ``run_code`` (named ``run_code``) describing
+    ``tools`` (by the model's names) as functions, and those of ``specs`` that are the host's
+    own; with the tools' model names by function name."""
+    functions = function_names(list(tools))
+    signatures = [signature(function, tools[name]) for function, name in functions.items()]
+    own = [spec for spec in specs if spec.name not in tools]
+    return functions, [code_spec(run_code, signatures, limits), *own]
+
+
 def type_hint(schema: Any) -> str:
     """The Python type of a JSON schema, as short as it can be said (``Any`` when unsure)."""
     if not isinstance(schema, dict):

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..discovery import MAX_QUERY_CHARS
-from .approval import Rule
+from ..rules import Rule
 from .model import ToolSpec
 
 #: Tools the model may be offered before the host defers their definitions.

@@ -50,7 +50,7 @@ from ..logs import get_logger
 from ..lookalikes import marks
 from ..protocol.versions import SKILLS_EXTENSION
 from .approval import ApprovalPolicy
-from .code_mode import RUN_CODE, code_spec, function_names, signature
+from .code_mode import RUN_CODE, offered_code
 from .deferral import DEFER_TOOLS, FIND_TOOLS, Pair, ToolDeferral, discovery_spec
 from .events import ElicitationNeeded, ExposedTool, SamplingNeeded
 from .model import ModelError, ModelRequest, Provider, ToolSpec, text_part
@@ -299,16 +299,9 @@ class Host:
         if self.skills:
             self.specs.append(loader_spec(self.load_skill_name, self.skills, self._skills_left_out))
         if self.code_limits is not None:
-            self._offer_code(by_pair)
+            tools = {name: by_pair[pair] for name, pair in self._names.items()}
+            self.functions, self.specs = offered_code(tools, self.specs, self.run_code_name, self.code_limits)
         self._check_search()
-
-    def _offer_code(self, by_pair: dict[Pair, ToolInfo]) -> None:
-        """Code mode: the model is offered ``run_code`` and the host's own tools, not the servers'."""
-        assert self.code_limits is not None
-        self.functions = function_names(list(self._names))
-        signatures = [signature(function, by_pair[self._names[name]]) for function, name in self.functions.items()]
-        own = [spec for spec in self.specs if spec.name not in self._names]
-        self.specs = [code_spec(self.run_code_name, signatures, self.code_limits), *own]
 
     def _warn(self, said: str) -> None:
         """Say ``said`` (once: in :attr:`warnings`, in what :meth:`refresh` returns, and in the log)."""

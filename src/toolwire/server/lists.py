@@ -36,9 +36,12 @@ def list_tools(session: ServerSession, request: Request) -> None:
         session.start(request, _list_raw(session, request, cursor))
         return None
     search = session.server.tool_search
-    if search is not None:  # the search transform lists its two tools instead
-        return list_page(session, request, search.listed)
-    return list_page(session, request, session.server.registry)
+    if search is None:
+        return list_page(session, request, session.server.registry)
+    private = search.only_for is not None  # the list then depends on the caller
+    if search.shows(session.caller(request)):  # the search transform lists its two tools instead
+        return list_page(session, request, search.listed, private)
+    return list_page(session, request, session.server.registry, private)
 
 
 def list_resources(session: ServerSession, request: Request) -> None:
@@ -53,9 +56,10 @@ def list_prompts(session: ServerSession, request: Request) -> None:
     list_page(session, request, session.server.prompts)
 
 
-def list_page(session: ServerSession, request: Request, catalog: Catalog[Any]) -> None:
+def list_page(session: ServerSession, request: Request, catalog: Catalog[Any], private: bool = False) -> None:
     """Answer a list request with ``catalog``'s page for the request's cursor (encoded once
-    per version and page)."""
+    per version and page); ``private``: the page is the caller's alone (not to be cached
+    for others)."""
     cursor = request.params.get("cursor")
     if cursor is not None and type(cursor) is not str:
         return session.fail(request, ProtocolError(INVALID_PARAMS, 'Invalid params: "cursor" must be a string'))
@@ -63,7 +67,7 @@ def list_page(session: ServerSession, request: Request, catalog: Catalog[Any]) -
     identity = session.server.identity
     caller = session.caller(request)
     granted = caller.scopes if caller is not None else None
-    cache_scope = "private" if granted is not None and catalog.gated else identity.cache_scope
+    cache_scope = "private" if private or (granted is not None and catalog.gated) else identity.cache_scope
     rules = None
     visibility = session.server.visibility
     if visibility.active:  # rules by tag, caller or session (see .visibility)

@@ -31,8 +31,9 @@ proxy's first lists). Unmounting withdraws what the mount offered.
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..logs import get_logger
@@ -48,9 +49,10 @@ PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
 class Mount:
-    """``child`` served by ``parent`` under ``prefix``, kept in step with the child."""
+    """``child`` served by ``parent`` under ``prefix`` (``separator`` between the prefix and
+    a tool's or prompt's name), kept in step with the child. ``strict``: see :meth:`attach`."""
 
-    def __init__(self, parent: Server, child: Server, prefix: str) -> None:
+    def __init__(self, parent: Server, child: Server, prefix: str, separator: str = "_", strict: bool = True) -> None:
         if not PREFIX.fullmatch(prefix):
             raise ValueError(f"invalid mount prefix {prefix!r}: letters, digits, '_', '-' and '.'")
         if child is parent:
@@ -58,6 +60,8 @@ class Mount:
         self.parent = parent
         self.child = child
         self.prefix = prefix
+        self.separator = separator
+        self.strict = strict
         self._added: dict[str, list[str]] = {"tools": [], "resources": [], "templates": [], "prompts": []}
         self._stops: list[Callable[[], object]] = []
         self._withdrawals: list[Callable[[], None]] = []
@@ -65,10 +69,12 @@ class Mount:
 
     def attach(self) -> None:
         """Copy the child's items in, offer its extensions (``ValueError`` if a name or a
-        method is taken: nothing is left half-mounted) and follow its changes."""
+        method is taken, or a tool's name is too long once prefixed: nothing is left
+        half-mounted; unless not ``strict``: then those are left out with a warning) and
+        follow its changes."""
         try:
-            self.sync(strict=True)
-            self._offer_extensions()
+            self.sync(strict=self.strict)
+            self._offer_extensions(strict=self.strict)
         except BaseException:
             self._withdraw_extensions()
             self._clear()
@@ -84,8 +90,13 @@ class Mount:
         self._offer_extensions(strict=False)
 
     def sync(self, strict: bool) -> None:
-        """Replace what was copied with the child's items as they are now. ``strict``: a
-        taken name is a ``ValueError``; otherwise it is skipped with a warning."""
+        """Replace what was copied with the child's items as they are now (the parent's
+        clients told once). ``strict``: a taken name is a ``ValueError``; otherwise it is
+        skipped with a warning."""
+        with _batched(self.parent):
+            self._copy(strict)
+
+    def _copy(self, strict: bool) -> None:
         self._clear()
         parent, child, prefix = self.parent, self.child, self.prefix
         rules = child.visibility.everyone.rules  # what the child hides from everyone stays hidden
@@ -93,7 +104,13 @@ class Mount:
         for tool in child.registry.all():
             if rules is not None and not rules.shows("tools", tool.name, tool):
                 continue
-            renamed = prefixed(tool, prefix)
+            try:
+                renamed = prefixed(tool, prefix, self.separator)
+            except ValueError as exc:  # a name too long once prefixed
+                if strict:
+                    raise
+                log.warning("mounting %r: the tool %r is not served: %s", prefix, tool.name, exc)
+                continue
             for extension in extensions:
                 renamed.definition = extension.prefixed_definition(renamed.definition, prefix)
             if renamed.owner is None:
@@ -110,7 +127,7 @@ class Mount:
                 self._add("templates", key, parent.add_resource_template_object, moved_template, strict)
         for prompt in child.prompts.all():
             if rules is None or rules.shows("prompts", prompt.name, prompt):
-                renamed_prompt = prefixed(prompt, prefix)
+                renamed_prompt = prefixed(prompt, prefix, self.separator)
                 self._add("prompts", renamed_prompt.name, parent.add_prompt, renamed_prompt, strict)
 
     def _offer_extensions(self, strict: bool = True) -> None:
@@ -167,7 +184,17 @@ class Mount:
             stop()
         self._stops = []
         self._withdraw_extensions()
-        self._clear()
+        with _batched(self.parent):
+            self._clear()
+
+
+@contextlib.contextmanager
+def _batched(server: Server) -> Iterator[None]:
+    """``server``'s four catalogs batched: each tells its listeners once, at the end."""
+    with contextlib.ExitStack() as stack:
+        for catalog in (server.registry, server.resources, server.resource_templates, server.prompts):
+            stack.enter_context(catalog.batched())
+        yield
 
 
 class MountedExtension(Extension):

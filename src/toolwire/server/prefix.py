@@ -9,26 +9,27 @@ import copy
 from typing import TypeVar
 
 from ..resources.uri_template import UriTemplate
-from ..tools.tool import Tool
+from ..tools.tool import Tool, check_name
 
 T = TypeVar("T")
 
 
-def prefixed(item: T, prefix: str) -> T:
+def prefixed(item: T, prefix: str, separator: str = "_") -> T:
     """``item`` (a tool, prompt, resource or resource template) under ``prefix``: the tool
-    ``forecast`` as ``weather_forecast``, the resource ``data://today`` as
+    ``forecast`` as ``weather_forecast`` (``separator`` between them), the resource ``data://today`` as
     ``data://weather/today`` (a URI without ``://``: ``weather/uri``). The same object's
     copy: its function, schemas and options unchanged (a tool's definition too, with the
-    fields its server's extensions added). ``TypeError`` for anything else."""
+    fields its server's extensions added). ``ValueError`` for a tool whose new name MCP does
+    not allow (longer than 128 characters); ``TypeError`` for anything else."""
     from ..prompts.prompt import Prompt
     from ..resources.resource import Resource, ResourceTemplate
 
     moved = copy.copy(item)
     if isinstance(moved, Tool):
-        moved.name = f"{prefix}_{moved.name}"
+        moved.name = check_name(f"{prefix}{separator}{moved.name}")
         moved.definition = {**moved.definition, "name": moved.name}  # with the fields extensions added
     elif isinstance(moved, Prompt):
-        moved.name = f"{prefix}_{moved.name}"
+        moved.name = f"{prefix}{separator}{moved.name}"
     elif isinstance(moved, Resource):
         named_by_uri = moved.name == moved.uri
         moved.uri = prefixed_uri(prefix, moved.uri)

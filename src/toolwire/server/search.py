@@ -30,6 +30,9 @@ from ..tools.tool import Tool
 from ..tools.validation import ArgumentsInvalid
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..auth.identity import Identity
     from ..discovery import ToolIndex
     from .context import Context
     from .server import Server
@@ -57,14 +60,19 @@ _CALL_SCHEMA = {
 
 class ToolSearch:
     """``search_tools`` and ``call_tool`` for ``server`` (see the module's documentation);
-    ``limit``: how many tools a search returns unless it asks for fewer or more."""
+    ``limit``: how many tools a search returns unless it asks for fewer or more; ``only_for``:
+    whether a caller (``None``: anonymous) is listed the two tools instead of every tool
+    (default: every caller is)."""
 
-    def __init__(self, server: Server, limit: int = 5) -> None:
+    def __init__(
+        self, server: Server, limit: int = 5, only_for: Callable[[Identity | None], bool] | None = None
+    ) -> None:
         from ..extras import require
 
         require("search", "the search transform")  # refused now, imported at the first search
         self._server = server
         self.limit = limit
+        self.only_for = only_for
         self._index: ToolIndex | None = None
         search = Tool.from_schema(
             SEARCH_TOOL,
@@ -85,6 +93,10 @@ class ToolSearch:
             server.add_tool(tool)
             self.listed.add(tool.name, tool)
         server.registry.on_change(self._forget)
+
+    def shows(self, caller: Identity | None) -> bool:
+        """Whether ``tools/list`` shows ``caller`` the two tools (else every tool, these two too)."""
+        return self.only_for is None or self.only_for(caller)
 
     def _forget(self) -> None:
         self._index = None
@@ -117,7 +129,7 @@ class ToolSearch:
                 found.append(codec.tool(tool.definition))
                 if len(found) == limit:
                     break
-        return {"content": [{"type": "text", "text": _describe(found)}], "structuredContent": {"tools": found}}
+        return {"content": [{"type": "text", "text": describe_found(found)}], "structuredContent": {"tools": found}}
 
     async def _call(self, arguments: dict[str, Any], context: Context) -> dict[str, Any]:
         from .calls import run_tool
@@ -136,7 +148,7 @@ class ToolSearch:
         return result
 
 
-def _describe(tools: list[dict[str, Any]]) -> str:
+def describe_found(tools: list[dict[str, Any]]) -> str:
     """The tools found, as text for models that read no structured content."""
     import orjson
 

@@ -31,6 +31,7 @@ from .visibility import Visibility
 
 if TYPE_CHECKING:
     from ..apps.view import App
+    from ..auth.identity import Identity
     from ..auth.server.vault import TokenVault
     from ..prompts.prompt import Prompt
     from ..resources.resource import Resource, ResourceTemplate
@@ -259,15 +260,17 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         self._lifespan = LifespanRunner(self, function)
         return function
 
-    def mount(self, server: Server, prefix: str) -> None:
+    def mount(self, server: Server, prefix: str, *, separator: str = "_", strict: bool = True) -> None:
         """Serve ``server``'s tools, resources and prompts here under ``prefix`` (see
-        :mod:`toolwire.server.mount`: ``weather_forecast``, ``data://weather/today``), kept in
-        step with it. ``ValueError`` for a prefix used already or a name taken here."""
+        :mod:`toolwire.server.mount`: ``weather_forecast``, ``data://weather/today``;
+        ``separator="."`` makes it ``weather.forecast``), kept in step with it. ``ValueError``
+        for a prefix used already, or a name taken here or too long once prefixed (with
+        ``strict=False``, such items are left out with a warning instead)."""
         from .mount import Mount
 
         if prefix in self._mounts:
             raise ValueError(f"a server is mounted at {prefix!r} already: unmount it first")
-        mount = Mount(self, server, prefix)
+        mount = Mount(self, server, prefix, separator, strict)
         mount.attach()
         self._mounts[prefix] = mount
 
@@ -395,17 +398,19 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         self.tool_versions.forget(name)
         return removed
 
-    def expose_search(self, limit: int = 5) -> None:
+    def expose_search(self, limit: int = 5, *, only_for: Callable[[Identity | None], bool] | None = None) -> None:
         """List ``search_tools`` and ``call_tool`` instead of every tool, for clients that
         cannot load definitions on demand (see :mod:`toolwire.server.search`); a search
         returns ``limit`` tools unless it asks otherwise. The tools stay callable by name.
+        ``only_for``: whether a caller (``None``: anonymous) gets the two tools; the others
+        are listed every tool (default: every caller gets the two).
         :class:`~toolwire.extras.ExtraMissing` without the ``search`` extra; ``ValueError``
         if exposed already or a tool holds one of the two names."""
         if self.tool_search is not None:
             raise ValueError("this server exposes search already")
         from .search import ToolSearch
 
-        self.tool_search = ToolSearch(self, limit)
+        self.tool_search = ToolSearch(self, limit, only_for)
 
     def resources_as_tools(self, max_chars: int = 100_000, max_blob_bytes: int = 2_000_000) -> None:
         """Add the tools ``list_resources`` and ``read_resource``, for clients that read only

@@ -68,6 +68,7 @@ from .modern import ModernWire
 from .sessions import SessionManager
 
 if TYPE_CHECKING:
+    from ...auth.server.authorization import AuthorizationServer
     from ...auth.server.resource import ProtectedResource
     from ...server.server import Server
     from .replicas import Replicas
@@ -104,7 +105,8 @@ class StreamableHTTP:
       token it accepts (401 otherwise), the metadata is served at its well-known paths, and
       what needs scopes a token lacks is refused with 403 (see docs/authorization.md).
       Legacy sessions belong to the caller that opened them. Per-client caps then count by
-      caller instead of by address.
+      caller instead of by address. An :class:`~toolwire.auth.server.authorization.AuthorizationServer`
+      does the same with the tokens it issues, and serves its own endpoints beside this one.
     - ``forwarded_allow_ips``: the reverse proxies (addresses, networks, ``"*"``) whose
       ``X-Forwarded-For`` (or ``Forwarded``) names the client: a request from one of them
       counts as its client's for the per-client caps and anonymous callers' rate limits
@@ -130,7 +132,7 @@ class StreamableHTTP:
         resumable: bool = True,
         retry_ms: int = 1000,
         keep_alive: float = 15.0,
-        auth: ProtectedResource | None = None,
+        auth: ProtectedResource | AuthorizationServer | None = None,
         redis: str | None = None,
         forwarded_allow_ips: TrustedProxies | str | Iterable[str] | None = None,
     ) -> None:
@@ -163,6 +165,13 @@ class StreamableHTTP:
             from .replicas import Replicas
 
             self.replicas = Replicas(server, self.shared, self.sessions, self.store)
+        #: The authorization server whose endpoints are served here too (``None``: none).
+        self.authorization: AuthorizationServer | None = None
+        if auth is not None:
+            from ...auth.server.resource import ProtectedResource
+
+            if not isinstance(auth, ProtectedResource):
+                self.authorization, auth = auth, auth.protected_resource
         self.auth = auth
         self.checks = Checks(server, self.path, allowed_hosts, allowed_origins, auth)
         self.documents = Documents(server, self.path, auth)
@@ -194,6 +203,8 @@ class StreamableHTTP:
         await self.server.close_tasks()
         if self.replicas is not None:
             await self.replicas.close()
+        if self.authorization is not None:
+            await self.authorization.close()
 
     async def _start(self) -> None:
         """Enter the server's lifespan, once (``LifespanFailed`` if it raises); with shared
@@ -237,6 +248,10 @@ class StreamableHTTP:
         if path != self.path:
             if path in checks.metadata_paths:
                 await checks.metadata(scope, send)
+                return
+            if self.authorization is not None and path in self.authorization.paths:
+                checks.check_origin({"host": headers.get("host", "")})
+                await self.authorization.handle(path, scope, headers, receive, send)
                 return
             document = self.documents.find(path)
             if document is not None:
