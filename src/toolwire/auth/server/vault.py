@@ -26,13 +26,16 @@ import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import asdict
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ...errors import ToolwireError
 from ...extras import needs
 from .upstream import Upstream, UpstreamError, UpstreamTokens
+
+if TYPE_CHECKING:
+    from .authorization.state import AuthState
 
 #: Where :meth:`VaultKeys.from_env` reads the keys: ``ID:KEY`` pairs (the key 32 bytes in
 #: base64url), separated by commas or lines; the first one seals.
@@ -54,19 +57,6 @@ class NoUpstreamToken(ToolwireError):
     """There is no usable upstream token for the caller: they have not signed in through the
     authorization server since it began keeping tokens, or the provider's token expired and
     cannot be refreshed (the message says which: the person must sign in again)."""
-
-
-class VaultStore(Protocol):
-    """What the vault needs of a store: records by kind and key with a lifetime, ``add``
-    atomic across the processes sharing it (the authorization server's state is one)."""
-
-    async def get(self, kind: str, key: str) -> Record | None: ...
-
-    async def put(self, kind: str, key: str, record: Record, ttl: float) -> None: ...
-
-    async def add(self, kind: str, key: str, record: Record, ttl: float) -> bool: ...
-
-    async def delete(self, kind: str, key: str) -> None: ...
 
 
 class VaultKeys:
@@ -158,7 +148,7 @@ class TokenVault:
 
     def __init__(
         self,
-        store: VaultStore,
+        store: AuthState,
         upstream: Upstream,
         keys: VaultKeys | None = None,
         *,
