@@ -47,6 +47,7 @@ GITHUB_API = str(Path(__file__).resolve().parents[1] / "servers" / "github_api.p
 REPLICA = str(Path(__file__).resolve().parents[1] / "servers" / "vault_replica.py")
 CALLBACK = "http://127.0.0.1:9/oauth/callback"
 KEY_1, KEY_2 = VaultKeys.generate(), VaultKeys.generate()
+NO_KEYS = {KEYS_VARIABLE: "", KEYS_FILE_VARIABLE: ""}
 
 
 @pytest.fixture(scope="module")
@@ -184,7 +185,7 @@ async def test_two_replicas_racing_to_refresh_make_one_refresh(
 def _environment() -> dict[str, str]:
     import os
 
-    return {name: value for name, value in os.environ.items() if name not in (KEYS_VARIABLE, KEYS_FILE_VARIABLE)}
+    return {**os.environ, **NO_KEYS}
 
 
 def test_the_keys_come_from_the_environment_or_a_file(tmp_path: Path) -> None:
@@ -266,3 +267,18 @@ def test_keeping_tokens_without_a_key_is_refused_at_start(
         AuthorizationServer(
             app_upstream(github), "http://127.0.0.1:1/mcp", state=tmp_path / "state", allow_upstream_token=True
         )
+
+
+def test_the_command_line_allows_it_only_with_a_key(tmp_path: Path) -> None:
+    from tests.support.clirun import toolwire
+
+    server = str(Path(__file__).resolve().parents[1] / "servers" / "vault.py")
+    signing_in = ["--http", "8", "--oauth-upstream", "github", "--oauth-client-id", "Ov23-x"]
+    state = ["--oauth-state", str(tmp_path / "authorization.sqlite3")]
+    done = toolwire(
+        "run", server, *signing_in, *state, "--allow-upstream-token", TOOLWIRE_OAUTH_CLIENT_SECRET="s", **NO_KEYS
+    )
+    assert done.returncode == 2
+    assert "--allow-upstream-token: keeping the provider's tokens needs a key: set TOOLWIRE_VAULT_KEYS" in done.stderr
+    done = toolwire("run", server, "--http", "8", "--allow-upstream-token")
+    assert done.returncode == 2 and "--allow-upstream-token go with --oauth-upstream" in done.stderr
