@@ -132,7 +132,7 @@ class VaultKeys:
             raise VaultError(f"the provider's tokens were sealed with the key {record.get('kid')!r}, no longer given")
         try:
             return cipher.decrypt(_unb64(record["nonce"]), _unb64(record["sealed"]), slot.encode())
-        except (InvalidTag, KeyError, binascii.Error, ValueError):
+        except (InvalidTag, KeyError, TypeError, AttributeError, binascii.Error, ValueError):
             raise VaultError("the provider's tokens do not open: the record was altered or moved") from None
 
 
