@@ -15,6 +15,7 @@
 - ``GET /api/user``, ``/api/user/emails`` (needs ``user:email``; 404 without),
   ``/api/user/orgs`` (the memberships only with ``read:org``): with ``Authorization: Bearer``;
   401 ``Bad credentials`` for anything else. A GitHub App's token may read all three.
+- ``GET /stats`` (the tests' own, not GitHub's): ``{"refreshes": N}``, the refreshes granted.
 """
 
 import base64
@@ -49,6 +50,7 @@ USERS: dict[str, dict[str, Any]] = {
 CODES: dict[str, dict[str, Any]] = {}  # code -> what the authorization said
 TOKENS: dict[str, dict[str, Any]] = {}  # access token -> {login, scopes}
 REFRESH: dict[str, dict[str, Any]] = {}  # refresh token -> {login, scopes, client_id}
+STATS = {"refreshes": 0}
 
 
 async def authorize(request: Request) -> Response:
@@ -78,6 +80,7 @@ async def access_token(request: Request) -> Response:
         grant = REFRESH.pop(str(form.get("refresh_token", "")), None)
         if grant is None or grant["client_id"] != client_id:
             return _error(as_json, "bad_refresh_token", "The refresh token passed is incorrect or expired.")
+        STATS["refreshes"] += 1
         return _issue(as_json, client_id, grant["login"], grant["scopes"])
     grant = CODES.pop(str(form.get("code", "")), None)
     if grant is None or grant["client_id"] != client_id:
@@ -152,8 +155,13 @@ def orgs(caller: dict[str, Any], person: dict[str, Any]) -> Response:
     return JSONResponse([{"login": org, "id": index + 1} for index, org in enumerate(person["orgs"]) if visible])
 
 
+async def stats(request: Request) -> Response:
+    return JSONResponse(STATS)
+
+
 app = Starlette(
     routes=[
+        Route("/stats", stats),
         Route("/login/oauth/authorize", authorize),
         Route("/login/oauth/access_token", access_token, methods=["POST"]),
         Route("/api/user", _api(user)),

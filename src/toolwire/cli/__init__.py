@@ -186,7 +186,8 @@ USAGE = """usage: toolwire run FILE[:OBJECT] [-v] [--tasks DB | --redis URL [--q
                                          [--max-connections-per-client N]
                                          [--issuer URL [--audience URI] [--scope SCOPE ...]]
                                          [--oauth-upstream URL_OR_PRESET --oauth-client-id ID
-                                          [--public-url URL] [--oauth-state WHERE]]] [-- ARG ...]
+                                          [--public-url URL] [--oauth-state WHERE]
+                                          [--allow-upstream-token]]] [-- ARG ...]
        toolwire run DIR [--reload] [options]
        toolwire tools TARGET [--json] [options]
        toolwire call TARGET TOOL [KEY=VALUE ...] [--input JSON] [--json] [--out DIR] [options]
@@ -229,7 +230,9 @@ commands:
                        sign in at, signing people in at that identity provider (an OpenID
                        issuer URL or a preset) as --oauth-client-id, with the secret in
                        $TOOLWIRE_OAUTH_CLIENT_SECRET; --public-url is the endpoint's URL as
-                       clients reach it, --oauth-state where sign-ins and tokens are kept.
+                       clients reach it, --oauth-state where sign-ins and tokens are kept;
+                       --allow-upstream-token keeps the provider's tokens (sealed with the keys
+                       in $TOOLWIRE_VAULT_KEYS) for tools to call it as the person.
                        --tasks keeps the tasks of tools declared with task= in the SQLite file DB
                        (created if missing), so that they outlive the process, or in Redis when
                        DB is a redis:// URL. --redis URL shares what replicas behind one address

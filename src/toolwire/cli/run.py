@@ -91,6 +91,12 @@ def _run_parser() -> Parser:
         help="with --oauth-upstream: keep sign-ins and tokens in this SQLite file or redis:// URL "
         "(default: the --redis URL, else a file in ~/.local/state/toolwire)",
     )
+    parser.add_argument(
+        "--allow-upstream-token",
+        action="store_true",
+        help="with --oauth-upstream: keep the identity provider's tokens (sealed with $TOOLWIRE_VAULT_KEYS) "
+        "for tools to call it as the person (ctx.upstream_token())",
+    )
     return parser
 
 
@@ -149,6 +155,7 @@ def _authorization_server(options: argparse.Namespace, host: str, port: int) -> 
     ``--oauth-*`` options; :class:`UsageError` saying what is missing or wrong."""
     from ..auth.server.authorization import AuthorizationServer
     from ..auth.server.upstreams import resolve_upstream
+    from ..auth.server.vault import VaultError
 
     secret = os.environ.get(SECRET_VARIABLE)
     if not secret:
@@ -163,9 +170,12 @@ def _authorization_server(options: argparse.Namespace, host: str, port: int) -> 
             options.public_url or f"http://{host}:{port}/mcp",
             state=options.oauth_state or options.redis,
             required_scopes=options.scopes,
+            allow_upstream_token=options.allow_upstream_token,
         )
     except ValueError as exc:
         raise UsageError(f"--oauth-upstream: {exc}") from None
+    except VaultError as exc:
+        raise UsageError(f"--allow-upstream-token: {exc}") from None
 
 
 def _loaded(target: str, options: argparse.Namespace) -> Any:
@@ -312,9 +322,11 @@ def run_http_arguments(options: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--oauth-upstream goes with --http")
     if upstream is not None and not getattr(options, "oauth_client_id", None):
         raise UsageError("--oauth-upstream needs --oauth-client-id: this server's client ID at the identity provider")
-    oauth_only = ("oauth_client_id", "public_url", "oauth_state")
+    oauth_only = ("oauth_client_id", "public_url", "oauth_state", "allow_upstream_token")
     if upstream is None and any(getattr(options, name, None) for name in oauth_only):
-        raise UsageError("--oauth-client-id, --public-url and --oauth-state go with --oauth-upstream")
+        raise UsageError(
+            "--oauth-client-id, --public-url, --oauth-state and --allow-upstream-token go with --oauth-upstream"
+        )
     if upstream is not None:
         require("auth", "--oauth-upstream")
     if options.runner == "granian":

@@ -148,6 +148,25 @@ class Context(ToolContext):
         client id, scopes, claims. ``None`` when nothing authenticated them (stdio)."""
         return self._session.caller(self._request)
 
+    async def upstream_token(self) -> str:
+        """The caller's current access token at the identity provider they signed in with
+        (refreshed first when near expiry), to call the provider's API on their behalf. Only
+        when the operator allows it (``allow_upstream_token=True``); ``RuntimeError`` otherwise,
+        or for a caller nobody signed in;
+        :class:`~toolwire.auth.server.vault.NoUpstreamToken` when none is kept for them (they
+        must sign in again); :class:`~toolwire.auth.server.upstream.UpstreamError` when the
+        provider refuses the refresh. Never log or return the token."""
+        vault = self._session.server.upstream_tokens
+        if vault is None:
+            raise RuntimeError(
+                "this server does not hand out the identity provider's tokens: "
+                "the operator allows it with allow_upstream_token=True"
+            )
+        caller = self.identity
+        if caller is None or caller.subject is None:
+            raise RuntimeError("the identity provider's token is only for a person who signed in")
+        return await vault.access_token(caller.subject)
+
     @property
     def session_visibility(self) -> RuleSet:
         """The visibility rules of this session alone (``.disable("tool")``, ``.enable(tags=...)``:

@@ -32,6 +32,7 @@ from .visibility import Visibility
 if TYPE_CHECKING:
     from ..apps.view import App
     from ..auth.identity import Identity
+    from ..auth.server.vault import TokenVault
     from ..prompts.prompt import Prompt
     from ..resources.resource import Resource, ResourceTemplate
     from ..skills import Skill, SkillsExtension
@@ -179,6 +180,9 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         self._redis: tuple[str, str] | None = None  # use_redis's URL and key prefix
         if lifespan is not None:
             self.lifespan(lifespan)
+        #: The provider tokens tools may have (``ctx.upstream_token()``); ``None``: none are
+        #: handed out. Set when the operator allows it (see docs/authorization.md).
+        self.upstream_tokens: TokenVault | None = None
         #: The search transform, once exposed (:meth:`expose_search`).
         self.tool_search: ToolSearch | None = None
         if tool_search:

@@ -178,6 +178,8 @@ class StreamableHTTP:
 
             if not isinstance(auth, ProtectedResource):
                 self.authorization, auth = auth, auth.protected_resource
+                if self.authorization.vault is not None:  # tools may have the provider's tokens
+                    server.upstream_tokens = self.authorization.vault
         self.auth = auth
         self.checks = Checks(server, self.path, allowed_hosts, allowed_origins, auth)
         self.documents = Documents(server, self.path, auth)

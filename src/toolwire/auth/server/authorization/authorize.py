@@ -2,7 +2,8 @@
 checked (client, exact redirect URI, PKCE S256, ``resource``), the person consents on the
 server's own page (unless they already did for this client), is sent to the upstream
 provider with the server's own PKCE and ``state``, and comes back to the callback, which
-exchanges the provider's code and sends the browser back to the client with a code of the
+exchanges the provider's code (keeping the provider's tokens in the vault when the operator
+allows tools to have them) and sends the browser back to the client with a code of the
 server's own.
 
 Until the redirect URI is known good, errors are shown on a page (never redirected, RFC 6749
@@ -186,7 +187,7 @@ async def callback(server: AuthorizationServer, request: Request) -> Response:
         answer.update(error="access_denied", error_description=f"{server.upstream.name} said: {said}"[:300])
         return redirect(with_query(pending["redirect_uri"], answer))
     try:
-        identity, _tokens = await server.upstream.exchange(
+        identity, tokens = await server.upstream.exchange(
             code=asked["code"], redirect_uri=server.callback_url, code_verifier=started["verifier"]
         )
     except UpstreamError as exc:
@@ -196,6 +197,8 @@ async def callback(server: AuthorizationServer, request: Request) -> Response:
             error="access_denied", error_description="signed in as another person than the one who allowed access"
         )
         return redirect(with_query(pending["redirect_uri"], answer))
+    if server.vault is not None:
+        await server.vault.keep(identity.subject, tokens)
     await server.state.put("browser", digest(browser), {"subject": identity.subject}, REMEMBERED_TTL)
     await _remember_consent(server, identity.subject, pending)
     code = random_token()

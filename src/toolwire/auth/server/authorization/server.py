@@ -24,6 +24,7 @@ from .web import CORS, NO_STORE, OAuthError, Request, Response, json_response
 
 if TYPE_CHECKING:
     from ..resource import ProtectedResource
+    from ..vault import TokenVault, VaultKeys
 
 log = get_logger("toolwire.auth")
 
@@ -51,8 +52,11 @@ class AuthorizationServer:
     (30 days), ``code_ttl`` (1 min), ``refresh_grace`` (seconds in which a racing refresh gets
     the winner's answer). ``signing_key``: a PEM P-256 private key (default: one made and kept
     in ``state``). ``allow_private_client_metadata``: fetch client metadata documents from this
-    machine or private networks (development and tests only). ``ValueError`` for a
-    ``public_url`` that is not an absolute http(s) URL.
+    machine or private networks (development and tests only). ``allow_upstream_token``: keep
+    the provider's tokens for each person who signs in (sealed with ``vault_keys``, by default
+    from ``TOOLWIRE_VAULT_KEYS``), for tools to call the provider as them
+    (``ctx.upstream_token()``). ``ValueError`` for a ``public_url`` that is not an absolute
+    http(s) URL; :class:`~..vault.VaultError` when tokens are to be kept and there is no key.
 
     Pass it as ``auth=`` to :meth:`~toolwire.Server.run_http` or ``http_app``.
     """
@@ -72,6 +76,8 @@ class AuthorizationServer:
         refresh_grace: float = 30.0,
         signing_key: str | bytes | None = None,
         allow_private_client_metadata: bool = False,
+        allow_upstream_token: bool = False,
+        vault_keys: VaultKeys | None = None,
     ) -> None:
         self.upstream = upstream
         self.resource = canonical_uri(public_url)
@@ -91,6 +97,12 @@ class AuthorizationServer:
             self.issuer, self.resource, self.state, access_token_ttl=access_token_ttl, signing_key=signing_key
         )
         self.clients = Clients(self.state, allow_private=allow_private_client_metadata)
+        #: The provider's tokens kept for tools (``allow_upstream_token``); ``None``: none are kept.
+        self.vault: TokenVault | None = None
+        if allow_upstream_token:
+            from ..vault import TokenVault
+
+            self.vault = TokenVault(self.state, upstream, vault_keys, keep_for=refresh_token_ttl)
         self._resource: ProtectedResource | None = None
 
     @property

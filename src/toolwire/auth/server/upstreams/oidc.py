@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from ....extras import require
 from ....fetch import shown
 from ..jwks import JWKS, KeyNotFound
 from ..upstream import UpstreamError, UpstreamIdentity, UpstreamTokens
@@ -56,6 +57,7 @@ class OIDCUpstream:
     provider has the endpoint) completes the ID token's claims with the user-info answer.
     ``token_auth_method`` overrides the client authentication the metadata suggests.
     ``name`` names the provider on pages and in logs (default: the issuer's host).
+    :class:`~toolwire.extras.ExtraMissing` without the ``auth`` extra.
     """
 
     def __init__(
@@ -74,6 +76,7 @@ class OIDCUpstream:
         timeout: float = 10.0,
         leeway: float = 60.0,
     ) -> None:
+        require("auth", "an OpenID upstream (its ID tokens are verified)")
         if not discovery_url.startswith(("https://", "http://")):
             raise ValueError(f"{discovery_url!r} is not an http(s) URL of an OpenID provider")
         if token_auth_method is not None and token_auth_method not in TOKEN_AUTH_METHODS:
