@@ -80,8 +80,8 @@ def call_tool(session: ServerSession, request: Request, visibility: Visibility |
         elif tool.alone and not server.call_claimers:  # the tool's own coroutine is the call's
             try:
                 arguments = tool.validate_arguments(arguments)
-            except ArgumentsInvalid as exc:
-                work = _invalid(session, request, tool, exc, True)
+            except ArgumentsInvalid as refused:
+                work = _invalid(session, request, tool, refused, True)
             else:
                 coroutine: Any = tool.invoke(arguments, None, session.loop)  # an async def's: a coroutine
                 session.start(request, coroutine, tool, answer_call)
