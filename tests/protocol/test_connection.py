@@ -230,3 +230,55 @@ def test_adopting_a_version_serves_requests_without_a_handshake() -> None:
     connection.adopt("2025-06-18", {}, None)
     [request] = connection.receive_data(line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
     assert isinstance(request, Request) and request.codec.version == "2025-06-18"
+
+
+TEXTS = ("echo", "", 'quotes " and \\ backslashes, é, \u2028, \U0001f600, a\nnewline')
+
+
+def _requests(connection: ServerConnection, version: str, ids: list[Any]) -> list[Request]:
+    meta = {"io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {}}
+    params = {"name": "echo", "_meta": meta} if version == "2026-07-28" else {"name": "echo"}
+    events = connection.receive_data(
+        b"".join(line({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}) for id in ids)
+    )
+    assert all(type(event) is Request for event in events)
+    return events
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("terminator", [b"\n", b""])
+def test_a_text_answer_is_the_same_bytes_as_the_result_it_stands_for(version: str, terminator: bytes) -> None:
+    written, made = ServerConnection(IDENTITY, terminator=terminator), ServerConnection(IDENTITY, terminator=terminator)
+    for connection in (written, made):
+        if version != "2026-07-28":
+            connection.adopt(version, {}, None)
+    ids: list[Any] = [1, 'x"y', -7, 2**40]
+    for text in TEXTS:
+        for as_text, as_result in zip(_requests(written, version, ids), _requests(made, version, ids), strict=True):
+            answer = written.respond_text(as_text, text)
+            expected = made.respond(as_result, {"content": [{"type": "text", "text": text}]})
+            assert answer is not None and expected is not None
+            assert (answer.data, answer.id, answer.code) == (expected.data, expected.id, expected.code)
+
+
+def test_a_text_answer_keeps_the_rules_of_answers() -> None:
+    connection = initialized("2025-03-26")
+    [request] = _requests(connection, "2025-03-26", [1])
+    with pytest.raises(TypeError):  # a lone surrogate: JSON cannot carry it
+        connection.respond_text(request, "\ud800")
+    assert 1 in connection.in_flight  # still unanswered, for the error answer
+    assert connection.respond_text(request, "once") is not None
+    assert connection.respond_text(request, "twice") is None  # answered already
+    [cancelled] = _requests(connection, "2025-03-26", [2])
+    connection.cancel(2)
+    assert connection.respond_text(cancelled, "late") is None
+    [first, second] = connection.receive_data(
+        line([{"jsonrpc": "2.0", "id": n, "method": "tools/call"} for n in (3, 4)])
+    )
+    assert connection.respond_text(first, "a") is None  # the batch waits for its other request
+    batch = connection.respond_text(second, "b")
+    assert batch is not None and batch.batch
+    assert orjson.loads(batch.data) == [
+        {"jsonrpc": "2.0", "id": n, "result": {"content": [{"type": "text", "text": text}]}}
+        for n, text in ((3, "a"), (4, "b"))
+    ]

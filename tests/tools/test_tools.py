@@ -24,6 +24,7 @@ from toolwire import (
     resource_link,
     text,
 )
+from toolwire.protocol.errors import ProtocolError
 from toolwire.transports.memory import MemoryConnection
 
 ALL = [*LEGACY, MODERN]
@@ -677,3 +678,64 @@ async def test_an_os_error_is_told_by_its_reason_never_its_server_path() -> None
         assert (
             error["message"].endswith("failed: PermissionError: Permission denied") and "/srv" not in error["message"]
         )
+
+
+def answering_server(**options: Any) -> Server:
+    """``async def`` tools that answer every way a tool can, at once or after waiting."""
+    server = Server("answers", **options)
+
+    async def waited(wait: bool) -> None:
+        if wait:
+            await asyncio.sleep(0)
+
+    @server.tool
+    async def say(words: str, wait: bool = False) -> str:
+        await waited(wait)
+        return words
+
+    @server.tool
+    async def shaped(wait: bool = False) -> dict[str, int]:
+        await waited(wait)
+        return {"n": 1}
+
+    @server.tool
+    async def blow(wait: bool = False) -> str:
+        await waited(wait)
+        raise RuntimeError("boom")
+
+    @server.tool
+    async def refuse(wait: bool = False) -> str:
+        await waited(wait)
+        raise ToolError("not today")
+
+    @server.tool
+    async def protocol(wait: bool = False) -> str:
+        await waited(wait)
+        raise ProtocolError(-32602, "Invalid params: no")
+
+    @server.tool
+    async def unsendable(wait: bool = False) -> str:
+        await waited(wait)
+        return "\ud800"  # a lone surrogate: JSON cannot carry it
+
+    return server
+
+
+async def passing(call: Any, next: Any) -> Any:
+    return await next(call)
+
+
+@pytest.mark.parametrize("version", ALL)
+async def test_a_tool_answered_from_its_own_coroutine_answers_as_the_full_path_does(version: str) -> None:
+    # Without guards, an async def tool's coroutine is the call's own (calls.answer_call makes
+    # its answer); through a guard the call takes the full path (run_tool): the same answers.
+    plain = await open_peer(answering_server(), version)
+    guarded = await open_peer(answering_server(guards=[passing]), version)
+    calls = [("say", {"words": 'a "quoted" é \U0001f600'}), ("say", {"words": 3}), ("shaped", {}), ("blow", {})]
+    calls += [("refuse", {}), ("protocol", {}), ("unsendable", {}), ("say", {})]
+    for name, arguments in calls:
+        for wait in (False, True):
+            answer = await plain.call(name, {**arguments, "wait": wait})
+            assert answer == await guarded.call(name, {**arguments, "wait": wait}), (name, wait)
+    assert (await plain.call("say", {"words": "hi"}))["result"]["content"] == [{"type": "text", "text": "hi"}]
+    assert (await plain.call("unsendable"))["error"]["code"] == -32603

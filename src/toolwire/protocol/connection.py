@@ -57,6 +57,7 @@ from .versions import (
     META_CLIENT_INFO,
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
     MODERN_VERSIONS,
     SUPPORTED_VERSIONS,
     negotiate_legacy,
@@ -82,6 +83,11 @@ _HANDSHAKE_METHODS = frozenset({"initialize", "ping"})
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 _NOT_DECODED: Any = object()
 DEFAULT_MAX_DEPTH = 64
+#: A ``tools/call`` answer of one text block (see :meth:`ServerConnection.respond_text`):
+#: the id, the text, the rest of the answer, the terminator.
+_TEXT_ANSWER = b'{"jsonrpc":"2.0","id":%b,"result":{"content":[{"type":"text","text":%b%b%b'
+#: Its end in 2026-07-28 (``codec.finish``'s fields after the content), given the server's info.
+_MODERN_TEXT_TAIL = b'}],"resultType":"complete","_meta":{"' + META_SERVER_INFO.encode() + b'":%b}}}'
 
 
 class ServerConnection:
@@ -407,6 +413,19 @@ class ServerConnection:
             return self._answer(request, message)
         if self.in_flight.pop(request.id, None) is None or request.cancelled:  # _answer's, inlined
             return None
+        return Answer(data, request.id)
+
+    def respond_text(self, request: Request, text: str) -> Answer | None:
+        """:meth:`respond` with a tool's result of one text block, ``text``: the answer is
+        written as bytes around the text's encoding, without the result's dictionaries (the
+        same bytes). ``TypeError`` for a text JSON cannot carry (a lone surrogate), as there."""
+        if request.batch is not None:
+            return self.respond(request, {"content": [{"type": "text", "text": text}]})
+        encoded = orjson.dumps(text)  # before the request counts as answered
+        tail = _MODERN_TEXT_TAIL % orjson.dumps(self.identity.info) if request.codec.modern else b"}]}}"
+        if self.in_flight.pop(request.id, None) is None or request.cancelled:
+            return None
+        data = _TEXT_ANSWER % (orjson.dumps(request.id), encoded, tail, self.terminator)
         return Answer(data, request.id)
 
     def respond_raw(self, request: Request, result_json: bytes) -> Answer | None:

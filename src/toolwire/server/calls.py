@@ -74,8 +74,18 @@ def call_tool(session: ServerSession, request: Request, visibility: Visibility |
                 tool = None
         if visibility is not None and tool is not None and visibility.hides(session, request, "tools", name, tool):
             tool = None  # hidden from this caller or session: as unknown to them as a missing one
-        if tool is None or session.server.guarded is not None:
+        server = session.server
+        if tool is None or server.guarded is not None:
             work = _call_through(session, request, name, tool, arguments)
+        elif tool.alone and not server.call_claimers:  # the tool's own coroutine is the call's
+            try:
+                arguments = tool.validate_arguments(arguments)
+            except ArgumentsInvalid as refused:
+                work = _invalid(session, request, tool, refused, True)
+            else:
+                coroutine: Any = tool.invoke(arguments, None, session.loop)  # an async def's: a coroutine
+                session.start(request, coroutine, tool, answer_call)
+                return
         else:
             work = tool_result(session, request, name, tool, arguments, True)
     except ProtocolError as exc:
@@ -109,9 +119,17 @@ def tool_result(
     try:
         arguments = tool.validate_arguments(arguments)
     except ArgumentsInvalid as exc:
-        invalid = request.codec.invalid_arguments(str(exc))
-        return _ready(call_answer(session, request, tool, invalid) if answer else invalid)
+        return _invalid(session, request, tool, exc, answer)
     return run_tool(session, request, tool, arguments, claim, answer)
+
+
+def _invalid(
+    session: ServerSession, request: Request, tool: Tool, exc: ArgumentsInvalid, answer: bool
+) -> Coroutine[Any, Any, Any]:
+    """The result (or with ``answer``, the answer) of a call whose arguments break the
+    tool's schema; ``ProtocolError`` where the request's version makes it an error."""
+    invalid = request.codec.invalid_arguments(str(exc))
+    return _ready(call_answer(session, request, tool, invalid) if answer else invalid)
 
 
 async def run_tool(
@@ -126,7 +144,8 @@ async def run_tool(
     its result, with whatever it raises turned into the result it calls for (a
     :class:`ProtocolError` it raises is raised). With ``answer``: the call's answer instead
     (``None`` when the claim dealt with the result: a task stored it), a ``ProtocolError``
-    being its error answer."""
+    being its error answer; one ``str`` it returns answered as bytes around the text."""
+    text: str | None = None
     try:
         context = (
             Context(session, request, session.answers(request, tool.name, arguments), tool.owner)
@@ -139,17 +158,45 @@ async def run_tool(
                 await claim.begin(session, request, tool, context)
                 if claim.elsewhere:  # another process runs it (a worker): its result is stored there
                     return None if answer else {"content": []}
-            result = tool.result(await tool.invoke(arguments, context, session.loop))  # Tool.call, one coroutine less
+            value = await tool.invoke(arguments, context, session.loop)  # Tool.call, one coroutine less
+            if answer and claim is None and type(value) is str and tool.text_results:
+                text = value  # answered below, outside the tool's failures
+            else:
+                result = tool.result(value)
         except (Exception, InputRequired) as raised:
             result = _tool_failed(session, request, tool, arguments, context, raised)
     except ProtocolError as exc:
         if not answer:
             raise
         return await _call_failed(session, request, exc)
+    if text is not None:
+        return session.connection.respond_text(request, text)
     if not answer:
         return result
     if claim is not None and await claim.finish(session, request, tool, result):
         return None
+    return call_answer(session, request, tool, result)
+
+
+def answer_call(
+    session: ServerSession, request: Request, tool: Tool, value: Any, raised: Exception | InputRequired | None
+) -> Answer | None:
+    """The answer to a call of ``tool`` (one whose coroutine is the handler's own:
+    :attr:`Tool.alone`, no extension taking it over) whose handler returned ``value`` or
+    raised ``raised``: what :func:`run_tool` answers, without its coroutine. The session
+    calls it in the call's context. ``TypeError`` for a result JSON cannot carry."""
+    if raised is None:
+        if type(value) is str and tool.text_results:
+            return session.connection.respond_text(request, value)
+        try:
+            result = tool.result(value)
+        except Exception as failure:
+            raised = failure
+    try:
+        if raised is not None:
+            result = _tool_failed(session, request, tool, {}, None, raised)
+    except ProtocolError as exc:
+        return session.connection.respond_error(request, exc)
     return call_answer(session, request, tool, result)
 
 
@@ -253,4 +300,4 @@ async def _ready(value: Any) -> Any:
     return value
 
 
-__all__ = ["call_answer", "call_tool", "route_calls", "run_tool", "tool_result"]
+__all__ = ["answer_call", "call_answer", "call_tool", "route_calls", "run_tool", "tool_result"]

@@ -60,6 +60,10 @@ EAGER_TASKS = sys.version_info >= (3, 12)
 #: The most tool (or method) names a session remembers as waiting (names come from clients).
 MAX_WAITED = 1024
 
+#: How a call whose work is its tool's own coroutine is answered (``calls.answer_call``):
+#: ``finish(session, request, tool, value, raised)``, given what the coroutine returned or raised.
+Finish = Callable[["ServerSession", Request, Any, Any, "Exception | InputRequired | None"], "Answer | None"]
+
 
 class ServerSession:
     """Serves ``connection`` for ``server``; ``write`` sends bytes to the peer.
@@ -117,7 +121,7 @@ class ServerSession:
         self._adopting: list[Coroutine[Any, Any, None]] | None = None
         #: Calls started and not yet run (Python 3.11), in order: run by one task, see
         #: _run_queued. By request id: the request and its work.
-        self._queued: dict[RequestId, tuple[Request, Coroutine[Any, Any, Answer | None]]] = {}
+        self._queued: dict[RequestId, tuple[Request, Coroutine[Any, Any, Any], Tool | None, Finish | None]] = {}
         self._queue: collections.deque[tuple[RequestId, str]] = collections.deque()
         self._runner_due = False  # a task will run what is queued
         #: Tools (and methods) whose calls waited: theirs get a task of their own at once.
@@ -275,9 +279,17 @@ class ServerSession:
 
     # -- running requests ------------------------------------------------------------------------
 
-    def start(self, request: Request, work: Coroutine[Any, Any, Answer | None], tool: Tool | None = None) -> None:
+    def start(
+        self,
+        request: Request,
+        work: Coroutine[Any, Any, Any],
+        tool: Tool | None = None,
+        finish: Finish | None = None,
+    ) -> None:
         """Run ``work`` as a task of its own (its own context, cancellable on its own);
-        ``tool``: the registered tool, when ``request`` calls one.
+        ``tool``: the registered tool, when ``request`` calls one. ``work`` gives the answer,
+        or with ``finish`` (``work`` then being the tool's own coroutine) what
+        ``finish(self, request, tool, value, raised)`` makes the answer of, in the same context.
 
         On Python 3.12 and later the task starts at once (``eager_start``), up to its first
         real wait: most tools finish without waiting, so they answer without a trip around
@@ -289,14 +301,14 @@ class ServerSession:
         """
         adopting = self._adopting
         if adopting is not None and not adopting and self._may_run_inline(request, tool):
-            adopting.append(self._finish(request, work))
+            adopting.append(self._finish(request, work, tool, finish))
             self._inline_calls[request.id] = False
             # With its loop given, current_task() skips get_running_loop(), which on Python
             # 3.11 makes a getpid() system call: one per request over HTTP.
             self._tasks[request.id] = asyncio.current_task(self._loop)  # type: ignore[assignment]
             return
         if EAGER_TASKS:
-            task = asyncio.Task(self._finish(request, work), loop=self._loop, eager_start=True)  # type: ignore[call-arg]
+            task = asyncio.Task(self._finish(request, work, tool, finish), loop=self._loop, eager_start=True)  # type: ignore[call-arg]
             if not task.done() and request.task is None:
                 self._tasks[request.id] = task
         else:
@@ -305,9 +317,9 @@ class ServerSession:
             else:
                 what = request.params.get("name") if request.method == "tools/call" else request.method
             if type(what) is not str or what in self._waited or request.id in self._queued:
-                self._tasks[request.id] = self._loop.create_task(self._finish(request, work))
+                self._tasks[request.id] = self._loop.create_task(self._finish(request, work, tool, finish))
                 return
-            self._queued[request.id] = (request, work)
+            self._queued[request.id] = (request, work, tool, finish)
             self._queue.append((request.id, what))
             if not self._runner_due:
                 self._runner_due = True
@@ -330,20 +342,29 @@ class ServerSession:
             entry = queued.pop(id, None)
             if entry is None:
                 continue  # called off before it ran
-            request, work = entry
+            request, work, tool, finish = entry
             self._tasks[id] = task
             context = contextvars.copy_context()
             rest: Rest | None = None
             try:  # its first step, at once, in its own context (as stepping.at_once, inlined here)
                 waiting = context.run(work.send, None)
             except StopIteration as done:  # answered without waiting: what _finish does, without its coroutine
-                self._send_here(done.value, id)
+                if finish is None:
+                    self._send_here(done.value, id)
+                else:  # _finished, inlined
+                    try:
+                        self._send_here(context.run(finish, self, request, tool, done.value, None), id)
+                    except Exception:
+                        self._failed_outside(request)
                 if request.task is None:
                     self._tasks.pop(id, None)
                 if not task.cancelling():
                     continue
-            except Exception:
-                self._failed_outside(request)
+            except (Exception, InputRequired) as raised:
+                if finish is None:
+                    self._failed_outside(request)
+                else:
+                    self._finished(context, finish, request, tool, None, raised)
                 self._tasks.pop(id, None)
                 continue
             else:
@@ -355,7 +376,7 @@ class ServerSession:
             else:
                 self._runner_due = False
             if rest is not None:
-                await self._finish(request, rest)
+                await self._finish(request, rest, tool, finish)
             return
         self._runner_due = False
 
@@ -380,9 +401,37 @@ class ServerSession:
         """The task running request ``id``, once its work waited (``None`` before, and after)."""
         return self._tasks.get(id)
 
-    async def _finish(self, request: Request, work: Awaitable[Answer | None]) -> None:
+    def _finished(
+        self,
+        context: contextvars.Context,
+        finish: Finish,
+        request: Request,
+        tool: Tool | None,
+        value: Any,
+        raised: Exception | InputRequired | None,
+    ) -> None:
+        """Send the answer ``finish`` makes, in ``context``, of a call whose tool's coroutine
+        returned ``value`` or raised ``raised`` without waiting; what cannot be answered is
+        logged and answered ``-32603`` (see :meth:`_failed_outside`)."""
         try:
-            self._send_here(await work, request.id)
+            self._send_here(context.run(finish, self, request, tool, value, raised), request.id)
+        except Exception:
+            self._failed_outside(request)
+
+    async def _finish(
+        self, request: Request, work: Awaitable[Any], tool: Tool | None = None, finish: Finish | None = None
+    ) -> None:
+        try:
+            if finish is None:
+                answer = await work
+            else:  # the tool's own coroutine: its answer made of what it returns or raises
+                try:
+                    value = await work
+                except (Exception, InputRequired) as raised:
+                    answer = finish(self, request, tool, None, raised)
+                else:
+                    answer = finish(self, request, tool, value, None)
+            self._send_here(answer, request.id)
         except asyncio.CancelledError:
             # Cancelled by the client or at shutdown: nothing more is sent for it. A call run
             # inline takes back the cancellations this session made; others are its caller's.

@@ -193,6 +193,12 @@ class Tool:
         self._direct = self.is_async and not raw and not self._converters and context_param is None
         self._arguments = Validator(input_schema, lenient=bool(options.get("lenient")))
         self._output = Validator(output_schema) if output_schema is not None else None
+        #: Whether a call's coroutine is the handler's own (an ``async def`` without a context):
+        #: the session then makes the answer from what it returns (``calls.answer_call``).
+        self.alone = self.is_async and context_param is None
+        #: Whether a ``str`` the handler returns is the whole result: one text block (no raw
+        #: result, no output schema). Its answer is then written around the text's encoding.
+        self.text_results = not raw and output_schema is None
         #: Parameters mirrored into ``Mcp-Param-*`` HTTP headers (2026-07-28): name -> path.
         self.header_parameters = _header_parameters(name, input_schema)
         #: Legacy versions need non-object structured content wrapped in ``{"result": ...}``.
