@@ -60,9 +60,9 @@ class AuthorizationServer:
     the provider's tokens for each person who signs in (sealed with ``vault_keys``, by default
     from ``TOOLWIRE_VAULT_KEYS``), for tools to call the provider as them
     (``ctx.upstream_token()``). ``registration_rate`` and ``registration_burst``: how many
-    clients one address may register (:mod:`.throttle`). ``ValueError`` for a ``public_url`` that is not an absolute
-    http(s) URL; :class:`~..vault.VaultError` when tokens are to be kept and there is no key,
-    or a vault key is malformed.
+    clients one address may register (:mod:`.throttle`). ``ValueError`` for a ``public_url``
+    that is not an absolute http(s) URL; :class:`~..vault.VaultError` when tokens are to be
+    kept and there is no key, or a vault key is malformed.
 
     Pass it as ``auth=`` to :meth:`~toolwire.Server.run_http` or ``http_app``.
     """
