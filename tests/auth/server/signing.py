@@ -60,6 +60,7 @@ class Deployment:
     url: str  # the MCP endpoint
     issuer: str  # the authorization server's (its origin)
     auth: AuthorizationServer
+    app: Any  # the ASGI application served
 
 
 def listener() -> socket.socket:
@@ -76,8 +77,9 @@ async def deployment(issuer: str, state: Any, **options: Any) -> AsyncIterator[D
     client_id, secret = register_at_provider(issuer, f"{origin}/oauth/callback")
     upstream = options.pop("upstream", None) or upstream_at(issuer, client_id, secret)
     auth = AuthorizationServer(upstream, f"{origin}/mcp", state=state, scopes=["tools", "admin"], **options)
-    async with InProcess(fresh_server(VAULT).http_app(auth=auth), listener=sock) as url:
-        yield Deployment(url, origin, auth)
+    app = fresh_server(VAULT).http_app(auth=auth)
+    async with InProcess(app, listener=sock) as url:
+        yield Deployment(url, origin, auth, app)
 
 
 def pkce() -> tuple[str, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -239,3 +240,43 @@ async def test_toolwires_client_steps_up_to_a_scope_the_person_then_allows(issue
             assert (await client.call_tool("reset", {})).content[0].text == "reset done"
             assert (await client.call_tool("whoami", {})).content[0].text.endswith("with admin tools")
     assert asked == ["tools", "tools admin"]  # the first sign-in, then the step-up the 403 asked for
+
+
+@pytest.mark.parametrize("path", ["/.well-known/oauth-authorization-server", "/oauth/jwks"])
+async def test_head_on_the_metadata_and_keys_answers_the_headers_of_get_without_a_body(
+    issuer: str, tmp_path: Path, path: str
+) -> None:
+    """At the ASGI level: toolwire's HTTP server and uvicorn drop a HEAD body themselves, but
+    not every ASGI server does."""
+    async with deployment(issuer, tmp_path / "auth.sqlite3") as served:
+        host = served.issuer.removeprefix("http://")
+        answers = {method: await asgi_request(served.app, method, path, host) for method in ("GET", "HEAD")}
+    (get_start, get_body), (head_start, head_body) = answers["GET"], answers["HEAD"]
+    assert get_body and head_body == b""
+    assert head_start == get_start  # the same status and headers, Content-Length the GET body's
+    assert (b"content-length", str(len(get_body)).encode()) in head_start["headers"]
+
+
+async def asgi_request(app: Any, method: str, path: str, host: str) -> tuple[dict[str, Any], bytes]:
+    """One request to the ASGI ``app``: (its ``http.response.start`` message, the body sent)."""
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": [(b"host", host.encode())],
+        "client": ("127.0.0.1", 50000),
+        "http_version": "1.1",
+        "scheme": "http",
+    }
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return sent[0], b"".join(message.get("body", b"") for message in sent[1:])

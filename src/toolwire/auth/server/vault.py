@@ -111,6 +111,12 @@ class VaultKeys:
             f'`python -c "import secrets; print(secrets.token_urlsafe(32))"` (or {KEYS_FILE_VARIABLE})'
         )
 
+    @classmethod
+    def configured(cls, environ: Mapping[str, str] | None = None) -> VaultKeys | None:
+        """:meth:`from_env` when ``TOOLWIRE_VAULT_KEYS`` or ``_FILE`` is set, else ``None``."""
+        environ = os.environ if environ is None else environ
+        return cls.from_env(environ) if environ.get(KEYS_VARIABLE) or environ.get(KEYS_FILE_VARIABLE) else None
+
     @staticmethod
     def generate() -> str:
         """A new key, base64url: what goes after ``ID:``."""
@@ -122,18 +128,18 @@ class VaultKeys:
         sealed = self._ciphers[self.current].encrypt(nonce, data, slot.encode())
         return {"kid": self.current, "nonce": _b64(nonce), "sealed": _b64(sealed)}
 
-    def open(self, record: Record, slot: str) -> bytes:
-        """What :meth:`seal` sealed for ``slot``; :class:`VaultError` when its key is not
-        configured or the record was altered or moved."""
+    def open(self, record: Record, slot: str, what: str = "the provider's tokens") -> bytes:
+        """What :meth:`seal` sealed for ``slot``; :class:`VaultError` (about ``what``) when
+        its key is not configured or the record was altered or moved."""
         from cryptography.exceptions import InvalidTag
 
         cipher = self._ciphers.get(str(record.get("kid")))
         if cipher is None:
-            raise VaultError(f"the provider's tokens were sealed with the key {record.get('kid')!r}, no longer given")
+            raise VaultError(f"{what} cannot be opened: sealed with the key {record.get('kid')!r}, no longer given")
         try:
             return cipher.decrypt(_unb64(record["nonce"]), _unb64(record["sealed"]), slot.encode())
         except (InvalidTag, KeyError, TypeError, AttributeError, binascii.Error, ValueError):
-            raise VaultError("the provider's tokens do not open: the record was altered or moved") from None
+            raise VaultError(f"{what} cannot be opened: the record was altered or moved, or the key is wrong") from None
 
 
 class TokenVault:

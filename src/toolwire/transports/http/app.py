@@ -178,6 +178,7 @@ class StreamableHTTP:
 
             if not isinstance(auth, ProtectedResource):
                 self.authorization, auth = auth, auth.protected_resource
+                self.authorization.proxies = self.proxies
                 if self.authorization.vault is not None:  # tools may have the provider's tokens
                     server.upstream_tokens = self.authorization.vault
         self.auth = auth
@@ -220,6 +221,8 @@ class StreamableHTTP:
         self._started = True
         try:
             await self.server.start()
+            if self.authorization is not None:
+                await self.authorization.start()
             if self.replicas is not None:
                 modern = self.modern
                 await self.replicas.start(lambda: modern.requests)

@@ -201,6 +201,7 @@ async def callback(server: AuthorizationServer, request: Request) -> Response:
         await server.vault.keep(identity.subject, tokens)
     await server.state.put("browser", digest(browser), {"subject": identity.subject}, REMEMBERED_TTL)
     await _remember_consent(server, identity.subject, pending)
+    await server.clients.used(pending["client_id"])
     code = random_token()
     grant = {
         "client_id": pending["client_id"],

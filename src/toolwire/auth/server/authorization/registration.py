@@ -32,8 +32,10 @@ LOOPBACK_HOSTS = ("127.0.0.1", "[::1]", "localhost")
 AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")
 MAX_REDIRECT_URIS = 20
 MAX_URI_LENGTH = 2000
-#: Registered clients are kept for a year after registering.
+#: A registered client is kept a year after the last code issued to it...
 CLIENT_TTL = 365 * 24 * 3600.0
+#: ... and a day after registering while none is (registrations never used do not pile up).
+UNUSED_CLIENT_TTL = 24 * 3600.0
 
 
 class ClientError(ToolwireError):
@@ -120,8 +122,15 @@ class Clients:
             secret = random_token()
             client["secret"] = digest(secret)
             answer.update(client_secret=secret, client_secret_expires_at=0)
-        await self.state.put("client", client["client_id"], client, CLIENT_TTL)
+        await self.state.put("client", client["client_id"], client, UNUSED_CLIENT_TTL)
         return answer
+
+    async def used(self, client_id: str) -> None:
+        """Keep a registered client a year from now (a code is being issued to it); nothing
+        for a metadata document (not kept) or a client no longer registered."""
+        client = None if is_metadata_url(client_id) else await self.state.get("client", client_id)
+        if client is not None:
+            await self.state.put("client", client_id, client, CLIENT_TTL)
 
     async def find(self, client_id: str) -> dict[str, Any]:
         """A client by its ID: registered, or a metadata document (fetched, or cached);

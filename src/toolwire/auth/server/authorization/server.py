@@ -13,12 +13,15 @@ from urllib.parse import urlsplit
 import orjson
 
 from ....logs import get_logger
+from ....transports.http.forwarded import TrustedProxies
 from ..upstream import Upstream
 from ..verifiers import canonical_uri
 from . import authorize, metadata, revocation, token
 from .consent import error_page
 from .registration import ClientError, Clients
+from .signins import SignIns
 from .state import AuthState, open_auth_state
+from .throttle import RegistrationLimit
 from .tokens import Tokens
 from .web import CORS, NO_STORE, OAuthError, Request, Response, json_response
 
@@ -51,12 +54,15 @@ class AuthorizationServer:
     the provider (``None``: its defaults). ``access_token_ttl`` (15 min), ``refresh_token_ttl``
     (30 days), ``code_ttl`` (1 min), ``refresh_grace`` (seconds in which a racing refresh gets
     the winner's answer). ``signing_key``: a PEM P-256 private key (default: one made and kept
-    in ``state``). ``allow_private_client_metadata``: fetch client metadata documents from this
+    in ``state``, sealed with the vault keys when there are any, else kept in the clear with a
+    warning). ``allow_private_client_metadata``: fetch client metadata documents from this
     machine or private networks (development and tests only). ``allow_upstream_token``: keep
     the provider's tokens for each person who signs in (sealed with ``vault_keys``, by default
     from ``TOOLWIRE_VAULT_KEYS``), for tools to call the provider as them
-    (``ctx.upstream_token()``). ``ValueError`` for a ``public_url`` that is not an absolute
-    http(s) URL; :class:`~..vault.VaultError` when tokens are to be kept and there is no key.
+    (``ctx.upstream_token()``). ``registration_rate`` and ``registration_burst``: how many
+    clients one address may register (:mod:`.throttle`). ``ValueError`` for a ``public_url``
+    that is not an absolute http(s) URL; :class:`~..vault.VaultError` when tokens are to be
+    kept and there is no key, or a vault key is malformed.
 
     Pass it as ``auth=`` to :meth:`~toolwire.Server.run_http` or ``http_app``.
     """
@@ -78,6 +84,8 @@ class AuthorizationServer:
         allow_private_client_metadata: bool = False,
         allow_upstream_token: bool = False,
         vault_keys: VaultKeys | None = None,
+        registration_rate: str | float = "20/hour",
+        registration_burst: int = 10,
     ) -> None:
         self.upstream = upstream
         self.resource = canonical_uri(public_url)
@@ -93,16 +101,30 @@ class AuthorizationServer:
         self.refresh_token_ttl = refresh_token_ttl
         self.code_ttl = code_ttl
         self.refresh_grace = refresh_grace
+        if vault_keys is None:
+            from ..vault import VaultKeys
+
+            vault_keys = VaultKeys.configured()
         self.tokens = Tokens(
-            self.issuer, self.resource, self.state, access_token_ttl=access_token_ttl, signing_key=signing_key
+            self.issuer,
+            self.resource,
+            self.state,
+            access_token_ttl=access_token_ttl,
+            signing_key=signing_key,
+            keys=vault_keys,
         )
         self.clients = Clients(self.state, allow_private=allow_private_client_metadata)
+        self.registrations = RegistrationLimit(self.state, registration_rate, registration_burst)
+        #: Whose forwarding headers name the client (the HTTP app's, once it serves this).
+        self.proxies = TrustedProxies()
         #: The provider's tokens kept for tools (``allow_upstream_token``); ``None``: none are kept.
         self.vault: TokenVault | None = None
         if allow_upstream_token:
             from ..vault import TokenVault
 
             self.vault = TokenVault(self.state, upstream, vault_keys, keep_for=refresh_token_ttl)
+        #: Who has which sign-ins live, to forget the provider's tokens with the last (with the vault).
+        self.signins = SignIns(self.state, self.vault, refresh_token_ttl) if self.vault is not None else None
         self._resource: ProtectedResource | None = None
 
     @property
@@ -131,6 +153,18 @@ class AuthorizationServer:
             return asked
         return [scope for scope in asked if scope in self.scopes_supported] or list(self.required_scopes)
 
+    async def revoke(self, family: str, subject: str) -> None:
+        """Revoke every token of the sign-in ``family`` (``subject``'s), and forget the
+        provider's tokens kept for ``subject`` when it was their last live sign-in."""
+        await self.tokens.revoke_family(family, self.refresh_token_ttl)
+        if self.signins is not None and subject:  # records from before subjects were kept have none
+            await self.signins.ended(subject, family)
+
+    async def start(self) -> None:
+        """Read the signing key (when the HTTP app starts): :class:`~..vault.VaultError` when
+        it is sealed and the vault keys given do not open it."""
+        await self.tokens.load()
+
     async def close(self) -> None:
         """Let go of the state store (when the HTTP app shuts down)."""
         await self.state.close()
@@ -141,8 +175,9 @@ class AuthorizationServer:
         return frozenset(ROUTES)
 
     async def handle(self, path: str, scope: dict[str, Any], headers: dict[str, str], receive: Any, send: Any) -> None:
-        """Answer one request for one of :attr:`paths`; failures of its own are logged and
-        answered 500 (a page for the browser's endpoints), never with their details."""
+        """Answer one request for one of :attr:`paths` (``HEAD`` as ``GET``, without the body);
+        failures of its own are logged and answered 500 (a page for the browser's endpoints),
+        never with their details."""
         from ....transports.http.asgi import read_body
 
         methods, handler = ROUTES[path]
@@ -157,7 +192,7 @@ class AuthorizationServer:
             await _send(send, response)
             return
         body = await read_body(headers, receive, MAX_BODY, 10.0) if method == "POST" else b""
-        request = Request.of(scope, headers, body)
+        request = Request.of(scope, headers, body, self.proxies.client(scope))
         try:
             response = await handler(self, request)
         except OAuthError as exc:
@@ -169,13 +204,14 @@ class AuthorizationServer:
             else:
                 description = "the authorization server failed (its log says why)"
                 response = json_response({"error": "server_error", "error_description": description}, 500)
-        await _send(send, response)
+        await _send(send, response, with_body=method != "HEAD")
 
 
-async def _send(send: Any, response: Response) -> None:
+async def _send(send: Any, response: Response, *, with_body: bool = True) -> None:
+    """Send ``response``; without its body (the same headers, its length too) for ``HEAD``."""
     headers = [(b"content-length", str(len(response.body)).encode()), *response.headers]
     await send({"type": "http.response.start", "status": response.status, "headers": headers})
-    await send({"type": "http.response.body", "body": response.body})
+    await send({"type": "http.response.body", "body": response.body if with_body else b""})
 
 
 async def _metadata(server: AuthorizationServer, request: Request) -> Response:
@@ -187,7 +223,9 @@ async def _jwks(server: AuthorizationServer, request: Request) -> Response:
 
 
 async def _register(server: AuthorizationServer, request: Request) -> Response:
-    """``POST /oauth/register`` (RFC 7591): 201 with the client's ID (and secret), or 400."""
+    """``POST /oauth/register`` (RFC 7591): 201 with the client's ID (and secret), 400, or
+    429 from an address over its limit."""
+    await server.registrations.check(request.client)
     try:
         registration = orjson.loads(request.body)
     except orjson.JSONDecodeError:

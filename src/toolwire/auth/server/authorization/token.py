@@ -8,7 +8,8 @@ same token at once (two replicas, two addresses of one client) give one winner, 
 other gets the winner's new refresh token (with an access token of its own) as long as that
 one was not used yet and ``refresh_grace`` seconds have not passed: neither is locked out.
 Any other use of a retired refresh token is reuse: the whole family (every token of that
-sign-in) is revoked. Errors are RFC 6749's (``invalid_grant``, ``invalid_client``...) with a
+sign-in) is revoked (and the provider's tokens kept for the person, when it was their last
+sign-in). Errors are RFC 6749's (``invalid_grant``, ``invalid_client``...) with a
 description saying what to do.
 """
 
@@ -71,11 +72,11 @@ async def _code(server: AuthorizationServer, form: dict[str, str], client_id: st
     if grant is None:
         spent = await server.state.get("spent", digest(code)) if code else None
         if spent is not None:
-            await server.tokens.revoke_family(spent["family"], server.refresh_token_ttl)
+            await server.revoke(spent["family"], spent.get("subject", ""))
             raise OAuthError("invalid_grant", "the code was already used: the tokens it gave are revoked")
         raise OAuthError("invalid_grant", "the code is unknown or expired: authorize again")
     family = random_token()
-    await server.state.put("spent", digest(code), {"family": family}, SPENT_CODE_TTL)
+    await server.state.put("spent", digest(code), {"family": family, "subject": grant["subject"]}, SPENT_CODE_TTL)
     if grant["client_id"] != client_id:
         raise OAuthError("invalid_grant", "the code was issued to another client")
     if form.get("redirect_uri", grant["redirect_uri"]) != grant["redirect_uri"]:
@@ -108,8 +109,11 @@ async def _refresh(server: AuthorizationServer, form: dict[str, str], client_id:
     if not await server.state.add("rotated", kept, {"successor": successor}, server.refresh_grace):
         await server.state.delete("refresh", digest(successor))  # another request won: answer as it did
         return await _retired(server, kept, client_id)
-    await server.state.put("used", kept, {"family": grant["family"]}, server.refresh_token_ttl)
+    used = {"family": grant["family"], "subject": grant["subject"]}
+    await server.state.put("used", kept, used, server.refresh_token_ttl)
     await server.state.delete("refresh", kept)
+    if server.signins is not None:
+        await server.signins.seen(grant["subject"], grant["family"])
     return await _issue(server, grant, successor, asked)
 
 
@@ -123,7 +127,7 @@ async def _retired(server: AuthorizationServer, kept: str, client_id: str) -> Re
             return await _issue(server, grant, rotated["successor"])
     used = await server.state.get("used", kept)
     if used is not None:
-        await server.tokens.revoke_family(used["family"], server.refresh_token_ttl)
+        await server.revoke(used["family"], used.get("subject", ""))
         raise OAuthError("invalid_grant", "the refresh token was already used: every token of this sign-in is revoked")
     raise OAuthError("invalid_grant", "the refresh token is unknown or expired: authorize again")
 
@@ -154,6 +158,8 @@ async def _issue(
             for key in ("client_id", "scope", "resource", "subject", "email", "name", "groups", "family")
         }
         await server.state.put("refresh", digest(refresh_token), grant, server.refresh_token_ttl)
+        if server.signins is not None:
+            await server.signins.seen(grant["subject"], grant["family"])
     scope = scopes if scopes is not None else grant["scope"]
     access = await server.tokens.access_token({**grant, "scope": " ".join(scope)})
     answer = {

@@ -19,15 +19,19 @@ NO_STORE = [(b"cache-control", b"no-store"), (b"pragma", b"no-cache")]
 
 
 class OAuthError(ToolwireError):
-    """An OAuth error answered as JSON: ``error`` code, its description and the status."""
+    """An OAuth error answered as JSON: ``error`` code, its description, the status and any
+    more ``headers`` (``Retry-After``)."""
 
-    def __init__(self, error: str, description: str, status: int = 400) -> None:
+    def __init__(
+        self, error: str, description: str, status: int = 400, headers: list[tuple[bytes, bytes]] | None = None
+    ) -> None:
         super().__init__(description)
         self.error = error
         self.status = status
+        self.headers = headers or []
 
     def response(self) -> Response:
-        headers = [*NO_STORE, *CORS]
+        headers = [*NO_STORE, *CORS, *self.headers]
         if self.status == 401:
             headers.append((b"www-authenticate", b'Basic realm="token"'))
         return json_response({"error": self.error, "error_description": str(self)}, self.status, headers)
@@ -36,7 +40,8 @@ class OAuthError(ToolwireError):
 @dataclass
 class Request:
     """One request: ``method``, ``query`` and ``form`` (the first value of each name),
-    ``headers`` (lower-case names), ``cookies`` and the raw ``body``."""
+    ``headers`` (lower-case names), ``cookies``, the raw ``body`` and the ``client``'s
+    address (behind trusted proxies, the one they name)."""
 
     method: str
     query: dict[str, str]
@@ -44,9 +49,10 @@ class Request:
     body: bytes = b""
     form: dict[str, str] = field(default_factory=dict)
     cookies: dict[str, str] = field(default_factory=dict)
+    client: str = ""
 
     @classmethod
-    def of(cls, scope: dict[str, Any], headers: dict[str, str], body: bytes) -> Request:
+    def of(cls, scope: dict[str, Any], headers: dict[str, str], body: bytes, client: str = "") -> Request:
         query = _first(parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True))
         form: dict[str, str] = {}
         if headers.get("content-type", "").split(";")[0].strip().lower() == "application/x-www-form-urlencoded":
@@ -56,7 +62,7 @@ class Request:
             name, _, value = item.strip().partition("=")
             if name:
                 cookies.setdefault(name, value)
-        return cls(scope.get("method", "GET"), query, headers, body, form, cookies)
+        return cls(scope.get("method", "GET"), query, headers, body, form, cookies, client)
 
     def basic_credentials(self) -> tuple[str, str] | None:
         """The ``Authorization: Basic`` client ID and secret (form-decoded, as RFC 6749 says)."""
