@@ -54,6 +54,7 @@ def test_rates_are_read_as_people_write_them() -> None:
     assert parse_rate("30/minute") == (0.5, "30 times a minute")
     assert parse_rate("5 / second") == (5.0, "5 times a second")
     assert parse_rate("3/10 seconds") == (0.3, "3 times per 10 seconds")
+    assert parse_rate("20/hour")[1] == "20 times an hour"
     assert parse_rate(2) == (2.0, "2 times a second")
     for bad in ("fast", "0/minute", "5/fortnight"):
         with pytest.raises(ValueError):

@@ -50,7 +50,9 @@ def parse_rate(rate: str | float) -> tuple[float, str]:
     if count <= 0 or span <= 0:
         raise ValueError("a rate must be above 0")
     per = f"{span:g} {unit}s" if span != 1 else unit
-    return count / (span * PERIODS[unit]), f"{count:g} times a {per}" if span == 1 else f"{count:g} times per {per}"
+    article = "an" if unit == "hour" else "a"
+    said = f"{count:g} times {article} {per}" if span == 1 else f"{count:g} times per {per}"
+    return count / (span * PERIODS[unit]), said
 
 
 class MemoryLimiter:
