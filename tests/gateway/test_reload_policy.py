@@ -69,3 +69,18 @@ async def test_a_broken_policy_table_is_not_applied_and_the_old_goes_on(
         await watcher.check()
         assert "[policy.default] 'alow' is not a known key (did you mean 'allow'?): not reloaded" in caplog.text
         assert (await client.call_tool("basic.echo", {"text": "still"})).text == "still"
+
+
+async def test_search_turned_on_by_a_reload_lists_the_search_tools_to_the_same_session(tmp_path: Path) -> None:
+    config = tmp_path / "gateway.toml"
+    config.write_text("[gateway]\nreload = false\n" + upstream("basic", BASIC))
+    changes = ListChanges()
+    gateway = Gateway.from_file(config)
+    async with Client(gateway.server, on_tools_changed=changes.changed) as client:
+        await changes.until(client, lambda names: "basic.echo" in names)
+        watcher = ConfigWatcher(gateway)
+        config.write_text("[gateway]\nreload = false\nsearch = true\n" + upstream("basic", BASIC))
+        await watcher.check()
+        await changes.until(client, lambda names: names == {"search_tools", "call_tool"})
+        ran = await client.call_tool("call_tool", {"name": "basic.echo", "arguments": {"text": "found"}})
+        assert ran.text == "found"

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..cards.publish import ServerCards
+from ..extras import ExtraMissing
 from ..guards.seam import Call, Guard, Next, Result, lists_too
 from ..logs import get_logger
 from ..server.server import Server
@@ -144,6 +145,8 @@ class Gateway:
             self._reloading = asyncio.Lock()
         async with self._reloading:
             policy = gateway_policy(config) if policy_inputs(config) != policy_inputs(self.config) else None
+            if policy is not None and policy.offers_search and self.server.tool_search is None:
+                self._expose_search(config)  # shown to nobody until the new policy is in place
             await self._apply(config, policy)
 
     async def _apply(self, config: GatewayConfig, policy: Policy | None) -> None:
@@ -182,13 +185,19 @@ class Gateway:
         self._policy_guards = self._guards_of(policy)
         self.server.guards = [*kept[:at], *self._policy_guards, *kept[at:]]
         self.server.recompose()
-        if policy.offers_search and self.server.tool_search is None:
-            self.server.expose_search(only_for=self._search_for)
         for catalog in (
             self.server.registry, self.server.resources, self.server.resource_templates, self.server.prompts
         ):  # fmt: skip
             catalog.refresh()  # what each caller sees may have changed: every session is told
         log.info("gateway.toml: the new policy applies to the calls that start from now on")
+
+    def _expose_search(self, config: GatewayConfig) -> None:
+        """Offer the search transform from now on; :class:`~.config.ConfigError` without the
+        ``search`` extra."""
+        try:
+            self.server.expose_search(only_for=self._search_for)
+        except ExtraMissing as exc:
+            raise ConfigError(f"{config.path.name if config.path is not None else 'gateway.toml'}: {exc}") from None
 
     def _wake_on_first_use(self) -> None:
         """Start the upstreams not started yet at the first list or call (a guard that then leaves)."""
