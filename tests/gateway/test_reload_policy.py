@@ -1,7 +1,7 @@
 """A changed ``[policy]`` and ``[audit]`` applied while serving (``toolwire gateway`` as a real
 process), sessions kept: a tool the new policy denies leaves the same session's list with a
 ``list_changed`` and is refused; the new audit file gets the calls; a broken policy table
-is not applied (the old one goes on)."""
+is not applied (the old one goes on); a call in flight finishes under the old policy."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.gateway.test_gateway import BASIC
+from tests.gateway.test_relaying import RELAY
 from tests.gateway.test_reload import upstream
 from tests.gateway.waiting import ListChanges
 from toolwire.client import Client
@@ -84,3 +86,20 @@ async def test_search_turned_on_by_a_reload_lists_the_search_tools_to_the_same_s
         await changes.until(client, lambda names: names == {"search_tools", "call_tool"})
         ran = await client.call_tool("call_tool", {"name": "basic.echo", "arguments": {"text": "found"}})
         assert ran.text == "found"
+
+
+async def test_a_call_in_flight_finishes_under_the_old_policy(tmp_path: Path) -> None:
+    config = tmp_path / "gateway.toml"
+    config.write_text("[gateway]\nreload = false\n" + upstream("relay", RELAY) + ALLOWED)
+    gateway = Gateway.from_file(config)
+    watcher = ConfigWatcher(gateway)
+
+    async def reload_then_answer(params: dict[str, Any]) -> dict[str, Any]:
+        config.write_text("[gateway]\nreload = false\n" + upstream("relay", RELAY) + ALLOWED + 'deny = ["relay/ask"]\n')
+        await watcher.check()  # applied while the call waits for this answer
+        return {"action": "accept", "content": {"name": "Ada"}}
+
+    async with Client(gateway.server, protocol="2025-11-25", elicitation=reload_then_answer) as client:
+        assert (await client.call_tool("relay.ask")).text == "hello Ada"
+        refused = await client.call_tool("relay.ask")
+        assert refused.is_error and "relay.ask is not allowed" in refused.text
