@@ -15,9 +15,9 @@ items appear with a ``list_changed`` once they are up. The file's policy (``gate
 who sees and calls what, approval, limits, the audit; see :mod:`.policy`) and the gateway's
 own guards (``guards=``, :meth:`Gateway.add_guards`, inside the policy's) apply to every
 upstream's tools; an upstream a caller may call no tool of is invisible to them (its
-resources and prompts too, :mod:`.items`). A reload replaces a changed policy in place. It answers ``server/discover``
-as any toolwire server does, and over HTTP serves a Server Card (``/mcp/server-card``)
-naming the upstreams' namespaces. Over HTTP, callers are checked as ``[auth]`` says
+resources and prompts too, :mod:`.items`). A reload replaces a changed policy in place. It
+answers ``server/discover`` as any toolwire server does, and over HTTP serves a Server Card
+(``/mcp/server-card``) naming the upstreams' namespaces. Over HTTP, callers are checked as ``[auth]`` says
 (:meth:`Gateway.caller_auth`, :mod:`.callers`).
 """
 
