@@ -15,6 +15,7 @@ from tests.support.helpers import LEGACY, MODERN, open_peer
 from toolwire import Client, Context, Server
 from toolwire.cli.common import load_server
 from toolwire.extras import ExtraMissing
+from toolwire.guards import Call, Next, Result, refusal
 
 
 def catalog_server(**options: Any) -> Server:
@@ -130,3 +131,36 @@ async def test_a_query_over_the_cap_is_refused_before_it_is_ranked() -> None:
     assert search.input_schema["properties"]["query"]["maxLength"] == 1000
     assert refused.is_error and "1000" in refused.content[0].text
     assert not fits.is_error and fits.structured["tools"][0]["name"] == "mail_forward_email"
+
+
+async def test_call_tool_passes_the_guards_as_a_call_of_the_tool_it_runs() -> None:
+    seen: list[tuple[str | None, dict[str, Any] | None, str | None]] = []
+
+    async def record(call: Call, next: Next) -> Result:
+        seen.append((call.name, call.arguments, call.tool.name if call.tool is not None else None))
+        if call.name == "wipe":
+            return refusal("wipe is refused here")
+        return await next(call)
+
+    server = Server("guarded", guards=[record], tool_search=True, timeout=5)
+
+    @server.tool
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    @server.tool
+    def wipe() -> str:
+        return "wiped"
+
+    async with Client(server) as client:
+        added = await client.call_tool("call_tool", {"name": "add", "arguments": {"a": 2, "b": 3}})
+        wiped = await client.call_tool("call_tool", {"name": "wipe"})
+        unknown = await client.call_tool("call_tool", {"name": "nothing"})
+    assert added.structured == {"result": 5} and not added.is_error
+    assert wiped.is_error and wiped.content[0].text == "wipe is refused here"
+    assert unknown.is_error and "Unknown tool: nothing" in unknown.content[0].text
+    assert seen == [
+        ("add", {"a": 2, "b": 3}, "add"),
+        ("wipe", {}, "wipe"),
+        ("call_tool", {"name": "nothing"}, "call_tool"),
+    ]

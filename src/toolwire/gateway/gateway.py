@@ -14,9 +14,10 @@ on the first request that reaches the gateway (a list or a call), in the backgro
 items appear with a ``list_changed`` once they are up. The file's policy (``gateway.policy``:
 who sees and calls what, approval, limits, the audit; see :mod:`.policy`) and the gateway's
 own guards (``guards=``, :meth:`Gateway.add_guards`, inside the policy's) apply to every
-upstream's tools. It answers ``server/discover``
-as any toolwire server does, and over HTTP serves a Server Card (``/mcp/server-card``)
-naming the upstreams' namespaces. Over HTTP, callers are checked as ``[auth]`` says
+upstream's tools; an upstream a caller may call no tool of is invisible to them (its
+resources and prompts too, :mod:`.items`). A reload replaces a changed policy in place. It
+answers ``server/discover`` as any toolwire server does, and over HTTP serves a Server Card
+(``/mcp/server-card``) naming the upstreams' namespaces. Over HTTP, callers are checked as ``[auth]`` says
 (:meth:`Gateway.caller_auth`, :mod:`.callers`).
 """
 
@@ -28,16 +29,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..cards.publish import ServerCards
+from ..extras import ExtraMissing
 from ..guards.seam import Call, Guard, Next, Result, lists_too
 from ..logs import get_logger
 from ..server.server import Server
 from .callers import protected_resource
 from .config import ConfigError, GatewayConfig, load_config
 from .health import UpstreamRunner, explain_down
+from .items import UpstreamItems
 from .policy import Policy, load_policy
 from .reload import ConfigWatcher
 
 if TYPE_CHECKING:
+    from ..auth.identity import Identity
     from ..auth.server.resource import ProtectedResource
 
 log = get_logger("toolwire.gateway")
@@ -50,12 +54,14 @@ class Gateway:
     def __init__(self, config: GatewayConfig, *, guards: Sequence[Guard] = ()) -> None:
         self.config = config
         self.policy = gateway_policy(config)
-        self.server = Server(config.name, lifespan=self._lifespan, guards=[*self.policy.guards(), *guards])
+        self.runners: dict[str, UpstreamRunner] = {}
+        self._policy_guards = self._guards_of(self.policy)
+        self.server = Server(config.name, lifespan=self._lifespan, guards=[*self._policy_guards, *guards])
         if self.policy.offers_search:
-            self.server.expose_search(only_for=self.policy.search_for)
+            self.server.expose_search(only_for=self._search_for)
         if config.redis is not None:
             self.server.use_redis(config.redis)  # legacy sessions shared by replicas (docs/scaling.md)
-        self.runners: dict[str, UpstreamRunner] = {
+        self.runners = {
             upstream.name: UpstreamRunner(upstream, self.server, config.separator)
             for upstream in config.upstreams
             if upstream.enabled
@@ -69,6 +75,16 @@ class Gateway:
         self.server.identity.capabilities.setdefault("prompts", {"listChanged": True})
         self.card = ServerCards(name=card_name(config.name), description=self._description())
         self.server.add_extension(self.card)
+
+    def _guards_of(self, policy: Policy) -> list[Guard]:
+        """``policy``'s guards, and the one hiding the upstreams a caller may not see (:mod:`.items`)."""
+        return [*policy.guards(), UpstreamItems(policy, self._namespaces)]
+
+    def _namespaces(self) -> set[str]:
+        return {runner.config.namespace for runner in self.runners.values()}
+
+    def _search_for(self, identity: Identity | None) -> bool:
+        return self.policy.search_for(identity)  # the policy of now: a reload may change it
 
     def _description(self) -> str:
         namespaces = ", ".join(runner.config.namespace for runner in self.runners.values())
@@ -118,30 +134,31 @@ class Gateway:
             await asyncio.gather(*(runner.stop() for runner in self.runners.values()))
 
     async def reload(self, config: GatewayConfig) -> None:
-        """Serve ``config``'s upstreams from now on, sessions kept: upstreams removed (or
-        disabled) are stopped, added ones started (lazy ones at the next request if none came
-        yet), changed ones restarted; the others go on untouched. A new separator remounts
-        every upstream. The rest of ``[gateway]`` and the other tables take effect at the
-        next start (a warning says so)."""
+        """Serve ``config`` from now on, sessions kept: upstreams removed (or disabled) are
+        stopped, added ones started (lazy ones at the next request if none came yet), changed
+        ones restarted; the others go on untouched. A new separator remounts every upstream.
+        A changed policy (``[policy]``, ``[audit]``, ``[gateway].search``) replaces the old one
+        for the calls that start from now on (calls in flight finish under the old), and every
+        session is told its lists changed. ``[auth]``, ``[admin]`` and the rest of
+        ``[gateway]`` take effect at the next start (a warning says so).
+        :class:`~.config.ConfigError` if the new policy cannot be used: nothing is applied."""
         if self._reloading is None:
             self._reloading = asyncio.Lock()
         async with self._reloading:
-            await self._apply(config)
+            policy = gateway_policy(config) if policy_inputs(config) != policy_inputs(self.config) else None
+            if policy is not None and policy.offers_search and self.server.tool_search is None:
+                self._expose_search(config)  # shown to nobody until the new policy is in place
+            await self._apply(config, policy)
 
-    async def _apply(self, config: GatewayConfig) -> None:
+    async def _apply(self, config: GatewayConfig, policy: Policy | None) -> None:
         old, self.config = self.config, config
-        for key in ("name", "start", "search", "redis"):
+        for key in ("name", "start", "redis"):
             if getattr(old, key) != getattr(config, key):
                 log.warning("gateway.toml: [gateway] %r changed: it takes effect when the gateway restarts", key)
-        if (old.auth, old.policy_table, old.audit_table, old.admin_table) != (
-            config.auth,
-            config.policy_table,
-            config.audit_table,
-            config.admin_table,
-        ):
-            log.warning(
-                "gateway.toml: [auth], [policy], [audit] or [admin] changed: they take effect at the next start"
-            )
+        if (old.auth, old.admin_table) != (config.auth, config.admin_table):
+            log.warning("gateway.toml: [auth] or [admin] changed: they take effect at the next start")
+        if policy is not None:
+            self._swap_policy(policy)
         wanted = {upstream.name: upstream for upstream in config.upstreams if upstream.enabled}
         stale = [
             name
@@ -158,6 +175,30 @@ class Gateway:
                     self._wake_on_first_use()
         self.card.description = self._description()
         log.info("gateway.toml reloaded: %d upstreams", len(self.runners))
+
+    def _swap_policy(self, policy: Policy) -> None:
+        """Put ``policy``'s guards where the old policy's are, and tell every session."""
+        self.policy = policy
+        guards = self.server.guards
+        old = [guard for guard in self._policy_guards if guard in guards]
+        at = min((guards.index(guard) for guard in old), default=0)
+        kept = [guard for guard in guards if guard not in old]
+        self._policy_guards = self._guards_of(policy)
+        self.server.guards = [*kept[:at], *self._policy_guards, *kept[at:]]
+        self.server.recompose()
+        for catalog in (
+            self.server.registry, self.server.resources, self.server.resource_templates, self.server.prompts
+        ):  # fmt: skip
+            catalog.refresh()  # what each caller sees may have changed: every session is told
+        log.info("gateway.toml: the new policy applies to the calls that start from now on")
+
+    def _expose_search(self, config: GatewayConfig) -> None:
+        """Offer the search transform from now on; :class:`~.config.ConfigError` without the
+        ``search`` extra."""
+        try:
+            self.server.expose_search(only_for=self._search_for)
+        except ExtraMissing as exc:
+            raise ConfigError(f"{config.path.name if config.path is not None else 'gateway.toml'}: {exc}") from None
 
     def _wake_on_first_use(self) -> None:
         """Start the upstreams not started yet at the first list or call (a guard that then leaves)."""
@@ -198,6 +239,12 @@ def gateway_policy(config: GatewayConfig) -> Policy:
         )
     except (ValueError, OSError) as exc:
         raise ConfigError(f"{config.path.name if config.path is not None else 'gateway.toml'}: {exc}") from None
+
+
+def policy_inputs(config: GatewayConfig) -> tuple[Any, ...]:
+    """What :func:`gateway_policy` reads of ``config``: the policy changes when this does."""
+    groups_claim = config.auth.groups_claim if config.auth is not None else "groups"
+    return (config.policy_table, config.audit_table, config.separator, config.redis, groups_claim, config.search)
 
 
 def card_name(name: str) -> str:

@@ -70,11 +70,9 @@ class ConfigWatcher:
             return
         self._text = text
         try:
-            config = load_config(self.path)
+            await self.gateway.reload(load_config(self.path))
         except ConfigError as exc:
             log.error("%s: not reloaded, still serving the configuration loaded before", exc)
-            return
-        await self.gateway.reload(config)
 
     async def _poll(self) -> None:
         while True:

@@ -9,7 +9,9 @@ gets those tools' definitions, then runs one through ``call_tool`` (``name``,
 know them lose nothing. What ``search_tools`` finds and ``call_tool`` runs passes the
 check lists and calls pass (enabled, the caller's scopes, visibility rules of the server,
 the caller and the session); and, both being the model's tools, a tool MCP Apps reserves
-for its view (``visibility: ["app"]``) is neither found nor run.
+for its view (``visibility: ["app"]``) is neither found nor run. On a server with guards, a
+``call_tool`` of such a tool passes them as a ``tools/call`` of the tool it runs: the audit,
+limits, timeouts and policies see that tool and its arguments, as for a direct call.
 
 The index is built (and the ranking library imported: serving starts without it) at the
 first search, and again after the tool set changes. Without the
@@ -24,18 +26,21 @@ from typing import TYPE_CHECKING, Any
 from ..apps.visibility import visible_to_model
 from ..catalog import Catalog
 from ..discovery import MAX_QUERY_CHARS
+from ..guards.seam import Call, Next, Result
 from ..protocol.codec import Codec
 from ..tools.results import error_result
 from ..tools.tool import Tool
 from ..tools.validation import ArgumentsInvalid
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Awaitable, Callable
 
     from ..auth.identity import Identity
     from ..discovery import ToolIndex
+    from ..protocol.incoming import Request
     from .context import Context
     from .server import Server
+    from .session import ServerSession
 
 SEARCH_TOOL = "search_tools"
 CALL_TOOL = "call_tool"
@@ -101,15 +106,15 @@ class ToolSearch:
     def _forget(self) -> None:
         self._index = None
 
-    def _visible(self, context: Context, name: str) -> Tool | None:
-        """The tool ``name`` if the model calling through ``context`` may see and run it:
+    def _visible(self, session: ServerSession, request: Request, name: str) -> Tool | None:
+        """The tool ``name`` if the model calling in ``request`` may see and run it:
         not one of ours, allowed to the caller as ``tools/list`` and ``tools/call`` allow
         it (:meth:`Visibility.allows <toolwire.server.visibility.Visibility.allows>`), and
         for the model (MCP Apps: a tool only its view may call is not)."""
         tool = self._server.registry.by_key.get(name)
         if tool is None or name in (SEARCH_TOOL, CALL_TOOL):
             return None
-        if not self._server.visibility.allows(context._session, context.request, "tools", name, tool):
+        if not self._server.visibility.allows(session, request, "tools", name, tool):
             return None
         return tool if visible_to_model(tool.definition.get("_meta")) else None
 
@@ -124,7 +129,7 @@ class ToolSearch:
         codec = context.request.codec
         found = []
         for match in self._index.search(arguments["query"], len(self._index.entries)):
-            tool = self._visible(context, match.name)
+            tool = self._visible(context._session, context.request, match.name)
             if tool is not None:
                 found.append(codec.tool(tool.definition))
                 if len(found) == limit:
@@ -132,20 +137,51 @@ class ToolSearch:
         return {"content": [{"type": "text", "text": describe_found(found)}], "structuredContent": {"tools": found}}
 
     async def _call(self, arguments: dict[str, Any], context: Context) -> dict[str, Any]:
-        from .calls import run_tool
-
         name = arguments["name"]
-        tool = self._visible(context, name)
+        tool = self._visible(context._session, context.request, name)
         if tool is None:
             return error_result(f"Unknown tool: {name} (search_tools lists the tools there are)")
+        return await self._run(context._session, context.request, tool, arguments.get("arguments", {}))
+
+    async def _run(
+        self, session: ServerSession, request: Request, tool: Tool, arguments: dict[str, Any]
+    ) -> dict[str, Any]:
+        """What ``call_tool`` answers for ``tool`` run with ``arguments``: arguments that break
+        its schema are a tool error saying so."""
+        from .calls import run_tool
+
         try:
-            valid = tool.validate_arguments(arguments.get("arguments", {}))
+            valid = tool.validate_arguments(arguments)
         except ArgumentsInvalid as exc:
             return error_result(str(exc))
-        result: dict[str, Any] = await run_tool(context._session, context.request, tool, valid)
+        result: dict[str, Any] = await run_tool(session, request, tool, valid)
         if tool.wrap_structured and "structuredContent" in result:
             result = {**result, "structuredContent": {"result": result["structuredContent"]}}
         return result
+
+    def routed(self, guarded: Next) -> Next:
+        """``guarded`` (the server's guards, composed) where a ``call_tool`` of a tool the
+        caller may run passes as a ``tools/call`` of that tool: the guards (audit, limits,
+        timeouts, policies) see the tool it runs and its arguments, as for a direct call.
+        Other requests, and a ``call_tool`` naming no such tool, pass as they are."""
+
+        def handle(call: Call) -> Awaitable[Result]:
+            if call.name != CALL_TOOL or call.method != "tools/call":
+                return guarded(call)
+            return self._routed(call, guarded)
+
+        return handle
+
+    async def _routed(self, call: Call, guarded: Next) -> Result:
+        arguments = call.arguments or {}
+        name, given = arguments.get("name"), arguments.get("arguments", {})
+        session: ServerSession = call.session  # type: ignore[assignment]
+        request = call.request
+        tool = self._visible(session, request, name) if isinstance(name, str) else None
+        if tool is None or not isinstance(given, dict):
+            return await guarded(call)  # call_tool itself says what is wrong
+        inner = Call(session, request, name, given, lambda: self._run(session, request, tool, given), tool)
+        return await guarded(inner)
 
 
 def describe_found(tools: list[dict[str, Any]]) -> str:

@@ -151,6 +151,8 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         self.max_concurrency = max_concurrency
         self.guards: list[Guard] = list(guards)
         self._limits: Guard | None = None
+        #: The search transform, once exposed (:meth:`expose_search`).
+        self.tool_search: ToolSearch | None = None
         #: The guards composed (``None`` without any): what sessions call; those that see
         #: list requests too (:func:`~toolwire.guards.lists_too`), composed.
         self.guarded: Next | None = None
@@ -183,8 +185,6 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         #: The provider tokens tools may have (``ctx.upstream_token()``); ``None``: none are
         #: handed out. Set when the operator allows it (see docs/authorization.md).
         self.upstream_tokens: TokenVault | None = None
-        #: The search transform, once exposed (:meth:`expose_search`).
-        self.tool_search: ToolSearch | None = None
         if tool_search:
             self.expose_search()
         if include_tags is not None:  # the search transform's own two tools stay
@@ -223,6 +223,8 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
             inner.insert(0, self._limits)
         self.guards = outer + inner
         self.guarded = chain(self.guards)
+        if self.guarded is not None and self.tool_search is not None:
+            self.guarded = self.tool_search.routed(self.guarded)  # call_tool guarded as the tool it runs
         self.list_guarded = chain([guard for guard in self.guards if sees_lists(guard)])
 
     # -- other sources ---------------------------------------------------------------------
@@ -411,6 +413,7 @@ class Server(Lifecycle, ResourcesAndPrompts, RawHandlers, Targets):
         from .search import ToolSearch
 
         self.tool_search = ToolSearch(self, limit, only_for)
+        self.recompose()
 
     def resources_as_tools(self, max_chars: int = 100_000, max_blob_bytes: int = 2_000_000) -> None:
         """Add the tools ``list_resources`` and ``read_resource``, for clients that read only
