@@ -86,7 +86,7 @@ class FileSink:
         return fd
 
     def __call__(self, record: dict[str, Any]) -> None:
-        line = orjson.dumps(record) + b"\n"
+        line = orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
         if self.durability == "batched":
             if record.get("phase") != "start":
                 self._pending.append(line)
@@ -133,7 +133,7 @@ class FileSink:
 
 
 def stderr_sink(record: dict[str, Any]) -> None:
-    sys.stderr.write(orjson.dumps(record).decode() + "\n")
+    sys.stderr.write(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE).decode())
 
 
 class Audit:
