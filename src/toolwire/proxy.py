@@ -441,7 +441,8 @@ def _skill_uris(value: Any, change: Callable[[str], str]) -> Any:
 def _plain(result: dict[str, Any]) -> dict[str, Any]:
     """The target's ``result`` as the proxy's: without its ``resultType`` and its server's
     ``_meta`` (``.../serverInfo``; a ``_meta`` left empty goes too)."""
-    raw = {key: value for key, value in result.items() if key != "resultType"}
+    raw = dict(result)
+    raw.pop("resultType", None)
     meta = raw.pop("_meta", None)
     if isinstance(meta, dict):
         kept = {key: value for key, value in meta.items() if not key.endswith("/serverInfo")}

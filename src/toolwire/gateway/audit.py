@@ -15,25 +15,34 @@ from pathlib import Path
 from typing import Any
 
 from ..guards.audit import Audit, FileSink, Sink, stderr_sink
-from .policy import _kind, _table, known_keys
+from .policy import REMEMBERED, _kind, _table, known_keys
 
 AUDIT_KEYS = ("file", "values")
 VALUES = ("shape", "redacted")
 
 
 class Namespaced:
-    """A sink adding ``upstream`` and ``tool`` to start records before ``sink`` writes them."""
+    """A sink adding ``upstream`` and ``tool`` to start records before ``sink`` writes them
+    (each name split once: at most :data:`~.policy.REMEMBERED` kept)."""
 
     def __init__(self, sink: Sink, separator: str) -> None:
         self.sink = sink
         self.separator = separator
+        self._split: dict[str, tuple[str | None, str]] = {}
 
     def __call__(self, record: dict[str, Any]) -> Any:
-        name = record.get("name")
-        if record.get("phase") == "start" and record.get("method") == "tools/call" and isinstance(name, str):
-            upstream, sep, tool = name.partition(self.separator)
-            record["upstream"], record["tool"] = (upstream, tool) if sep else (None, name)
+        if record.get("phase") == "start" and record.get("method") == "tools/call":
+            name = record.get("name")
+            if isinstance(name, str):
+                record["upstream"], record["tool"] = self._split.get(name) or self._split_anew(name)
         return self.sink(record)
+
+    def _split_anew(self, name: str) -> tuple[str | None, str]:
+        if len(self._split) >= REMEMBERED:
+            self._split.clear()
+        upstream, sep, tool = name.partition(self.separator)
+        split = self._split[name] = (upstream, tool) if sep else (None, name)
+        return split
 
 
 def load_audit(table: dict[str, Any], *, separator: str = ".", base: str | Path | None = None) -> Audit:

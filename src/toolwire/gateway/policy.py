@@ -387,9 +387,12 @@ class Policy:
         return any(getattr(section, kind) for section in self._sections())
 
 
+_ANONYMOUS: tuple[Any, ...] = ("anonymous", None, None, (), frozenset())
+
+
 def _identity_key(identity: Identity | None, groups_claim: str) -> tuple[Any, ...]:
     if identity is None:
-        return ("anonymous", None, None, (), frozenset())
+        return _ANONYMOUS
     claims = identity.claims
     email = claims.get("email")
     groups = claims.get(groups_claim)
@@ -399,9 +402,10 @@ def _identity_key(identity: Identity | None, groups_claim: str) -> tuple[Any, ..
     return (identity.name, identity.subject, email if isinstance(email, str) else None, listed, identity.scopes)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Target:
-    """The tool a call runs: itself, or the one ``call_tool`` of the search transform names."""
+    """The tool a call runs: itself, or the one ``call_tool`` of the search transform names
+    (not frozen: made once a call, and a frozen dataclass costs three times as much to make)."""
 
     name: str
     tool: Tool | None

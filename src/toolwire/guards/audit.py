@@ -86,7 +86,7 @@ class FileSink:
         return fd
 
     def __call__(self, record: dict[str, Any]) -> None:
-        line = orjson.dumps(record) + b"\n"
+        line = orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
         if self.durability == "batched":
             if record.get("phase") != "start":
                 self._pending.append(line)
@@ -133,7 +133,7 @@ class FileSink:
 
 
 def stderr_sink(record: dict[str, Any]) -> None:
-    sys.stderr.write(orjson.dumps(record).decode() + "\n")
+    sys.stderr.write(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE).decode())
 
 
 class Audit:
@@ -232,8 +232,11 @@ def shape(value: Any, depth: int = 0) -> Any:
     if kind is dict:
         if depth >= 3:
             return f"object({len(value)})"
-        if len(value) <= _SHOWN_KEYS:
-            return {str(key): shape(item, depth + 1) for key, item in value.items()}
+        if len(value) <= _SHOWN_KEYS:  # a loop: a comprehension is one more call per dict
+            shaped: dict[str, Any] = {}
+            for key, item in value.items():
+                shaped[key if type(key) is str else str(key)] = shape(item, depth + 1)
+            return shaped
         shown = dict(itertools.islice(value.items(), _SHOWN_KEYS))
         out = {str(key): shape(item, depth + 1) for key, item in shown.items()}
         out["..."] = f"{len(value) - _SHOWN_KEYS} more keys"
@@ -269,12 +272,15 @@ def _cut(value: Any) -> Any:
 
 
 _second: list[Any] = [-1, ""]  # the second last formatted, and its text
+_MILLISECONDS = tuple(f".{milliseconds:03d}Z" for milliseconds in range(1000))
 
 
 def _now() -> str:
-    """The time as ``2026-11-25T05:33:00.120Z`` (the seconds part formatted once a second)."""
+    """The time as ``2026-11-25T05:33:00.120Z`` (the seconds part formatted once a second,
+    the milliseconds' text looked up)."""
     now = time.time()
     second = int(now)
     if second != _second[0]:
         _second[0], _second[1] = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-    return f"{_second[1]}.{int((now - second) * 1000):03d}Z"
+    formatted: str = _second[1]
+    return formatted + _MILLISECONDS[int((now - second) * 1000)]
