@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests.support.helpers import MODERN, meta, open_peer
 from toolwire import Server
-from toolwire.protocol.connection import ServerConnection
+from toolwire.protocol.connection import ServerConnection, too_deep
 from toolwire.protocol.identity import ServerIdentity
 from toolwire.protocol.incoming import Request
 from toolwire.protocol.outgoing import Answer
@@ -251,3 +251,54 @@ def test_request_objects_carry_the_era() -> None:
     )
     assert isinstance(request, Request)
     assert request.codec.modern and request.capabilities == {"sampling": {}} and request.log_level is None
+
+
+async def test_a_message_nested_too_deep_with_objects_alone_is_refused() -> None:
+    limit = 64
+    params = '{"":' * (limit - 1) + "{}" + "}" * (limit - 1)  # the message itself is one level
+    deep = '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":' + params + "}"
+    assert "[" not in deep and deep.count("{") == limit + 1
+    answer = await error_for(deep.encode(), max_depth=limit)
+    assert (
+        answer["error"]["code"] == -32600
+        and answer["id"] == 9
+        and "nested deeper than 64" in answer["error"]["message"]
+    )
+
+
+def test_the_shortest_value_nested_too_deep_with_objects_alone_is_found() -> None:
+    """Without a `[`, a message is measured by its length before its brackets are counted:
+    five bytes a level (`{"":` and `}`), the innermost `{}`; the shortest one too deep is found."""
+    limit = 64
+    text = '{"":' * limit + "{}" + "}" * limit
+    assert len(text) == 5 * limit + 2
+    value = json.loads(text)
+    assert too_deep(text, value, limit) and too_deep(text.encode(), value, limit)
+    assert not too_deep(text, value, limit + 1) and not too_deep(text.encode(), value, limit + 1)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.integers() | st.text(alphabet='[]{}a\\"'),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(alphabet="[{a", max_size=2), children, max_size=3)
+    ),
+    max_leaves=40,
+)
+
+
+def _nesting(value: Any) -> int:
+    if type(value) is dict:
+        return 1 + max(map(_nesting, value.values()), default=0)
+    if type(value) is list:
+        return 1 + max(map(_nesting, value), default=0)
+    return 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=JSON_VALUES, limit=st.integers(min_value=1, max_value=8), spaced=st.booleans())
+def test_too_deep_answers_as_the_nesting_does(value: Any, limit: int, spaced: bool) -> None:
+    """The depth check's filters never change its answer, in bytes and in text alike."""
+    text = json.dumps(value) if spaced else json.dumps(value, separators=(",", ":"))
+    expected = _nesting(value) > limit
+    assert too_deep(text, value, limit) is expected
+    assert too_deep(text.encode(), value, limit) is expected

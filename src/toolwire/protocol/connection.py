@@ -524,12 +524,25 @@ def _log_level(level: Any) -> str:
 
 def too_deep(data: bytes | str, message: Any, limit: int) -> bool:
     """Whether ``message`` (decoded from ``data``) nests deeper than ``limit`` containers."""
-    if len(data) <= 2 * limit:
+    if len(data) <= 2 * limit:  # a list takes two bytes a level: `[` and `]`
         return False
-    # a fast, C-speed filter first: most messages have too few brackets to need the walk
+    # fast, C-speed filters first: most messages are too short or hold too few brackets to
+    # need the walk. Without a `[` (found at memchr speed) only objects nest, and an object
+    # takes five bytes a level (`{"":` and `}`), the innermost two: no need to count.
     if isinstance(data, str):
-        return data.count("{") + data.count("[") > limit and _depth(message, limit)
-    return data.count(b"{") + data.count(b"[") > limit and _depth(message, limit)
+        if "[" in data:
+            brackets = data.count("{") + data.count("[")
+        elif len(data) < 5 * limit + 2:
+            return False
+        else:
+            brackets = data.count("{")
+    elif b"[" in data:
+        brackets = data.count(b"{") + data.count(b"[")
+    elif len(data) < 5 * limit + 2:
+        return False
+    else:
+        brackets = data.count(b"{")
+    return brackets > limit and _depth(message, limit)
 
 
 def _depth(value: Any, limit: int) -> bool:
