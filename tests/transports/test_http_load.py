@@ -149,19 +149,16 @@ async def test_thousands_of_sessions_ended_or_expired_leave_nothing_behind(traci
     idle_tasks = len(asyncio.all_tasks())
     idle_memory = traced()
 
-    started = time.monotonic()
     await churn(app, 2000, end=True)
     assert len(app.sessions) == 0
     await churn(app, 2000, end=False)
     assert len(app.sessions) > 0  # the first ones may already have expired
     await settle(app, idle_tasks, timeout=10)  # every one of them expired
-    elapsed = time.monotonic() - started
 
     grown = traced() - idle_memory
     assert grown < 64 * 1024, f"{grown} bytes more after 4,000 sessions"
     assert len(app.store) == 0  # type: ignore[arg-type]
     await app.close()
-    assert elapsed < 20
 
 
 @pytest.fixture
