@@ -18,13 +18,13 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.chromium import chromium
 from tests.support.httpserve import SERVERS, free_port, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = str(ROOT / "examples" / "seed_server.py")
 DEVPAGE = SERVERS / "devpage.py"
 APPS = str(ROOT / "examples" / "apps_server.py")
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
 @contextlib.contextmanager
@@ -66,16 +66,8 @@ class Page:
 
 @pytest.fixture
 async def browser() -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
-        )
-        try:
-            yield launched
-        finally:
-            await launched.close()
+    async with chromium() as launched:
+        yield launched
 
 
 async def open_page(browser: Any, url: str) -> Page:

@@ -6,7 +6,6 @@ real Chromium."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -19,13 +18,13 @@ import httpx
 import pytest
 
 from tests.gateway.test_gateway import BASIC, command_of
+from tests.support.chromium import chromium
 from tests.support.clirun import environment, failed, toolwire
 from tests.support.httpserve import free_port, wait_for_port
 from toolwire.client import Client
 from toolwire.gateway.admin import admin_config
 from toolwire.gateway.config import ConfigError
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 TOKEN = "admin-token-0123456789"
 #: Values the configuration holds that the page must never show.
 SECRETS = ["env-secret-4242", "header-secret-777", "url-password-55", "query-secret-99", TOKEN]
@@ -155,16 +154,8 @@ def test_the_admin_table_is_checked_and_its_token_required(tmp_path: Path) -> No
 
 @pytest.fixture
 async def browser() -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
-        )
-        try:
-            yield launched
-        finally:
-            await launched.close()
+    async with chromium() as launched:
+        yield launched
 
 
 async def test_the_page_signs_in_and_shows_calls_and_restarts_as_they_happen(browser: Any, tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -14,10 +13,9 @@ from typing import Any
 import pytest
 
 from tests.auth.server.signing import deployment, provider
+from tests.support.chromium import chromium
 from tests.support.httpserve import InProcess
 from toolwire.client import Client
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
 @pytest.fixture(scope="module")
@@ -29,16 +27,8 @@ def issuer() -> Iterator[str]:
 @pytest.fixture
 async def browser() -> AsyncIterator[Any]:
     """A fresh Chromium (its own cookies: one person's browser)."""
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
-        )
-        try:
-            yield await launched.new_context()
-        finally:
-            await launched.close()
+    async with chromium() as launched:
+        yield await launched.new_context()
 
 
 class Callback:
