@@ -13,17 +13,18 @@ from typing import Any
 
 import orjson
 
+from tests.gateway.support import TEAM
 from tests.gateway.waiting import ListChanges
 from tests.support.clirun import environment
 from tests.support.httpserve import free_port, wait_for_port
 from tests.support.tokenissuer import TokenIssuer
 from toolwire.client import Client
 
-TEAM = str(Path(__file__).resolve().parent / "servers" / "team.py")
+UPSTREAM = str(Path(__file__).resolve().parent / "servers" / "team.py")
 
 
 def config_text(issuer: str) -> str:
-    upstream = [sys.executable, TEAM]
+    upstream = [sys.executable, UPSTREAM]
     return f"""
 [auth]
 issuer = {json.dumps(issuer)}
@@ -34,21 +35,7 @@ command = {json.dumps([*upstream, "files"])}
 [upstreams.github]
 command = {json.dumps([*upstream, "github"])}
 
-[policy.default]
-allow = ["files/*"]
-
-[policy.groups.maintainers]
-allow = ["github/*"]
-ask = ["github/delete_*"]
-
-[policy.users."alice@example.com"]
-deny = ["github/delete_repo"]
-
-[[policy.constraints]]
-tool = "files/read_file"
-argument = "path"
-under = "/srv/shared"
-
+{TEAM}
 [audit]
 file = "audit.jsonl"
 """
@@ -109,7 +96,7 @@ async def test_three_users_meet_the_gateways_policy_and_every_call_is_audited(tm
 
 async def test_without_an_audit_table_every_call_is_recorded_by_shape_on_stderr(tmp_path: Path) -> None:
     config = tmp_path / "gateway.toml"
-    config.write_text(f'[upstreams.files]\ncommand = {json.dumps([sys.executable, TEAM, "files"])}\nstart = "eager"\n')
+    config.write_text(f'[upstreams.files]\ncommand = {json.dumps([sys.executable, UPSTREAM, "files"])}\nstart = "eager"\n')
     port = free_port()
     command = [sys.executable, "-m", "toolwire", "gateway", str(config), "--http", str(port)]
     with (tmp_path / "stderr").open("wb") as stderr:
