@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+import orjson
+
 from .errors import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, RESOURCE_NOT_FOUND, ProtocolError
 from .versions import LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS
 
@@ -84,6 +86,10 @@ _TOOL_FIELDS_BASE = ("name", "description", "inputSchema")
 _RESOURCE_FIELDS_BASE = ("uri", "name", "description", "mimeType", "size", "annotations")
 _TEMPLATE_FIELDS_BASE = ("uriTemplate", "name", "description", "mimeType", "annotations")
 _PROMPT_FIELDS_BASE = ("name", "description", "arguments")
+
+
+#: The end of a 2026-07-28 result of one text block after the text, given the server's info.
+_MODERN_TEXT_END = b'}],"resultType":"complete","_meta":{"' + META_SERVER_INFO.encode() + b'":%b}}'
 
 
 class Codec:
@@ -165,6 +171,12 @@ class Codec:
             elif META_SERVER_INFO not in meta:
                 result["_meta"] = {**meta, META_SERVER_INFO: server_info}
         return result
+
+    def text_result_end(self, server_info: dict[str, Any]) -> bytes:
+        """What ends a result of one text block after its text, encoded, as :meth:`finish`
+        completes it with ``server_info``: the closing brackets, and in 2026-07-28
+        ``resultType`` and the server's info."""
+        return _MODERN_TEXT_END % orjson.dumps(server_info) if self.modern else b"}]}"
 
     def cacheable(self, result: dict[str, Any], ttl_ms: int, scope: str) -> dict[str, Any]:
         """Add the caching hints 2026-07-28 requires on discover, list and read results."""

@@ -57,7 +57,6 @@ from .versions import (
     META_CLIENT_INFO,
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
-    META_SERVER_INFO,
     MODERN_VERSIONS,
     SUPPORTED_VERSIONS,
     negotiate_legacy,
@@ -84,10 +83,8 @@ DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 _NOT_DECODED: Any = object()
 DEFAULT_MAX_DEPTH = 64
 #: A ``tools/call`` answer of one text block (see :meth:`ServerConnection.respond_text`):
-#: the id, the text, the rest of the answer, the terminator.
-_TEXT_ANSWER = b'{"jsonrpc":"2.0","id":%b,"result":{"content":[{"type":"text","text":%b%b%b'
-#: Its end in 2026-07-28 (``codec.finish``'s fields after the content), given the server's info.
-_MODERN_TEXT_TAIL = b'}],"resultType":"complete","_meta":{"' + META_SERVER_INFO.encode() + b'":%b}}}'
+#: the id, the text, the rest of the result (:meth:`Codec.text_result_end`), the terminator.
+_TEXT_ANSWER = b'{"jsonrpc":"2.0","id":%b,"result":{"content":[{"type":"text","text":%b%b}%b'
 
 
 class ServerConnection:
@@ -422,7 +419,7 @@ class ServerConnection:
         if request.batch is not None:
             return self.respond(request, {"content": [{"type": "text", "text": text}]})
         encoded = orjson.dumps(text)  # before the request counts as answered
-        tail = _MODERN_TEXT_TAIL % orjson.dumps(self.identity.info) if request.codec.modern else b"}]}}"
+        tail = request.codec.text_result_end(self.identity.info)
         if self.in_flight.pop(request.id, None) is None or request.cancelled:
             return None
         data = _TEXT_ANSWER % (orjson.dumps(request.id), encoded, tail, self.terminator)
