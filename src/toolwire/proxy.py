@@ -137,6 +137,7 @@ class _Forwarder:
         self.client = client
         if self.name is None:
             server.identity.info.update({key: value for key, value in client.server_info.items() if key != "title"})
+            server.identity.changed()
         server.identity.instructions = server.identity.instructions or client.instructions
         try:
             self._extensions()

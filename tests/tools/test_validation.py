@@ -80,10 +80,10 @@ def test_a_tool_flattens_its_schema_at_its_first_call_not_at_registration() -> N
         return a + b
 
     tool = Tool.from_function(add)
-    validator = tool._arguments
-    assert (validator._flattened, validator._simple, validator._compiled) == (False, None, None)
+    validator = tool.input_validator
+    assert (validator._flattened, validator.simple, validator._compiled) == (False, None, None)
     assert tool.validate_arguments({"a": 1}) == {"a": 1}
-    assert validator._flattened and validator._simple == simple_schema(tool.input_schema) is not None
+    assert validator._flattened and validator.simple == simple_schema(tool.input_schema) is not None
     assert validator._compiled is None  # the flat form accepted it
     assert tool.validate_arguments({"a": "2", "b": 3}) == {"a": 2, "b": 3}  # lenient
     with pytest.raises(validation.ArgumentsInvalid, match='"a" is a required property'):

@@ -419,7 +419,8 @@ class ServerConnection:
         if request.batch is not None:
             return self.respond(request, {"content": [{"type": "text", "text": text}]})
         encoded = orjson.dumps(text)  # before the request counts as answered
-        tail = request.codec.text_result_end(self.identity.info)
+        identity = self.identity
+        tail = identity.text_ends.get(request.codec.version) or identity.text_end(request.codec)
         if self.in_flight.pop(request.id, None) is None or request.cancelled:
             return None
         data = _TEXT_ANSWER % (orjson.dumps(request.id), encoded, tail, self.terminator)
@@ -524,22 +525,14 @@ def too_deep(data: bytes | str, message: Any, limit: int) -> bool:
     if len(data) <= 2 * limit:  # a list takes two bytes a level: `[` and `]`
         return False
     # fast, C-speed filters first: most messages are too short or hold too few brackets to
-    # need the walk. Without a `[` (found at memchr speed) only objects nest, and an object
-    # takes five bytes a level (`{"":` and `}`), the innermost two: no need to count.
-    if isinstance(data, str):
-        if "[" in data:
-            brackets = data.count("{") + data.count("[")
-        elif len(data) < 5 * limit + 2:
-            return False
-        else:
-            brackets = data.count("{")
-    elif b"[" in data:
-        brackets = data.count(b"{") + data.count(b"[")
-    elif len(data) < 5 * limit + 2:
+    # need the walk. Without a `[` only objects nest, and an object takes five bytes a level
+    # (`{"":` and `}`), the innermost two: no need to count. (`count`, not `in`: `bytes in
+    # bytes` first tries its needle as an integer, and the TypeError costs more than a count.)
+    square, curly = ("[", "{") if isinstance(data, str) else (b"[", b"{")
+    squares = data.count(square)  # type: ignore[arg-type]
+    if not squares and len(data) < 5 * limit + 2:
         return False
-    else:
-        brackets = data.count(b"{")
-    return brackets > limit and _depth(message, limit)
+    return squares + data.count(curly) > limit and _depth(message, limit)  # type: ignore[arg-type]
 
 
 def _depth(value: Any, limit: int) -> bool:

@@ -15,9 +15,18 @@ class ServerIdentity:
     ``capabilities`` are neutral (a codec names them per version); ``contributions`` are
     functions ``(version) -> capabilities`` whose results are added per version (an
     extension's ``capabilities.extensions`` entry, say), their ``extensions`` merged. Call
-    :meth:`changed` after changing either: what each version sees is kept until then."""
+    :meth:`changed` after changing either, or ``info``: what each version sees is kept until then."""
 
-    __slots__ = ("_rendered", "cache_scope", "capabilities", "contributions", "info", "instructions", "ttl_ms")
+    __slots__ = (
+        "_rendered",
+        "cache_scope",
+        "capabilities",
+        "contributions",
+        "info",
+        "instructions",
+        "text_ends",
+        "ttl_ms",
+    )
 
     def __init__(
         self,
@@ -35,6 +44,8 @@ class ServerIdentity:
         self.cache_scope = cache_scope
         self.contributions = contributions if contributions is not None else []
         self._rendered: dict[str, dict[str, Any]] = {}
+        #: By version: what ends a result of one text block, once :meth:`text_end` made it.
+        self.text_ends: dict[str, bytes] = {}
 
     def capabilities_in(self, codec: Codec) -> dict[str, Any]:
         """The capabilities as ``codec``'s version sends them (do not change the dict)."""
@@ -49,6 +60,13 @@ class ServerIdentity:
             self._rendered[codec.version] = rendered
         return rendered
 
+    def text_end(self, codec: Codec) -> bytes:
+        """What ends a result of one text block in ``codec``'s version, after its text
+        (:meth:`Codec.text_result_end` with this server's info), kept in :attr:`text_ends`."""
+        end = self.text_ends[codec.version] = codec.text_result_end(self.info)
+        return end
+
     def changed(self) -> None:
-        """Forget what each version was sent: capabilities or contributions changed."""
+        """Forget what each version was sent: capabilities, contributions or info changed."""
         self._rendered.clear()
+        self.text_ends.clear()

@@ -39,7 +39,7 @@ from ..protocol.incoming import Request
 from ..protocol.outgoing import Answer
 from ..tools.results import ToolError, error_result
 from ..tools.tool import OutputInvalid, Tool
-from ..tools.validation import ArgumentsInvalid
+from ..tools.validation import ArgumentsInvalid, accepts
 from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
 
 if TYPE_CHECKING:
@@ -78,12 +78,19 @@ def call_tool(session: ServerSession, request: Request, visibility: Visibility |
         if tool is None or server.guarded is not None:
             work = _call_through(session, request, name, tool, arguments)
         elif tool.alone and not server.call_claimers:  # the tool's own coroutine is the call's
+            direct = tool.direct_params
+            simple = tool.input_validator.simple
+            coroutine: Any  # an async def's
+            if direct is not None and simple is not None and accepts(simple, arguments) and arguments.keys() <= direct:
+                coroutine = tool.handler(**arguments)  # validate_arguments then invoke, their frames left out
+                session.start(request, coroutine, tool, answer_call)
+                return
             try:
                 arguments = tool.validate_arguments(arguments)
             except ArgumentsInvalid as refused:
                 work = _invalid(session, request, tool, refused, True)
             else:
-                coroutine: Any = tool.invoke(arguments, None, session.loop)  # an async def's: a coroutine
+                coroutine = tool.invoke(arguments, None, session.loop)
                 session.start(request, coroutine, tool, answer_call)
                 return
         else:

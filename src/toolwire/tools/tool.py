@@ -189,9 +189,13 @@ class Tool:
         #: Whether the handler takes a :class:`ToolContext`.
         self.wants_context = context_param is not None
         self._params = frozenset(input_schema.get("properties", ()))
-        #: An async handler that takes the arguments as they are (the common case, kept short).
-        self._direct = self.is_async and not raw and not self._converters and context_param is None
-        self._arguments = Validator(input_schema, lenient=bool(options.get("lenient")))
+        #: The parameters' names when the handler is an ``async def`` taking the arguments as
+        #: they are (no converters, no context, the base class's :meth:`invoke`): a call whose
+        #: arguments are among them is ``handler(**arguments)``. ``None`` otherwise.
+        direct = self.is_async and not raw and not self._converters and context_param is None
+        self.direct_params = self._params if direct and type(self).invoke is Tool.invoke else None
+        #: Checks the arguments against ``input_schema`` (see :meth:`validate_arguments`).
+        self.input_validator = Validator(input_schema, lenient=bool(options.get("lenient")))
         self._output = Validator(output_schema) if output_schema is not None else None
         #: Whether a call's coroutine is the handler's own (an ``async def`` without a context):
         #: the session then makes the answer from what it returns (``calls.answer_call``).
@@ -329,7 +333,7 @@ class Tool:
         valid, its text starting with ``message`` (formatted with the name)."""
         if arguments is None:
             arguments = {}
-        return self._arguments.check(arguments, message, self.name)  # type: ignore[no-any-return]
+        return self.input_validator.check(arguments, message, self.name)  # type: ignore[no-any-return]
 
     async def call(self, arguments: dict[str, Any], context: ToolContext | None = None) -> dict[str, Any]:
         """Run the tool on already validated ``arguments``; returns the neutral result.
@@ -366,7 +370,8 @@ class Tool:
         to the parameters' types); a plain function runs on a worker thread (see
         :mod:`toolwire.tools.threads`) unless the tool is ``inline``. ``loop``: the running
         event loop, if the caller has it at hand (else a plain function's call looks it up)."""
-        if self._direct and arguments.keys() <= self._params:
+        direct = self.direct_params
+        if direct is not None and arguments.keys() <= direct:
             return self.handler(**arguments)  # type: ignore[no-any-return]
         if self._raw:
             args: tuple[Any, ...] = (arguments,) if self._context_param is None else (arguments, context)

@@ -76,9 +76,9 @@ def derive(
         derived.fixed = hide
         derived.defaults = defaults
         derived.input_schema = _schema_without(tool.input_schema, hide, defaults)
-        derived._arguments = Validator(derived.input_schema, lenient=tool._arguments.lenient)
+        derived.input_validator = Validator(derived.input_schema, lenient=tool.input_validator.lenient)
         derived._params = frozenset(derived.input_schema.get("properties", ()))
-        derived._direct = False
+        derived.direct_params = None
         derived.header_parameters = {key: path for key, path in tool.header_parameters.items() if path[0] not in hide}
     derived.definition = derived._definition()
     return derived

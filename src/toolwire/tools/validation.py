@@ -139,13 +139,15 @@ class Validator:
     validator (a server registering many tools builds neither).
     """
 
-    __slots__ = ("_compiled", "_flattened", "_simple", "lenient", "schema")
+    __slots__ = ("_compiled", "_flattened", "lenient", "schema", "simple")
 
     def __init__(self, schema: dict[str, Any], lenient: bool = False) -> None:
         self.schema = schema
         self.lenient = lenient
         self._compiled: Any = None
-        self._simple: SimpleSchema | None = None
+        #: The schema's flat form for :func:`accepts`, once the first check made it (``None``
+        #: before, and for a schema that is not simple).
+        self.simple: SimpleSchema | None = None
         self._flattened = False
 
     def compile(self) -> Any:
@@ -156,11 +158,11 @@ class Validator:
     def check(self, instance: Any, what: str, *names: Any) -> Any:
         """``instance`` (possibly coerced, when lenient) if valid, else :class:`ArgumentsInvalid`
         whose message starts with ``what`` (formatted with ``names``)."""
-        simple = self._simple
+        simple = self.simple
         if simple is not None and accepts(simple, instance):
             return instance
         if not self._flattened:
-            self._simple = simple_schema(self.schema)
+            self.simple = simple_schema(self.schema)
             self._flattened = True
             return self.check(instance, what, *names)
         compiled = self._compiled or self.compile()
@@ -180,7 +182,7 @@ _SIMPLE_PROPERTY_KEYS = frozenset({"type"}) | _ANNOTATIONS
 
 #: A simple schema, flattened: (required names, {name: the Python types its values may
 #: have}, extra properties allowed).
-SimpleSchema = tuple[tuple[str, ...], dict[str, tuple[type, ...]], bool]
+SimpleSchema = tuple[frozenset[str], dict[str, tuple[type, ...]], bool]
 #: The Python types of the values :func:`accepts` takes for each primitive JSON type at once
 #: (an integral float for ``"integer"`` is valid too, but left to jsonschema-rs).
 _PYTHON_TYPES: dict[str, tuple[type, ...]] = {
@@ -223,7 +225,7 @@ def simple_schema(schema: Any) -> SimpleSchema | None:
         if type(kind) is not str or kind not in _PYTHON_TYPES:
             return None
         types[name] = _PYTHON_TYPES[kind]
-    return tuple(required), types, extra
+    return frozenset(required), types, extra
 
 
 def accepts(simple: SimpleSchema, instance: Any) -> bool:
@@ -231,9 +233,8 @@ def accepts(simple: SimpleSchema, instance: Any) -> bool:
     if type(instance) is not dict:
         return False
     required, types, extra = simple
-    for name in required:
-        if name not in instance:
-            return False
+    if not instance.keys() >= required:
+        return False
     for name, value in instance.items():
         accepted = types.get(name)
         if accepted is None:
