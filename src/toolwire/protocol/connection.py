@@ -82,9 +82,10 @@ _HANDSHAKE_METHODS = frozenset({"initialize", "ping"})
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 _NOT_DECODED: Any = object()
 DEFAULT_MAX_DEPTH = 64
-#: A ``tools/call`` answer of one text block (see :meth:`ServerConnection.respond_text`):
-#: the id, the text, the rest of the result (:meth:`Codec.text_result_end`), the terminator.
-_TEXT_ANSWER = b'{"jsonrpc":"2.0","id":%b,"result":{"content":[{"type":"text","text":%b%b}%b'
+#: A ``tools/call`` answer of one text block in pieces (see :meth:`ServerConnection.respond_text`):
+#: its start, what comes between its id and its text, and its end, which follows the rest of
+#: the result (:meth:`Codec.text_result_end`) and comes before the terminator.
+_TEXT_ANSWER = (b'{"jsonrpc":"2.0","id":', b',"result":{"content":[{"type":"text","text":', b"}")
 
 
 class ServerConnection:
@@ -423,7 +424,8 @@ class ServerConnection:
         tail = identity.text_ends.get(request.codec.version) or identity.text_end(request.codec)
         if self.in_flight.pop(request.id, None) is None or request.cancelled:
             return None
-        data = _TEXT_ANSWER % (orjson.dumps(request.id), encoded, tail, self.terminator)
+        start, text_start, end = _TEXT_ANSWER  # joined: cheaper than a bytes template's `%`
+        data = b"".join((start, orjson.dumps(request.id), text_start, encoded, tail, end, self.terminator))
         return Answer(data, request.id)
 
     def respond_raw(self, request: Request, result_json: bytes) -> Answer | None:

@@ -47,6 +47,7 @@ from ..tools.tool import Tool
 from .context import ClientRequestFailed, Context, InputRequired
 from .request_state import binding, seal, unseal
 from .stepping import Rest
+from .unraised import FINISHED, boxed, unboxed
 
 if TYPE_CHECKING:
     from ..auth.identity import Identity
@@ -345,21 +346,11 @@ class ServerSession:
             request, work, tool, finish = entry
             self._tasks[id] = task
             context = contextvars.copy_context()
-            rest: Rest | None = None
-            try:  # its first step, at once, in its own context (as stepping.at_once, inlined here)
-                waiting = context.run(work.send, None)
-            except StopIteration as done:  # answered without waiting: what _finish does, without its coroutine
-                if finish is None:
-                    self._send_here(done.value, id)
-                else:  # _finished, inlined
-                    try:
-                        self._send_here(context.run(finish, self, request, tool, done.value, None), id)
-                    except Exception:
-                        self._failed_outside(request)
-                if request.task is None:
-                    self._tasks.pop(id, None)
-                if not task.cancelling():
-                    continue
+            rest: Awaitable[Any] | None = None
+            box: list[Any] = []
+            steps = boxed(box, work).__await__()
+            try:  # its first step, at once, in its own context; its end raises nothing (see .unraised)
+                waiting = context.run(next, steps, FINISHED)
             except (Exception, InputRequired) as raised:
                 if finish is None:
                     self._failed_outside(request)
@@ -367,8 +358,20 @@ class ServerSession:
                     self._finished(context, finish, request, tool, None, raised)
                 self._tasks.pop(id, None)
                 continue
+            if waiting is FINISHED:  # answered without waiting: what _finish does, without its coroutine
+                if finish is None:
+                    self._send_here(box[0], id)
+                else:  # _finished, inlined
+                    try:
+                        self._send_here(context.run(finish, self, request, tool, box[0], None), id)
+                    except Exception:
+                        self._failed_outside(request)
+                if request.task is None:
+                    self._tasks.pop(id, None)
+                if not task.cancelling():
+                    continue
             else:
-                rest = Rest(work.__await__(), waiting, context)
+                rest = unboxed(Rest(steps, waiting, context), box)
                 if len(self._waited) < MAX_WAITED:
                     self._waited.add(what)
             if queue:
