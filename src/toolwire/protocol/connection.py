@@ -34,7 +34,7 @@ about itself in the handshake and in ``server/discover`` is its
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -77,15 +77,15 @@ LEGACY_ONLY_METHODS = frozenset(
 )
 
 #: Answered in any state, without ``_meta``: they open or probe a legacy session.
-_HANDSHAKE_METHODS = frozenset({"initialize", "ping"})
+_HANDSHAKE_METHODS: Final = frozenset({"initialize", "ping"})
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
-_NOT_DECODED: Any = object()
+_NOT_DECODED: Final[Any] = object()
 DEFAULT_MAX_DEPTH = 64
 #: A ``tools/call`` answer of one text block in pieces (see :meth:`ServerConnection.respond_text`):
 #: its start, what comes between its id and its text, and its end, which follows the rest of
 #: the result (:meth:`Codec.text_result_end`) and comes before the terminator.
-_TEXT_ANSWER = (b'{"jsonrpc":"2.0","id":', b',"result":{"content":[{"type":"text","text":', b"}")
+_TEXT_ANSWER: Final = (b'{"jsonrpc":"2.0","id":', b',"result":{"content":[{"type":"text","text":', b"}")
 
 
 class ServerConnection:

@@ -31,7 +31,7 @@ import os
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ..logs import get_logger
 from ..protocol.connection import ServerConnection
@@ -57,9 +57,15 @@ if TYPE_CHECKING:
 log = get_logger("toolwire")
 
 #: Whether tasks can start eagerly (Python 3.12+), running their first step at once.
-EAGER_TASKS = sys.version_info >= (3, 12)
+EAGER_TASKS: Final = sys.version_info >= (3, 12)
 #: The most tool (or method) names a session remembers as waiting (names come from clients).
-MAX_WAITED = 1024
+MAX_WAITED: Final = 1024
+#: What running a queued call's first step reads, bound once: the compiled build reads a Final
+#: name without looking it up (a global, a builtin, another module's attribute) per call.
+_copy_context: Final = contextvars.copy_context
+_next: Final = next
+_boxed: Final = boxed
+_FINISHED: Final = FINISHED
 
 #: How a call whose work is its tool's own coroutine is answered (``calls.answer_call``):
 #: ``finish(session, request, tool, value, raised)``, given what the coroutine returned or raised.
@@ -188,21 +194,22 @@ class ServerSession:
             if kind is Answer:
                 self.send(event)
             elif kind is Request:
-                route = routes.get(event.method)  # the dispatch table: one look-up per request
+                request: Request = event  # typed: the compiled build reads its fields directly
+                route = routes.get(request.method)  # the dispatch table: one look-up per request
                 if route is None:
-                    self.fail(event, ProtocolError(METHOD_NOT_FOUND, f"Method not found: {event.method}"))
+                    self.fail(request, ProtocolError(METHOD_NOT_FOUND, f"Method not found: {request.method}"))
                     continue
                 handler = route.handler
                 if route.checked:
-                    refusal = route.refusal(event, self.server.identity.capabilities)
+                    refusal = route.refusal(request, self.server.identity.capabilities)
                     if refusal is not None:
-                        self.fail(event, refusal)
+                        self.fail(request, refusal)
                         continue
                 try:
-                    handler(self, event)  # type: ignore[misc]  # refusal() said it has one
+                    handler(self, request)  # type: ignore[misc]  # refusal() said it has one
                 except Exception as exc:  # a check we lack costs this request only
-                    log.exception("handling %s failed", event.method)
-                    self.fail(event, ProtocolError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}"))
+                    log.exception("handling %s failed", request.method)
+                    self.fail(request, ProtocolError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}"))
             elif kind is Cancelled:
                 self._cancelled(event)
             else:
@@ -345,12 +352,12 @@ class ServerSession:
                 continue  # called off before it ran
             request, work, tool, finish = entry
             self._tasks[id] = task
-            context = contextvars.copy_context()
+            context = _copy_context()
             rest: Awaitable[Any] | None = None
             box: list[Any] = []
-            steps = boxed(box, work).__await__()
+            steps = _boxed(box, work).__await__()
             try:  # its first step, at once, in its own context; its end raises nothing (see .unraised)
-                waiting = context.run(next, steps, FINISHED)
+                waiting = context.run(_next, steps, _FINISHED)
             except (Exception, InputRequired) as raised:
                 if finish is None:
                     self._failed_outside(request)
@@ -358,7 +365,7 @@ class ServerSession:
                     self._finished(context, finish, request, tool, None, raised)
                 self._tasks.pop(id, None)
                 continue
-            if waiting is FINISHED:  # answered without waiting: what _finish does, without its coroutine
+            if waiting is _FINISHED:  # answered without waiting: what _finish does, without its coroutine
                 if finish is None:
                     self._send_here(box[0], id)
                 else:  # _finished, inlined
