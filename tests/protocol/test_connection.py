@@ -114,6 +114,28 @@ def test_cancellation_drops_everything_sent_for_the_request_afterwards() -> None
         )
 
 
+@pytest.mark.parametrize("answer", ["respond", "respond_text", "respond_raw", "respond_error"])
+def test_a_late_answer_to_a_cancelled_request_leaves_the_request_that_reused_its_id_in_flight(answer: str) -> None:
+    # a client cancels request 9 and sends a new request 9; the first's work ends afterwards
+    connection = initialized()
+    call = line({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "slow"}})
+    [first] = connection.receive_data(call)
+    connection.receive_data(
+        line({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}})
+    )
+    [second] = connection.receive_data(call)
+    late = {
+        "respond": lambda request: connection.respond(request, {"content": []}),
+        "respond_text": lambda request: connection.respond_text(request, "late"),
+        "respond_raw": lambda request: connection.respond_raw(request, b'{"content":[]}'),
+        "respond_error": lambda request: connection.respond_error(request, ProtocolError(-32603, "late")),
+    }[answer]
+    assert late(first) is None
+    assert connection.in_flight == {9: second}
+    assert decode(connection.respond_text(second, "on time"))["result"]["content"][0]["text"] == "on time"
+    assert connection.in_flight == {}
+
+
 def test_batch_answer_waits_for_every_request_and_cancelled_ones_are_left_out() -> None:
     connection = initialized("2025-03-26")
     batch = [

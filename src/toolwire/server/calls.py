@@ -69,7 +69,7 @@ def call_tool(session: ServerSession, request: Request, visibility: Visibility |
             raise ProtocolError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
         tool = request.target  # looked up already by a transport that checked it (HTTP)
         if tool is None:
-            tool = session.server.registry.by_key.get(name)  # registry.get, without the call
+            tool = session.tools.get(name)  # registry.get, without the call
             if tool is not None and not tool.enabled:
                 tool = None
         if visibility is not None and tool is not None and visibility.hides(session, request, "tools", name, tool):

@@ -112,6 +112,9 @@ class ServerSession:
         self.connection = connection
         #: The server's dispatch table (method -> route), read once per request.
         self._routes = server.dispatch.routes
+        #: The server's tools by name, enabled or not: its registry's own dict (``by_key``), for
+        #: ``tools/call`` to look up without reading the server and its registry per call.
+        self.tools: dict[str, Tool] = server.registry.by_key  # type: ignore[assignment]
         self._write = write
         self._route = route
         #: Set by transports that can end a request's connection but keep its stream
