@@ -279,7 +279,8 @@ class HttpConnection(asyncio.Protocol):
         request.buffered += len(body)
         if request.buffered > BODY_BUFFER:
             self._pause_reading()
-        request.wake()
+        if request.waiters:
+            request.wake()
 
     def on_message_complete(self) -> None:
         self._unparsed = 0
@@ -289,7 +290,8 @@ class HttpConnection(asyncio.Protocol):
             if not self._idle:
                 self._deadline = None  # the body is in: no deadline until it is answered
             request.complete = True
-            request.wake()
+            if request.waiters:
+                request.wake()
             if request.finished and self._current is None and not self._waiting:
                 self._wait_idle()  # its answer went out before its body was all in
 
@@ -326,7 +328,8 @@ class HttpConnection(asyncio.Protocol):
         if not request.finished and request.started and not request.gone:
             request.keep_alive = False  # the answer is cut short: only closing tells the client
         request.finished = True
-        request.wake()
+        if request.waiters:
+            request.wake()
         if self.transport.is_closing():
             return
         if not request.keep_alive or self.settings.stopping:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+from collections.abc import Awaitable
 from typing import Any, Protocol
 
 from .heads import status_line
@@ -55,6 +56,8 @@ class Request:
         self.head_only = scope["method"] == "HEAD"
 
     def wake(self) -> None:
+        """Wake whoever waits in ``receive`` (callers on the hot path look at ``waiters``
+        first: nearly always nobody does)."""
         waiters, self.waiters = self.waiters, []
         for waiter in waiters:
             if not waiter.done():
@@ -110,28 +113,59 @@ class Request:
             if not more:
                 if self.left and not self.head_only:
                     self.keep_alive = False  # shorter than announced: the client cannot tell where it ends
-                self.wake()
+                if self.waiters:
+                    self.wake()
         else:
             raise RuntimeError(f"unexpected ASGI message {kind!r}")
 
-    def _head(self, status: int, headers: Any) -> None:
-        head = [status_line(status)]
-        length: int | None = None
+    def respond(
+        self, status: int, body: bytes, headers: list[tuple[bytes, bytes]], content_type: bytes | None
+    ) -> Awaitable[None] | None:
+        """A whole answer at once: the bytes ``send`` writes for an ``http.response.start``
+        whose headers are ``content-type`` (unless ``None``), ``content-length`` and
+        ``headers``, then one ``http.response.body`` of ``body``, without their messages.
+        What to await before the answer counts as sent (the client taking it), or ``None``.
+        ``RuntimeError`` as ``send`` raises it."""
+        if self.started:
+            raise RuntimeError("http.response.start sent twice")
+        if content_type is None:
+            known = b"content-length: %d\r\n" % len(body)
+        else:
+            known = b"content-type: " + content_type + b"\r\ncontent-length: %d\r\n" % len(body)
+        self._head(status, headers, known, len(body))
+        self.started = True
+        self._body(body, False)
+        if self.connection.paused_writing and not self.gone:
+            return self._sent()
+        if self.waiters:
+            self.wake()
+        return None
+
+    async def _sent(self) -> None:
+        await self.connection.drained()
+        self.wake()
+
+    def _head(self, status: int, headers: Any, known: bytes = b"", length: int | None = None) -> None:
+        """Keep the head of the answer for its first body: ``known``, header lines already well
+        formed (with ``length``, the ``Content-Length`` they give), then ``headers``."""
         close = not self.keep_alive
-        for name, value in headers:  # ASGI names are lower case
-            if name == b"content-length":
-                length = int(value)
-            elif name == b"connection" and b"close" in value.lower():
-                close = True
-            head += (name, b": ", value, b"\r\n")
-        lines = len(head) // 4 + 1
-        whole = b"".join(head)
-        if whole.count(b"\n") != lines or whole.count(b"\r") != lines:  # a CR or LF in a header
-            raise RuntimeError(f"invalid HTTP header in {list(headers)!r}: it holds a line break")
+        extra = b""
+        if headers:
+            lines: list[bytes] = []
+            for name, value in headers:  # ASGI names are lower case
+                if name == b"content-length":
+                    length = int(value)
+                elif name == b"connection" and b"close" in value.lower():
+                    close = True
+                lines += (name, b": ", value, b"\r\n")
+            count = len(lines) // 4
+            extra = b"".join(lines)
+            if extra.count(b"\n") != count or extra.count(b"\r") != count:  # a CR or LF in a header
+                raise RuntimeError(f"invalid HTTP header in {list(headers)!r}: it holds a line break")
         self.status = status
         self.keep_alive = not close
         self.left = length
-        self.head = [whole]
+        self.head = [status_line(status), known, extra]
 
     def _body(self, body: bytes, more: bool) -> None:
         """Write ``body`` (after the head, if it has not gone yet), framed as the answer is."""
