@@ -107,8 +107,9 @@ class LegacyWire:
             if legacy.session.connection.legacy is None:  # the handshake failed: nothing opened
                 await self.sessions.end(legacy.id)
             return
-        found = await self.held(session_id, caller, request_id(message))
-        _check_version(found, headers, request_id(message))
+        id = request_id(message)
+        found = await self.held(session_id, caller, id)
+        _check_version(found, headers, id)
         await self.exchange(found, caller, body, message, receive, send)
 
     async def exchange(

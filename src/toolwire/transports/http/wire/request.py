@@ -79,19 +79,34 @@ class Request:
         while not self.chunks and not self.complete and not self.gone:
             await self._wait()
         if not self.told and not self.gone:
-            body = b""
-            paused = False
-            if self.chunks:
-                body = self.chunks[0] if len(self.chunks) == 1 else b"".join(self.chunks)
-                self.chunks.clear()
-                paused, self.buffered = self.buffered > BODY_BUFFER, 0
-            self.told = self.complete
-            if paused:  # what is parsed now waits for the next call
-                connection.resume_reading()
+            body = self._take()
             return {"type": "http.request", "body": body, "more_body": not self.told}
         while not self.gone and not self.finished:
             await self._wait()
         return {"type": "http.disconnect"}
+
+    def whole_body(self) -> bytes | None:
+        """The whole body, if it has all arrived and none of it was read: what one
+        ``receive`` gives then (without ``more_body``), without the message or a wait.
+        ``None`` otherwise (and when ``100 Continue`` is still owed): ``receive`` it."""
+        if not self.complete or self.told or self.gone or self.expect_continue:
+            return None
+        return self._take()
+
+    def _take(self) -> bytes:
+        """What arrived of the body and was not read yet (marked read; all of it, once the
+        whole body is in); reading resumes if it paused for it."""
+        body = b""
+        paused = False
+        chunks = self.chunks
+        if chunks:
+            body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            chunks.clear()
+            paused, self.buffered = self.buffered > BODY_BUFFER, 0
+        self.told = self.complete
+        if paused:  # what is parsed now waits for the next call
+            self.connection.resume_reading()
+        return body
 
     async def send(self, message: dict[str, Any]) -> None:
         """Write the answer: the head waits for the first piece of the body, so that a whole
