@@ -214,10 +214,11 @@ class HttpConnection(asyncio.Protocol):
         self._head_bytes += len(name) + len(value) + 4
         if self._head_bytes > MAX_HEAD_BYTES:
             raise _Refused(431, _HEAD_TOO_LARGE)
-        if name == b"expect" and value.lower() == b"100-continue":
-            self._expect = True
-        elif name == b"transfer-encoding" and value.lower() != b"chunked":
-            self._coding = value
+        if name in _FRAMING:
+            if name == b"expect" and value.lower() == b"100-continue":
+                self._expect = True
+            elif name == b"transfer-encoding" and value.lower() != b"chunked":
+                self._coding = value
 
     def on_headers_complete(self) -> None:
         # The head is in: its body gets body_timeout more (a head that was not timed, one
@@ -406,6 +407,8 @@ class _Refused(Exception):
 
 _HEAD_TOO_LARGE = f"the request's head or trailers exceed {MAX_HEAD_BYTES} bytes"
 _BLANKS = frozenset(b" \t")
+#: The headers that change how a request is read (the rest are only kept).
+_FRAMING = frozenset((b"expect", b"transfer-encoding"))
 
 
 def _address(address: Any) -> tuple[str, int] | None:

@@ -4,7 +4,6 @@ answer framed (``Content-Length``, chunked, or to the connection's end) and writ
 from __future__ import annotations
 
 import asyncio
-import collections
 from collections.abc import Awaitable
 from typing import Any, Protocol
 
@@ -40,7 +39,7 @@ class Request:
         self.scope = scope
         self.keep_alive = keep_alive
         self.http10 = http10  # an HTTP/1.0 client: it keeps the connection only when told so
-        self.chunks: collections.deque[bytes] = collections.deque()
+        self.chunks: list[bytes] = []
         self.buffered = 0
         self.complete = False  # the whole body has arrived
         self.told = False  # ... and the application has read it
