@@ -588,3 +588,19 @@ async def test_toolwire_app_over_the_wire_with_httpx() -> None:
             answer = await client.post(url, content=orjson.dumps(call), headers=headers)
             assert answer.status_code == 200, answer.text
             assert answer.json()["result"]["structuredContent"] == number + 1
+
+
+async def test_a_body_all_in_over_the_limit_is_413_with_its_declared_length() -> None:
+    app = StreamableHTTP(Server("wire-test"), max_body_bytes=10)
+    async with serving(app, on_stop=app.close) as port:
+        peer = await Peer.open(port)
+        for body, problem in [
+            (b'{"jsonrpc":"2.0"}', b"17 bytes exceeds the limit of 10"),
+            (b"{not json", b"the body is not valid JSON"),  # under the limit: read, and parsed
+        ]:
+            peer.send(
+                post("/mcp", body, b"content-type: application/json", b"accept: application/json, text/event-stream")
+            )
+            status, _, answer = await peer.answer()
+            assert (status, problem in answer) == (413 if b"limit" in problem else 400, True), answer
+        peer.close()
