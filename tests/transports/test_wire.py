@@ -22,6 +22,7 @@ import pytest
 from toolwire import Server
 from toolwire.transports.http import wire
 from toolwire.transports.http.app import StreamableHTTP
+from toolwire.transports.http.channel import respond
 from toolwire.transports.http.wire.settings import BODY_BUFFER, MAX_HEAD_BYTES
 
 App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
@@ -402,6 +403,57 @@ async def test_connections_past_the_cap_get_503() -> None:
             peer.close()
 
 
+#: What ``respond`` is asked to send, by path: status, body, headers.
+WHOLE_ANSWERS: dict[str, tuple[int, bytes, list[tuple[bytes, bytes]]]] = {
+    "/json": (200, b'{"jsonrpc":"2.0","id":1,"result":{}}', []),
+    "/session": (200, b"{}", [(b"mcp-session-id", b"abc")]),
+    "/accepted": (202, b"", []),
+    "/no-content": (204, b"", [(b"allow", b"GET, HEAD")]),
+    "/timeout": (408, b'{"error":1}', [(b"connection", b"close")]),
+    "/bad-header": (200, b"{}", [(b"x", b"a\r\nset-cookie: b")]),
+}
+
+
+async def whole_answers(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Answers with ``respond``: on ``/fast/...`` given the server's own ``send``, which it
+    writes at once; on ``/asgi/...`` a ``send`` of the application's, which gets the ASGI
+    messages."""
+    if scope["type"] == "lifespan":
+        await _lifespan(receive, send)
+        return
+    _, how, what = scope["path"].split("/")
+    status, body, headers = WHOLE_ANSWERS["/" + what]
+    await respond(send if how == "fast" else lambda message: send(message), status, body, headers)
+
+
+async def raw_answer(peer: Peer, head_only: bool = False) -> bytes:
+    """One answer's bytes as they came (its ``date`` header left out: refusals have none)."""
+    head = await asyncio.wait_for(peer.reader.readuntil(b"\r\n\r\n"), 10)
+    length = [line for line in head.split(b"\r\n") if line.startswith(b"content-length: ")]
+    body = b"" if head_only or not length else await peer.reader.readexactly(int(length[0][16:]))
+    date = head.find(b"date: ")
+    return (head if date < 0 else head[:date] + head[head.index(b"\r\n", date) :]) + body
+
+
+@pytest.mark.parametrize("path", sorted(WHOLE_ANSWERS))
+@pytest.mark.parametrize(
+    "start",
+    [b"POST %s HTTP/1.1", b"HEAD %s HTTP/1.1", b"POST %s HTTP/1.0\r\nconnection: keep-alive", b"POST %s HTTP/1.0"],
+)
+async def test_a_whole_answer_is_the_same_bytes_as_its_asgi_messages(path: str, start: bytes) -> None:
+    async with serving(whole_answers) as port:
+        answers = []
+        for how in (b"/fast", b"/asgi"):
+            peer = await Peer.open(port)
+            peer.send(start % (how + path.encode()) + b"\r\nhost: x\r\ncontent-length: 0\r\n\r\n")
+            answers.append(await raw_answer(peer, start.startswith(b"HEAD")))
+            peer.close()
+        assert answers[0] == answers[1]
+        assert answers[0].startswith(
+            b"HTTP/1.1 500 " if path == "/bad-header" else b"HTTP/1.1 %d " % WHOLE_ANSWERS[path][0]
+        )
+
+
 async def test_an_app_that_fails_gets_500_and_others_are_served() -> None:
     async def failing(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -536,3 +588,19 @@ async def test_toolwire_app_over_the_wire_with_httpx() -> None:
             answer = await client.post(url, content=orjson.dumps(call), headers=headers)
             assert answer.status_code == 200, answer.text
             assert answer.json()["result"]["structuredContent"] == number + 1
+
+
+async def test_a_body_all_in_over_the_limit_is_413_with_its_declared_length() -> None:
+    app = StreamableHTTP(Server("wire-test"), max_body_bytes=10)
+    async with serving(app, on_stop=app.close) as port:
+        peer = await Peer.open(port)
+        for body, problem in [
+            (b'{"jsonrpc":"2.0"}', b"17 bytes exceeds the limit of 10"),
+            (b"{not json", b"the body is not valid JSON"),  # under the limit: read, and parsed
+        ]:
+            peer.send(
+                post("/mcp", body, b"content-type: application/json", b"accept: application/json, text/event-stream")
+            )
+            status, _, answer = await peer.answer()
+            assert (status, problem in answer) == (413 if b"limit" in problem else 400, True), answer
+        peer.close()

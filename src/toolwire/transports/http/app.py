@@ -297,7 +297,7 @@ class StreamableHTTP:
         """What every POST is checked for (media types, body size and time, JSON, depth, the
         protocol version, the scopes of what it names), then handed to its era's wire."""
         content_type = headers.get("content-type", "")
-        if not content_type.split(";")[0].strip().lower() == "application/json":
+        if content_type != "application/json" and content_type.split(";")[0].strip().lower() != "application/json":
             raise HttpError(415, INVALID_REQUEST, "Unsupported Media Type: the body must be application/json")
         if not accepts_json_and_sse(headers.get("accept", "")):
             raise HttpError(

@@ -26,6 +26,7 @@ from typing import Any
 
 from ...protocol.outgoing import Answer, Outgoing
 from . import sse
+from .wire.request import Request as WireRequest
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -152,7 +153,7 @@ class Channel:
             self._queue.clear()
             self._queued_answers = 0
             self.answered = 1
-            await _json(send, self.status(answer), answer.data, self.headers)
+            await respond(send, self.status(answer), answer.data, self.headers)
             self._finish()
             return True
         if self.complete():
@@ -318,16 +319,20 @@ class Channel:
         return self._lock
 
 
-async def _json(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
-    length = (b"content-length", str(len(body)).encode())
-    await send({"type": "http.response.start", "status": status, "headers": [*JSON_HEADERS, length, *headers]})
-    await send({"type": "http.response.body", "body": body})
-
-
 async def respond(send: Send, status: int, body: bytes = b"", headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    """A whole response: JSON ``body`` (if any) with ``status``."""
+    """A whole response: JSON ``body`` (if any) with ``status``. On toolwire's own HTTP
+    server it is written at once (the same bytes, without the ASGI messages)."""
+    request = getattr(send, "__self__", None)
+    if type(request) is WireRequest:
+        sending = request.respond(status, body, headers or [], b"application/json" if body else None)
+        if sending is not None:
+            await sending
+        return
     if body:
-        await _json(send, status, body, headers or [])
+        length = (b"content-length", str(len(body)).encode())
+        whole = [*JSON_HEADERS, length, *(headers or [])]
+        await send({"type": "http.response.start", "status": status, "headers": whole})
+        await send({"type": "http.response.body", "body": body})
         return
     await send(
         {"type": "http.response.start", "status": status, "headers": [(b"content-length", b"0"), *(headers or [])]}

@@ -107,8 +107,12 @@ class LegacyWire:
             if legacy.session.connection.legacy is None:  # the handshake failed: nothing opened
                 await self.sessions.end(legacy.id)
             return
-        found = await self.held(session_id, caller, request_id(message))
-        _check_version(found, headers, request_id(message))
+        id = request_id(message)
+        if self.replicas is None:  # this process's sessions only: found without waiting
+            found = _of_caller(self.sessions.get(session_id), caller, id)
+        else:
+            found = await self.held(session_id, caller, id)
+        _check_version(found, headers, id)
         await self.exchange(found, caller, body, message, receive, send)
 
     async def exchange(
@@ -303,11 +307,16 @@ class LegacyWire:
         found = self.sessions.get(session_id)
         if self.replicas is not None and (found is not None or tokens.is_id(session_id)):  # others: not in Redis
             found = await self.replicas.held(session_id, found, id)
-        if found is None or not _owned_by(found, caller):
-            raise HttpError(
-                404, INVALID_REQUEST, "Session not found: it expired or was ended; open a new one with initialize", id
-            )
-        return found
+        return _of_caller(found, caller, id)
+
+
+def _of_caller(found: LegacySession | None, caller: Identity | None, id: RequestId | None) -> LegacySession:
+    """``found`` if there is one and ``caller`` may use it; 404 otherwise."""
+    if found is None or not _owned_by(found, caller):
+        raise HttpError(
+            404, INVALID_REQUEST, "Session not found: it expired or was ended; open a new one with initialize", id
+        )
+    return found
 
 
 def _check_version(legacy: LegacySession, headers: dict[str, str], id: RequestId | None) -> None:

@@ -214,10 +214,11 @@ class HttpConnection(asyncio.Protocol):
         self._head_bytes += len(name) + len(value) + 4
         if self._head_bytes > MAX_HEAD_BYTES:
             raise _Refused(431, _HEAD_TOO_LARGE)
-        if name == b"expect" and value.lower() == b"100-continue":
-            self._expect = True
-        elif name == b"transfer-encoding" and value.lower() != b"chunked":
-            self._coding = value
+        if name in _FRAMING:
+            if name == b"expect" and value.lower() == b"100-continue":
+                self._expect = True
+            elif name == b"transfer-encoding" and value.lower() != b"chunked":
+                self._coding = value
 
     def on_headers_complete(self) -> None:
         # The head is in: its body gets body_timeout more (a head that was not timed, one
@@ -279,7 +280,8 @@ class HttpConnection(asyncio.Protocol):
         request.buffered += len(body)
         if request.buffered > BODY_BUFFER:
             self._pause_reading()
-        request.wake()
+        if request.waiters:
+            request.wake()
 
     def on_message_complete(self) -> None:
         self._unparsed = 0
@@ -289,7 +291,8 @@ class HttpConnection(asyncio.Protocol):
             if not self._idle:
                 self._deadline = None  # the body is in: no deadline until it is answered
             request.complete = True
-            request.wake()
+            if request.waiters:
+                request.wake()
             if request.finished and self._current is None and not self._waiting:
                 self._wait_idle()  # its answer went out before its body was all in
 
@@ -326,7 +329,8 @@ class HttpConnection(asyncio.Protocol):
         if not request.finished and request.started and not request.gone:
             request.keep_alive = False  # the answer is cut short: only closing tells the client
         request.finished = True
-        request.wake()
+        if request.waiters:
+            request.wake()
         if self.transport.is_closing():
             return
         if not request.keep_alive or self.settings.stopping:
@@ -403,6 +407,8 @@ class _Refused(Exception):
 
 _HEAD_TOO_LARGE = f"the request's head or trailers exceed {MAX_HEAD_BYTES} bytes"
 _BLANKS = frozenset(b" \t")
+#: The headers that change how a request is read (the rest are only kept).
+_FRAMING = frozenset((b"expect", b"transfer-encoding"))
 
 
 def _address(address: Any) -> tuple[str, int] | None:

@@ -4,7 +4,7 @@ answer framed (``Content-Length``, chunked, or to the connection's end) and writ
 from __future__ import annotations
 
 import asyncio
-import collections
+from collections.abc import Awaitable
 from typing import Any, Protocol
 
 from .heads import status_line
@@ -39,7 +39,7 @@ class Request:
         self.scope = scope
         self.keep_alive = keep_alive
         self.http10 = http10  # an HTTP/1.0 client: it keeps the connection only when told so
-        self.chunks: collections.deque[bytes] = collections.deque()
+        self.chunks: list[bytes] = []
         self.buffered = 0
         self.complete = False  # the whole body has arrived
         self.told = False  # ... and the application has read it
@@ -55,6 +55,8 @@ class Request:
         self.head_only = scope["method"] == "HEAD"
 
     def wake(self) -> None:
+        """Wake whoever waits in ``receive`` (callers on the hot path look at ``waiters``
+        first: nearly always nobody does)."""
         waiters, self.waiters = self.waiters, []
         for waiter in waiters:
             if not waiter.done():
@@ -76,19 +78,34 @@ class Request:
         while not self.chunks and not self.complete and not self.gone:
             await self._wait()
         if not self.told and not self.gone:
-            body = b""
-            paused = False
-            if self.chunks:
-                body = self.chunks[0] if len(self.chunks) == 1 else b"".join(self.chunks)
-                self.chunks.clear()
-                paused, self.buffered = self.buffered > BODY_BUFFER, 0
-            self.told = self.complete
-            if paused:  # what is parsed now waits for the next call
-                connection.resume_reading()
+            body = self._take()
             return {"type": "http.request", "body": body, "more_body": not self.told}
         while not self.gone and not self.finished:
             await self._wait()
         return {"type": "http.disconnect"}
+
+    def whole_body(self) -> bytes | None:
+        """The whole body, if it has all arrived and none of it was read: what one
+        ``receive`` gives then (without ``more_body``), without the message or a wait.
+        ``None`` otherwise (and when ``100 Continue`` is still owed): ``receive`` it."""
+        if not self.complete or self.told or self.gone or self.expect_continue:
+            return None
+        return self._take()
+
+    def _take(self) -> bytes:
+        """What arrived of the body and was not read yet (marked read; all of it, once the
+        whole body is in); reading resumes if it paused for it."""
+        body = b""
+        paused = False
+        chunks = self.chunks
+        if chunks:
+            body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            chunks.clear()
+            paused, self.buffered = self.buffered > BODY_BUFFER, 0
+        self.told = self.complete
+        if paused:  # what is parsed now waits for the next call
+            self.connection.resume_reading()
+        return body
 
     async def send(self, message: dict[str, Any]) -> None:
         """Write the answer: the head waits for the first piece of the body, so that a whole
@@ -110,28 +127,59 @@ class Request:
             if not more:
                 if self.left and not self.head_only:
                     self.keep_alive = False  # shorter than announced: the client cannot tell where it ends
-                self.wake()
+                if self.waiters:
+                    self.wake()
         else:
             raise RuntimeError(f"unexpected ASGI message {kind!r}")
 
-    def _head(self, status: int, headers: Any) -> None:
-        head = [status_line(status)]
-        length: int | None = None
+    def respond(
+        self, status: int, body: bytes, headers: list[tuple[bytes, bytes]], content_type: bytes | None
+    ) -> Awaitable[None] | None:
+        """A whole answer at once: the bytes ``send`` writes for an ``http.response.start``
+        whose headers are ``content-type`` (unless ``None``), ``content-length`` and
+        ``headers``, then one ``http.response.body`` of ``body``, without their messages.
+        What to await before the answer counts as sent (the client taking it), or ``None``.
+        ``RuntimeError`` as ``send`` raises it."""
+        if self.started:
+            raise RuntimeError("http.response.start sent twice")
+        if content_type is None:
+            known = b"content-length: %d\r\n" % len(body)
+        else:
+            known = b"content-type: " + content_type + b"\r\ncontent-length: %d\r\n" % len(body)
+        self._head(status, headers, known, len(body))
+        self.started = True
+        self._body(body, False)
+        if self.connection.paused_writing and not self.gone:
+            return self._sent()
+        if self.waiters:
+            self.wake()
+        return None
+
+    async def _sent(self) -> None:
+        await self.connection.drained()
+        self.wake()
+
+    def _head(self, status: int, headers: Any, known: bytes = b"", length: int | None = None) -> None:
+        """Keep the head of the answer for its first body: ``known``, header lines already well
+        formed (with ``length``, the ``Content-Length`` they give), then ``headers``."""
         close = not self.keep_alive
-        for name, value in headers:  # ASGI names are lower case
-            if name == b"content-length":
-                length = int(value)
-            elif name == b"connection" and b"close" in value.lower():
-                close = True
-            head += (name, b": ", value, b"\r\n")
-        lines = len(head) // 4 + 1
-        whole = b"".join(head)
-        if whole.count(b"\n") != lines or whole.count(b"\r") != lines:  # a CR or LF in a header
-            raise RuntimeError(f"invalid HTTP header in {list(headers)!r}: it holds a line break")
+        extra = b""
+        if headers:
+            lines: list[bytes] = []
+            for name, value in headers:  # ASGI names are lower case
+                if name == b"content-length":
+                    length = int(value)
+                elif name == b"connection" and b"close" in value.lower():
+                    close = True
+                lines += (name, b": ", value, b"\r\n")
+            count = len(lines) // 4
+            extra = b"".join(lines)
+            if extra.count(b"\n") != count or extra.count(b"\r") != count:  # a CR or LF in a header
+                raise RuntimeError(f"invalid HTTP header in {list(headers)!r}: it holds a line break")
         self.status = status
         self.keep_alive = not close
         self.left = length
-        self.head = [whole]
+        self.head = [status_line(status), known, extra]
 
     def _body(self, body: bytes, more: bool) -> None:
         """Write ``body`` (after the head, if it has not gone yet), framed as the answer is."""
