@@ -24,6 +24,7 @@ COMPILED = (
     "server.subscriptions",
     "server.request_state",
     "tools.validation",
+    "tools.direct",
     "tools.results",
     "tools.content",
     "pipes",

@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ..guards.seam import Call, run_guarded
 from ..logs import get_logger
 from ..protocol.errors import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, exception_text
 from ..protocol.incoming import Request
 from ..protocol.outgoing import Answer
+from ..tools.direct import DirectCall
 from ..tools.results import ToolError, error_result
 from ..tools.tool import OutputInvalid, Tool
 from ..tools.validation import ArgumentsInvalid, accepts
@@ -78,20 +79,21 @@ def call_tool(session: ServerSession, request: Request, visibility: Visibility |
         if tool is None or server.guarded is not None:
             work = _call_through(session, request, name, tool, arguments)
         elif tool.alone and not server.call_claimers:  # the tool's own coroutine is the call's
-            direct = tool.direct_params
-            simple = tool.input_validator.simple
+            direct: DirectCall | None = tool.direct
             coroutine: Any  # an async def's
-            if direct is not None and simple is not None and accepts(simple, arguments) and arguments.keys() <= direct:
-                coroutine = tool.handler(**arguments)  # validate_arguments then invoke, their frames left out
-                session.start(request, coroutine, tool, answer_call)
-                return
+            if direct is not None:
+                simple = direct.validator.simple
+                if simple is not None and accepts(simple, arguments) and arguments.keys() <= direct.params:
+                    coroutine = direct.handler(**arguments)  # validate_arguments then invoke, their frames left out
+                    session.start(request, coroutine, tool, ANSWER_CALL)
+                    return
             try:
                 arguments = tool.validate_arguments(arguments)
             except ArgumentsInvalid as refused:
                 work = _invalid(session, request, tool, refused, True)
             else:
                 coroutine = tool.invoke(arguments, None, session.loop)
-                session.start(request, coroutine, tool, answer_call)
+                session.start(request, coroutine, tool, ANSWER_CALL)
                 return
         else:
             work = tool_result(session, request, name, tool, arguments, True)
@@ -205,6 +207,10 @@ def answer_call(
     except ProtocolError as exc:
         return session.connection.respond_error(request, exc)
     return call_answer(session, request, tool, result)
+
+
+#: :func:`answer_call`, bound once (Final: the compiled build passes it without a look-up).
+ANSWER_CALL: Final = answer_call
 
 
 async def _call_through(

@@ -17,6 +17,7 @@ import orjson
 
 from ..auth.identity import scope_set
 from ..errors import ToolwireError
+from .direct import DirectCall
 from .results import ToolResult, build_result, raw_result
 from .schema import SchemaBuilder
 from .signature import parameters_schema, parse_docstring, read_signature
@@ -189,13 +190,17 @@ class Tool:
         #: Whether the handler takes a :class:`ToolContext`.
         self.wants_context = context_param is not None
         self._params = frozenset(input_schema.get("properties", ()))
-        #: The parameters' names when the handler is an ``async def`` taking the arguments as
-        #: they are (no converters, no context, the base class's :meth:`invoke`): a call whose
-        #: arguments are among them is ``handler(**arguments)``. ``None`` otherwise.
-        direct = self.is_async and not raw and not self._converters and context_param is None
-        self.direct_params = self._params if direct and type(self).invoke is Tool.invoke else None
         #: Checks the arguments against ``input_schema`` (see :meth:`validate_arguments`).
         self.input_validator = Validator(input_schema, lenient=bool(options.get("lenient")))
+        #: When the handler is an ``async def`` taking the arguments as they are (no converters,
+        #: no context, the base class's :meth:`invoke`): what calling it at once takes (a call
+        #: whose arguments are among its parameters is ``handler(**arguments)``). ``None`` otherwise.
+        direct = self.is_async and not raw and not self._converters and context_param is None
+        self.direct = (
+            DirectCall(handler, self._params, self.input_validator)
+            if direct and type(self).invoke is Tool.invoke
+            else None
+        )
         self._output = Validator(output_schema) if output_schema is not None else None
         #: Whether a call's coroutine is the handler's own (an ``async def`` without a context):
         #: the session then makes the answer from what it returns (``calls.answer_call``).
@@ -370,8 +375,8 @@ class Tool:
         to the parameters' types); a plain function runs on a worker thread (see
         :mod:`toolwire.tools.threads`) unless the tool is ``inline``. ``loop``: the running
         event loop, if the caller has it at hand (else a plain function's call looks it up)."""
-        direct = self.direct_params
-        if direct is not None and arguments.keys() <= direct:
+        direct = self.direct
+        if direct is not None and arguments.keys() <= direct.params:
             return self.handler(**arguments)  # type: ignore[no-any-return]
         if self._raw:
             args: tuple[Any, ...] = (arguments,) if self._context_param is None else (arguments, context)

@@ -78,7 +78,7 @@ def derive(
         derived.input_schema = _schema_without(tool.input_schema, hide, defaults)
         derived.input_validator = Validator(derived.input_schema, lenient=tool.input_validator.lenient)
         derived._params = frozenset(derived.input_schema.get("properties", ()))
-        derived.direct_params = None
+        derived.direct = None
         derived.header_parameters = {key: path for key, path in tool.header_parameters.items() if path[0] not in hide}
     derived.definition = derived._definition()
     return derived
