@@ -19,6 +19,7 @@ import orjson
 
 from ..guards.seam import Call, Next, Result, refusal
 from ..server.context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
+from ..server.request_state import answers, input_required
 from ..tools.validation import ArgumentsInvalid
 
 if TYPE_CHECKING:
@@ -43,11 +44,11 @@ class Approval:
         who = call.extra["gateway.grant"].who
         arguments = _validated(call)  # the round's state is bound to the call itself
         session: Any = call.session  # a ServerSession: the one that can ask the client
-        context = Context(session, call.request, session.answers(call.request, call.name or "", arguments))
+        context = Context(session, call.request, answers(session, call.request, call.name or "", arguments))
         try:
             answer = await context.elicit(question(target, who, verdict.rule), FORM, key=KEY)
         except InputRequired as exc:  # 2026-07-28: this round ends with the question
-            result: dict[str, Any] = session.input_required(call.name or "", arguments, context, exc)
+            result: dict[str, Any] = input_required(session, call.name or "", arguments, context, exc)
             return result
         except CapabilityMissing:
             return refusal(

@@ -42,6 +42,7 @@ from ..tools.results import ToolError, error_result
 from ..tools.tool import OutputInvalid, Tool
 from ..tools.validation import ArgumentsInvalid, accepts
 from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
+from .request_state import answers, input_required
 
 if TYPE_CHECKING:
     from .extensions import CallClaim
@@ -157,7 +158,7 @@ async def run_tool(
     text: str | None = None
     try:
         context = (
-            Context(session, request, session.answers(request, tool.name, arguments), tool.owner)
+            Context(session, request, answers(session, request, tool.name, arguments), tool.owner)
             if tool.wants_context
             else None
         )
@@ -281,7 +282,7 @@ def _tool_failed(
         return error_result(str(exc))
     if isinstance(exc, InputRequired):
         assert context is not None
-        return session.input_required(tool.name, arguments, context, exc)
+        return input_required(session, tool.name, arguments, context, exc)
     if isinstance(exc, CapabilityMissing):
         return request.codec.missing_capability(exc.capability, str(exc))
     if isinstance(exc, ClientRequestFailed):

@@ -28,6 +28,7 @@ from ..protocol.errors import (
 from ..protocol.incoming import Request
 from ..protocol.outgoing import Answer
 from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
+from .request_state import answers, input_required
 
 if TYPE_CHECKING:
     from .session import ServerSession
@@ -54,14 +55,14 @@ async def _run(
 ) -> dict[str, Any]:
     """``work``'s result, with a Context when it wants one; a 2026-07-28 question ends the
     round with an ``InputRequiredResult``. Failures become the protocol errors above."""
-    context = Context(session, request, session.answers(request, subject, arguments)) if wants_context else None
+    context = Context(session, request, answers(session, request, subject, arguments)) if wants_context else None
     try:
         return await work(context)
     except ProtocolError:
         raise
     except InputRequired as exc:
         assert context is not None
-        return session.input_required(subject, arguments, context, exc)
+        return input_required(session, subject, arguments, context, exc)
     except CapabilityMissing as exc:
         if request.codec.modern:
             raise ProtocolError(

@@ -19,12 +19,17 @@ from __future__ import annotations
 import hashlib
 import hmac
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ..protocol import tokens
 from ..protocol.errors import INVALID_PARAMS, ProtocolError
+
+if TYPE_CHECKING:
+    from ..protocol.incoming import Request
+    from .context import Context, InputRequired
+    from .session import ServerSession
 
 #: Longer states are refused before they are decoded (a state carries earlier rounds' answers).
 MAX_STATE_CHARS = 4 * 1024 * 1024
@@ -68,3 +73,36 @@ def unseal(keys: list[bytes], bound_to: str, state: Any) -> dict[str, Any]:
 
 def _refused(why: str) -> ProtocolError:
     return ProtocolError(INVALID_PARAMS, f"Invalid params: requestState refused because {why}")
+
+
+def answers(session: ServerSession, request: Request, subject: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
+    """2026-07-28 retries: the answers of earlier rounds plus ``request``'s responses (``None``
+    for a request that carries no state, or is not 2026-07-28).
+
+    ``subject`` names what is asking (a tool's name, ``prompts/get NAME``...): a state is
+    accepted only back for the same subject, arguments and caller (``-32602`` otherwise)."""
+    state = request.params.get("requestState")
+    if not request.codec.modern or state is None:
+        return None
+    bound = binding(subject, arguments, session.caller_name(request))
+    data = unseal(session.server.state_keys, bound, state)
+    answered: dict[str, Any] = data["answers"]
+    responses = request.params.get("inputResponses")
+    if type(responses) is dict:
+        answered.update({key: responses[key] for key in data["pending"] if key in responses})
+    return answered
+
+
+def input_required(
+    session: ServerSession, subject: str, arguments: dict[str, Any], context: Context, exc: InputRequired
+) -> dict[str, Any]:
+    """The ``InputRequiredResult`` ending this round of ``context``'s request, its state sealed
+    for ``subject``, its arguments and its caller."""
+    bound = binding(subject, arguments, session.caller_name(context.request))
+    state = seal(
+        session.server.state_keys[0],
+        bound,
+        {"answers": context.answers, "pending": list(exc.requests)},
+        session.server.state_ttl,
+    )
+    return {"resultType": "input_required", "inputRequests": exc.requests, "requestState": state}

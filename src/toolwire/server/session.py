@@ -44,8 +44,7 @@ from ..protocol.incoming import Cancelled, Request, RequestId, Response
 from ..protocol.outgoing import Answer, Outgoing
 from ..protocol.versions import META_SUBSCRIPTION_ID
 from ..tools.tool import Tool
-from .context import ClientRequestFailed, Context, InputRequired
-from .request_state import binding, seal, unseal
+from .context import ClientRequestFailed, InputRequired
 from .stepping import Rest
 from .unraised import FINISHED, boxed, unboxed
 
@@ -479,39 +478,6 @@ class ServerSession:
             request.task = await tasks.create(self, request, tool, ttl_ms, runner)
         self._tasks.pop(request.id, None)
         self.send(self.connection.respond(request, tasks.created(request.task)), request.id)
-
-    def answers(self, request: Request, subject: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
-        """2026-07-28 retries: the answers of earlier rounds plus this request's responses.
-
-        ``subject`` names what is asking (a tool's name, ``prompts/get NAME``...): a state
-        is accepted only back for the same subject and arguments (``-32602`` otherwise)."""
-        state = request.params.get("requestState")
-        if not request.codec.modern or state is None:
-            return None
-        bound = binding(subject, arguments, self.caller_name(request))
-        data = unseal(self.server.state_keys, bound, state)
-        answers: dict[str, Any] = data["answers"]
-        responses = request.params.get("inputResponses")
-        if type(responses) is dict:
-            answers.update({key: responses[key] for key in data["pending"] if key in responses})
-        return answers
-
-    def input_required(
-        self,
-        subject: str,
-        arguments: dict[str, Any],
-        context: Context,
-        exc: InputRequired,
-    ) -> dict[str, Any]:
-        """The ``InputRequiredResult`` ending this round, its state sealed for ``subject``."""
-        bound = binding(subject, arguments, self.caller_name(context.request))
-        state = seal(
-            self.server.state_keys[0],
-            bound,
-            {"answers": context.answers, "pending": list(exc.requests)},
-            self.server.state_ttl,
-        )
-        return {"resultType": "input_required", "inputRequests": exc.requests, "requestState": state}
 
     # -- subscriptions and change notifications ------------------------------------------------
 

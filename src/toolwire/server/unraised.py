@@ -1,13 +1,13 @@
 """A coroutine's first step whose end raises nothing: how the session runs a queued call.
 
 Driving a coroutine by hand (``coroutine.send(None)``) ends it with ``StopIteration`` carrying
-its value: an exception object, its traceback, and in the compiled build a traceback entry
-mypyc makes for the compiled frame it passes (a code object and a frame) — together more than
-half of what running an ``async def`` tool that returns at once costs. Awaited from a
-coroutine instead, the value passes without an exception; :func:`boxed` awaits the work and
-keeps its value in a box, and returns ``None``, which ``next(steps, FINISHED)`` tells without
-raising. This module stays interpreted (it is not in ``toolwire.build.COMPILED``): CPython's own
-``await`` is the part that raises nothing.
+its value: an exception object and its traceback, and in the compiled build a traceback entry
+mypyc makes for the compiled frame it passes (a code object and a frame): about 2,300
+instructions per call there. Awaited from a coroutine instead, the value passes without an
+exception; :func:`boxed` awaits the work, keeps its value in a box and returns ``None``, which
+``next(steps, FINISHED)`` tells without raising. This module stays interpreted (it is not in
+``toolwire.build.COMPILED``): CPython's own ``await`` is the part that raises nothing. What the
+work raises propagates as it would have (through one more frame, this module's).
 """
 
 from __future__ import annotations
