@@ -29,13 +29,16 @@ def library_url() -> Iterator[str]:
         yield url
 
 
-def two_upstreams(library_url: str, **gateway: str) -> Gateway:
+def two_upstreams(library_url: str, policy: str = "", **gateway: str) -> Gateway:
+    """``basic`` over stdio and the library over HTTP (namespace ``library``), both started at
+    once; ``gateway``: the ``[gateway]`` table's settings, ``policy``: tables to add."""
     settings = "".join(f"{key} = {json.dumps(value)}\n" for key, value in gateway.items())
     return Gateway(
         parse_config(
             f"[gateway]\n{settings}"
             f'[upstreams.basic]\ncommand = {command_of(BASIC)}\nstart = "eager"\n'
             f'[upstreams.books]\nurl = {json.dumps(library_url)}\nnamespace = "library"\nstart = "eager"\n'
+            f"{policy}"
         )
     )
 

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.gateway.test_gateway import BASIC, ERAS, command_of
+from tests.gateway.test_gateway import ERAS, two_upstreams
 from tests.support.httpserve import LIBRARY, toolwire_http
 from toolwire.client import Client, ServerError
-from toolwire.gateway import Gateway, parse_config
+from toolwire.gateway import Gateway
 
 
 @pytest.fixture(scope="module")
@@ -22,13 +22,8 @@ def library_url() -> Iterator[str]:
 
 
 def gateway_allowing(library_url: str, *allow: str, deny: str = "") -> Gateway:
-    return Gateway(
-        parse_config(
-            f'[upstreams.basic]\ncommand = {command_of(BASIC)}\nstart = "eager"\n'
-            f'[upstreams.books]\nurl = {json.dumps(library_url)}\nnamespace = "library"\nstart = "eager"\n'
-            f"[policy.default]\nallow = {json.dumps(list(allow))}\ndeny = {json.dumps([deny] if deny else [])}\n"
-        )
-    )
+    policy = f"[policy.default]\nallow = {json.dumps(list(allow))}\ndeny = {json.dumps([deny] if deny else [])}\n"
+    return two_upstreams(library_url, policy)
 
 
 @pytest.mark.parametrize("era", ERAS)
