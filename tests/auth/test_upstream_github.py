@@ -6,26 +6,23 @@ a GitHub App's expiring tokens refreshed and rotated, and GitHub's refusals as c
 from __future__ import annotations
 
 import secrets
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 
-from tests.support.httpserve import process_http
+from tests.support.httpserve import github_api
 from toolwire.auth.server.upstream import UpstreamError, UpstreamTokens
 from toolwire.auth.server.upstreams import GitHubUpstream, resolve_upstream
 from toolwire.auth.server.upstreams.exchange import s256
 
-GITHUB_API = str(Path(__file__).resolve().parents[1] / "servers" / "github_api.py")
 CALLBACK = "http://127.0.0.1:9/oauth/callback"
 
 
 @pytest.fixture(scope="module")
 def github() -> Iterator[str]:
-    with process_http(sys.executable, GITHUB_API, path="") as url:
+    with github_api() as url:
         yield url
 
 

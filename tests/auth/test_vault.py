@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 from tests.auth.server.signing import listener, sign_in
-from tests.support.httpserve import InProcess, process_http
+from tests.support.httpserve import InProcess, github_api
 from tests.support.redisserve import redis_server
 from toolwire import Context, Server
 from toolwire.auth.server.authorization import AuthorizationServer
@@ -43,7 +43,6 @@ from toolwire.auth.server.vault import (
 )
 from toolwire.client import Client
 
-GITHUB_API = str(Path(__file__).resolve().parents[1] / "servers" / "github_api.py")
 REPLICA = str(Path(__file__).resolve().parents[1] / "servers" / "vault_replica.py")
 CALLBACK = "http://127.0.0.1:9/oauth/callback"
 KEY_1, KEY_2 = VaultKeys.generate(), VaultKeys.generate()
@@ -52,7 +51,7 @@ NO_KEYS = {KEYS_VARIABLE: "", KEYS_FILE_VARIABLE: ""}
 
 @pytest.fixture(scope="module")
 def github() -> Iterator[str]:
-    with process_http(sys.executable, GITHUB_API, path="") as url:
+    with github_api() as url:
         yield url
 
 

@@ -17,18 +17,17 @@ import httpx
 import pytest
 
 from tests.auth.server.signing import browse
-from tests.support.httpserve import ROOT, free_port, process_http, wait_for_port
+from tests.support.httpserve import ROOT, free_port, github_api, wait_for_port
 from toolwire.auth import OAuth
 from toolwire.client import Client
 
 EXAMPLE = str(ROOT / "examples" / "github_signin_server.py")
-GITHUB_API = str(Path(__file__).resolve().parents[1] / "servers" / "github_api.py")
 REDIRECT = "http://127.0.0.1:9/callback"
 
 
 @pytest.fixture(scope="module")
 def github() -> Iterator[str]:
-    with process_http(sys.executable, GITHUB_API, path="") as url:
+    with github_api() as url:
         yield url
 
 

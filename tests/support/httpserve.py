@@ -82,6 +82,14 @@ def process_http(*command: str, path: str = "/mcp") -> Iterator[str]:
 
 
 @contextlib.contextmanager
+def github_api() -> Iterator[str]:
+    """The local server speaking GitHub's OAuth and user API (``tests/servers/github_api.py``)
+    until the block ends; yields its base URL."""
+    with process_http(sys.executable, str(SERVERS / "github_api.py"), path="") as url:
+        yield url
+
+
+@contextlib.contextmanager
 def toolwire_http(target: str, *options: str, port: int | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``python -m toolwire run TARGET --http PORT OPTIONS...`` (on a free port unless given);
     yields its URL and process."""
