@@ -45,6 +45,10 @@ class Rule:
             return True
         return lookalikes and fnmatch.fnmatchcase(skeleton(tool), skeleton(self.tool))
 
+    def names_server(self, server: str) -> bool:
+        """Whether this is a ``SERVER/TOOL`` rule whose server pattern names ``server``."""
+        return self.server is not None and fnmatch.fnmatchcase(server, self.server)
+
     def owners(self, offered: Collection[tuple[str, str]]) -> list[str]:
         """The servers with a tool this bare rule names (empty for a ``SERVER/TOOL`` rule)."""
         if self.server is not None:

@@ -17,7 +17,6 @@ scheme (``data://github/today``), a prompt to the one its name starts with
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
@@ -30,9 +29,9 @@ LISTED = {"resources/list": "resources", "resources/templates/list": "resourceTe
 
 def shows_upstream(grant: Grant, upstream: str) -> bool:
     """Whether ``grant`` makes the upstream of namespace ``upstream`` visible (see the module)."""
-    if any(rule.tool == "*" and fnmatch.fnmatchcase(upstream, rule.server or "") for rule in grant.deny):
+    if any(rule.tool == "*" and rule.names_server(upstream) for rule in grant.deny):
         return False
-    return any(fnmatch.fnmatchcase(upstream, rule.server or "") for rule in (*grant.allow, *grant.ask))
+    return any(rule.names_server(upstream) for rule in (*grant.allow, *grant.ask))
 
 
 def resource_upstream(uri: str) -> str:
