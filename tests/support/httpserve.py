@@ -54,13 +54,19 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def _said(process: subprocess.Popen[bytes]) -> str:
+    """The end of what an exited ``process`` wrote on its stderr, when it was piped."""
+    said = process.stderr.read().decode(errors="replace").strip()[-2000:] if process.stderr else ""
+    return f", saying: {said}" if said else ""
+
+
 def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
     deadline = time.monotonic() + timeout
     while True:
         with socket.socket() as probe:
             if probe.connect_ex(("127.0.0.1", port)) == 0:
                 return
-        assert process.poll() is None, f"the server exited with code {process.returncode}"
+        assert process.poll() is None, f"the server exited with code {process.returncode}{_said(process)}"
         assert time.monotonic() < deadline, "the server did not start listening"
         time.sleep(0.02)
 
