@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -68,11 +69,15 @@ def wait_until_listening(port: int, process: subprocess.Popen[bytes]) -> None:
     raise SystemExit("the conformance server did not start listening within 20 s")
 
 
+#: The time the suite appends to each scenario's folder name, e.g. ``-2026-11-29T05-20-07-153Z``.
+_STAMPED = re.compile(r"-\d{4}-\d{2}-\d{2}T[\d-]+Z$")
+
+
 def results(output: Path) -> dict[str, list[dict[str, object]]]:
     """Checks by scenario, from the suite's ``checks.json`` files."""
     found: dict[str, list[dict[str, object]]] = {}
     for path in sorted(output.rglob("checks.json")):
-        name = path.parent.name.removeprefix("server-").rsplit("-20", 1)[0]
+        name = _STAMPED.sub("", path.parent.name.removeprefix("server-"))
         found[name] = json.loads(path.read_text())
     return found
 
