@@ -39,8 +39,7 @@ async def test_the_command_line_serves_a_server_people_sign_in_to(issuer: str, t
         f"{public}/mcp",
         "--oauth-upstream",
         issuer,
-        "--oauth-client-id",
-        client_id,
+        f"--oauth-client-id={client_id}",  # the provider's IDs may begin with "-"
         "--oauth-state",
         str(tmp_path / "auth.sqlite3"),
     ]

@@ -34,8 +34,7 @@ async def test_the_suites_authorization_server_scenarios_pass(issuer: str, tmp_p
             "authorization",
             "--url",
             served.issuer,
-            "--client-id",
-            client["client_id"],
+            f"--client-id={client['client_id']}",  # an ID may begin with "-"
             "--resource",
             served.url,
             "--port",
