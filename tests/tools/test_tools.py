@@ -733,6 +733,7 @@ async def test_a_tool_answered_from_its_own_coroutine_answers_as_the_full_path_d
     guarded = await open_peer(answering_server(guards=[passing]), version)
     calls = [("say", {"words": 'a "quoted" é \U0001f600'}), ("say", {"words": 3}), ("shaped", {}), ("blow", {})]
     calls += [("refuse", {}), ("protocol", {}), ("unsendable", {}), ("say", {})]
+    calls += [("say", {"words": "hi", "unlisted": 1}), ("say", {"words": True}), ("say", {"words": None})]
     for name, arguments in calls:
         for wait in (False, True):
             answer = await plain.call(name, {**arguments, "wait": wait})

@@ -530,22 +530,27 @@ def _log_level(level: Any) -> str:
     return level
 
 
+#: ``[`` as bytes hold it (see :func:`too_deep`).
+_OPEN_SQUARE: Final = ord("[")
+
+
 def too_deep(data: bytes | str, message: Any, limit: int) -> bool:
     """Whether ``message`` (decoded from ``data``) nests deeper than ``limit`` containers."""
     if len(data) <= 2 * limit:  # a list takes two bytes a level: `[` and `]`
         return False
     # fast, C-speed filters first: most messages are too short or hold too few brackets to
-    # need the walk. Without a `[` (looked for with `find`, at memchr speed: `count` goes byte
-    # by byte, and `bytes in bytes` first tries its needle as an integer, raising and clearing
-    # a TypeError) only objects nest, and an object takes five bytes a level (`{"":` and `}`),
-    # the innermost two: no need to count.
-    square, curly = ("[", "{") if isinstance(data, str) else (b"[", b"{")
-    if data.find(square) < 0:  # type: ignore[arg-type]
-        if len(data) < 5 * limit + 2:
-            return False
-        brackets = data.count(curly)  # type: ignore[arg-type]
+    # need the walk. Without a `[` only objects nest, and an object takes five bytes a level
+    # (`{"":` and `}`), the innermost two: no need to count. For bytes the `[` is looked for
+    # as an integer: that is memchr at once, where a bytes needle (`in`) is first tried as an
+    # integer, raising and clearing a TypeError, and `find` parses its arguments as a tuple.
+    if isinstance(data, str):
+        if "[" not in data:
+            return len(data) >= 5 * limit + 2 and data.count("{") > limit and _depth(message, limit)
+        brackets = data.count("[") + data.count("{")
     else:
-        brackets = data.count(square) + data.count(curly)  # type: ignore[arg-type]
+        if _OPEN_SQUARE not in data:
+            return len(data) >= 5 * limit + 2 and data.count(b"{") > limit and _depth(message, limit)
+        brackets = data.count(b"[") + data.count(b"{")
     return brackets > limit and _depth(message, limit)
 
 

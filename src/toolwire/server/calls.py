@@ -40,7 +40,7 @@ from ..protocol.outgoing import Answer
 from ..tools.direct import DirectCall
 from ..tools.results import ToolError, error_result
 from ..tools.tool import OutputInvalid, Tool
-from ..tools.validation import ArgumentsInvalid, accepts
+from ..tools.validation import ArgumentsInvalid
 from .context import CapabilityMissing, ClientRequestFailed, Context, InputRequired
 from .request_state import answers, input_required
 
@@ -82,12 +82,10 @@ def call_tool(session: ServerSession, request: Request, visibility: Visibility |
         elif tool.alone and not server.call_claimers:  # the tool's own coroutine is the call's
             direct: DirectCall | None = tool.direct
             coroutine: Any  # an async def's
-            if direct is not None:
-                simple = direct.validator.simple
-                if simple is not None and accepts(simple, arguments) and arguments.keys() <= direct.params:
-                    coroutine = direct.handler(**arguments)  # validate_arguments then invoke, their frames left out
-                    session.start(request, coroutine, tool, ANSWER_CALL)
-                    return
+            if direct is not None and direct.takes(arguments):
+                coroutine = direct.handler(**arguments)  # validate_arguments then invoke, their frames left out
+                session.start(request, coroutine, tool, ANSWER_CALL)
+                return
             try:
                 arguments = tool.validate_arguments(arguments)
             except ArgumentsInvalid as refused:

@@ -1,10 +1,11 @@
 """What calling a plain ``async def`` tool at once takes, read once: :class:`DirectCall`.
 
 A tool whose handler is an ``async def`` taking its arguments as they are (no converters, no
-context, the base class's ``invoke``) is called as ``handler(**arguments)`` once its
-arguments are accepted by its schema's flat form (:func:`~.validation.accepts`) and all name
-its parameters. The ``tools/call`` path reads these three from one object of a compiled class
-(the compiled build reads its fields without a look-up) instead of from the tool.
+context, the base class's ``invoke``) is called as ``handler(**arguments)`` once
+:meth:`DirectCall.takes` says its arguments surely match its schema's flat form (as
+:func:`~.validation.accepts` would) and all name its parameters, in one pass over them. The
+``tools/call`` path reads these from one object of a compiled class (the compiled build reads
+its fields without a look-up) instead of from the tool.
 """
 
 from __future__ import annotations
@@ -26,3 +27,23 @@ class DirectCall:
         self.handler = handler
         self.params = params
         self.validator = validator
+
+    def takes(self, arguments: dict[str, Any]) -> bool:
+        """Whether ``arguments`` can go to ``handler(**arguments)`` as they are: each names a
+        parameter and a property of the schema's flat form, with a value of its type, and
+        every required one is there. ``False`` means: take the full path (the validator's
+        verdict and message; an argument the flat form does not list), never that they are
+        invalid."""
+        simple = self.validator.simple
+        if simple is None:  # not made yet (the first call makes it), or the schema is not simple
+            return False
+        required, types, _extra = simple
+        params = self.params
+        present = 0
+        for name, value in arguments.items():
+            accepted = types.get(name)
+            if accepted is None or type(value) not in accepted or name not in params:
+                return False
+            if name in required:
+                present += 1
+        return present == len(required)
