@@ -134,3 +134,41 @@ async def test_a_session_closed_at_once_drops_what_has_not_started() -> None:
     await session.close(0)
     await asyncio.sleep(0.05)
     assert started == [] and answers == []
+
+
+async def test_a_cancelled_call_that_ends_late_leaves_a_newer_call_with_its_id_cancellable() -> None:
+    # The client cancels call 9 and reuses its id at once; the first call ends only after
+    # the second started, which must stay the one a second cancellation of 9 reaches.
+    server = Server("reuse")
+    entered = {"old": asyncio.Event(), "new": asyncio.Event()}
+    cancelled = {"old": asyncio.Event(), "new": asyncio.Event()}
+    release = asyncio.Event()
+
+    @server.tool
+    async def hold(label: str) -> str:
+        """Wait until cancelled; end only once released."""
+        entered[label].set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled[label].set()
+            await release.wait()
+            raise
+        return "never"
+
+    session, answers = await opened(server)
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}}
+    session.feed(lines(call(9, "hold", label="old")))
+    await asyncio.wait_for(entered["old"].wait(), 10)
+    session.feed(lines(cancel))
+    await asyncio.wait_for(cancelled["old"].wait(), 10)
+    old = session.task_of(9)
+    assert old is not None
+    session.feed(lines(call(9, "hold", label="new")))
+    await asyncio.wait_for(entered["new"].wait(), 10)
+    release.set()
+    await asyncio.wait_for(asyncio.wait([old]), 10)  # the first call has ended
+    session.feed(lines(cancel))
+    await asyncio.wait_for(cancelled["new"].wait(), 10)
+    await session.close(1.0)
+    assert answers == []  # cancelled calls are never answered

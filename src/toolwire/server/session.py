@@ -456,7 +456,11 @@ class ServerSession:
             self._failed_outside(request)
         finally:
             self._inline_calls.pop(request.id, None)
-            if request.task is None:  # a task's id may serve a newer request by now
+            # A task's id may serve a newer request by now; so may a cancelled call's (the
+            # client may reuse it at once), whose entry is then the newer call's task.
+            if request.task is None and (
+                not request.cancelled or self._tasks.get(request.id) is asyncio.current_task(self._loop)
+            ):
                 self._tasks.pop(request.id, None)
 
     def _failed_outside(self, request: Request) -> None:
