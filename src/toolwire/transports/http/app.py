@@ -53,6 +53,7 @@ from .asgi import (
     Scope,
     Send,
     accepts_json_and_sse,
+    body_at_once,
     meta_version,
     read_body,
     request_id,
@@ -305,7 +306,9 @@ class StreamableHTTP:
                 INVALID_REQUEST,
                 "Not Acceptable: the Accept header must list application/json and text/event-stream",
             )
-        body = await read_body(headers, receive, self.max_body_bytes, self.body_timeout)
+        body = body_at_once(receive, self.max_body_bytes)
+        if body is None:
+            body = await read_body(headers, receive, self.max_body_bytes, self.body_timeout)
         try:
             message = orjson.loads(body)
         except orjson.JSONDecodeError as exc:

@@ -95,23 +95,30 @@ def is_initialize(message: Any) -> bool:
     return isinstance(message, dict) and message.get("method") == "initialize"
 
 
+def body_at_once(receive: Receive, limit: int) -> bytes | None:
+    """The request's body when toolwire's own server has it all, within ``limit`` bytes,
+    without a coroutine; ``None`` otherwise: then :func:`read_body` reads it (and says
+    what is wrong with it)."""
+    request = getattr(receive, "__self__", None)
+    body = request.whole_body() if type(request) is WireRequest else None
+    # a Content-Length it has is this length (its parser holds the body to it)
+    return body if body is not None and len(body) <= limit else None
+
+
 async def read_body(headers: dict[str, str], receive: Receive, limit: int, timeout: float) -> bytes:
     """The request's body: 413 past ``limit`` bytes, 408 (and the connection closed)
     when it takes longer than ``timeout`` seconds (timed only when it is not all there at
     once, as it nearly always is), 400 when the client goes away first."""
-    request = getattr(receive, "__self__", None)  # toolwire's own server hands it over at once
-    body = request.whole_body() if type(request) is WireRequest else None
-    if body is not None and len(body) <= limit:
-        return body  # a Content-Length it has is this length (its parser holds the body to it)
+    body = body_at_once(receive, limit)
+    if body is not None:
+        return body
     declared = headers.get("content-length")
     if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
         raise HttpError(413, INVALID_REQUEST, f"Payload too large: {declared} bytes exceeds the limit of {limit}")
-    message: Any = None
-    rest = None
-    if body is None:
-        message, rest = at_once(receive())
-        if rest is None and message["type"] == "http.request" and not message.get("more_body"):
-            body = message.get("body", b"")
+    message: Any
+    message, rest = at_once(receive())
+    if rest is None and message["type"] == "http.request" and not message.get("more_body"):
+        body = bytes(message.get("body", b""))
     if body is not None:
         if len(body) > limit:
             raise HttpError(413, INVALID_REQUEST, f"Payload too large: the body exceeds the limit of {limit} bytes")
@@ -141,22 +148,30 @@ async def read_body(headers: dict[str, str], receive: Receive, limit: int, timeo
         raise HttpError(408, INVALID_REQUEST, problem, headers=[(b"connection", b"close")]) from None
 
 
-async def first_steps(session: ServerSession, events: list[Any]) -> Awaitable[None] | None:
-    """Hand a POST's ``events`` to ``session``, and let the calls they start take their
-    first step before the answer is waited for: most tools finish in it, and their answer
-    then goes out whole, without the machinery of waiting (a disconnect watcher, wake-ups,
+def first_steps(session: ServerSession, events: list[Any]) -> Awaitable[None] | None:
+    """Hand a POST's ``events`` to ``session``, and let the calls they start take their first
+    step before the answer is waited for: most tools finish in it, and their answer then
+    goes out whole, without the machinery of waiting (a disconnect watcher, wake-ups,
     keep-alive timers). Python 3.12 and later start calls at once (eager tasks). On 3.11 a
-    call runs in this task (see :meth:`ServerSession.handle_inline`), and when it waits
-    the rest of it is returned, to be awaited here; other calls get one turn of the loop."""
+    call runs in this task (see :meth:`ServerSession.handle_inline`), and when it waits the
+    rest of it is returned, to be awaited by the caller; other calls take their first step
+    at the loop's next turn (see :func:`first_turn`)."""
     if EAGER_TASKS:
         session.handle(events)
         return None
     work = session.handle_inline(events)
     if work is None:
-        await asyncio.sleep(0)
         return None
     _, rest = at_once(work)
     return rest
+
+
+async def first_turn() -> None:
+    """Let calls started as tasks take their first step (Python 3.11: at the loop's next
+    turn; on 3.12 and later they took it already), when :func:`first_steps` left answers
+    to come."""
+    if not EAGER_TASKS:
+        await asyncio.sleep(0)
 
 
 async def stream_beside(

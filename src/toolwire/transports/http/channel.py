@@ -322,19 +322,29 @@ class Channel:
 async def respond(send: Send, status: int, body: bytes = b"", headers: list[tuple[bytes, bytes]] | None = None) -> None:
     """A whole response: JSON ``body`` (if any) with ``status``. On toolwire's own HTTP
     server it is written at once (the same bytes, without the ASGI messages)."""
+    sending = respond_at_once(send, status, body, headers)
+    if sending is not None:
+        await sending
+
+
+def respond_at_once(
+    send: Send, status: int, body: bytes = b"", headers: list[tuple[bytes, bytes]] | None = None
+) -> Awaitable[None] | None:
+    """:func:`respond` without a coroutine of its own where it can: on toolwire's own
+    server the response is written at once, and what is returned is ``None`` or, when the
+    client must first take what was written, what to await for that. Under another ASGI
+    server, the coroutine that sends its two messages."""
     request = getattr(send, "__self__", None)
     if type(request) is WireRequest:
-        sending = request.respond(status, body, headers or [], b"application/json" if body else None)
-        if sending is not None:
-            await sending
-        return
+        return request.respond(status, body, headers or [], b"application/json" if body else None)
+    return _send_whole(send, status, body, headers or [])
+
+
+async def _send_whole(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
     if body:
         length = (b"content-length", str(len(body)).encode())
-        whole = [*JSON_HEADERS, length, *(headers or [])]
-        await send({"type": "http.response.start", "status": status, "headers": whole})
+        await send({"type": "http.response.start", "status": status, "headers": [*JSON_HEADERS, length, *headers]})
         await send({"type": "http.response.body", "body": body})
         return
-    await send(
-        {"type": "http.response.start", "status": status, "headers": [(b"content-length", b"0"), *(headers or [])]}
-    )
+    await send({"type": "http.response.start", "status": status, "headers": [(b"content-length", b"0"), *headers]})
     await send({"type": "http.response.body", "body": b""})

@@ -29,12 +29,13 @@ from .asgi import (
     Send,
     accepts,
     first_steps,
+    first_turn,
     is_initialize,
     request_id,
     stream_beside,
     watching_disconnect,
 )
-from .channel import Channel, respond
+from .channel import Channel, respond, respond_at_once
 from .sessions import LegacySession, SessionManager, TooManySessions
 
 if TYPE_CHECKING:
@@ -178,7 +179,9 @@ class LegacyWire:
         try:
             for early in immediate:
                 channel.put(early)
-            rest = await first_steps(legacy.session, others)
+            rest = first_steps(legacy.session, others)
+            if rest is None and not channel.complete():
+                await first_turn()
             if replicas is not None:
                 if before is not None:
                     await replicas.share_changes(legacy, before, undo=rest is None, id=request_id(message))
@@ -187,7 +190,9 @@ class LegacyWire:
             if rest is None:
                 answer = channel.immediate_answer()
                 if answer is not None:
-                    await respond(send, _legacy_status(answer), answer.data, headers)
+                    sending = respond_at_once(send, _legacy_status(answer), answer.data, headers)
+                    if sending is not None:
+                        await sending
                     return
                 if channel.complete():
                     await channel.send_whole(send)  # all queued: nothing to wait for

@@ -24,8 +24,8 @@ from ...protocol.http_headers import shown
 from ...protocol.incoming import Request, RequestId
 from ...protocol.outgoing import Answer, Outgoing
 from ...server.session import ServerSession
-from .asgi import HttpError, Receive, Send, first_steps, meta_version, request_id, stream_beside
-from .channel import Channel, respond
+from .asgi import HttpError, Receive, Send, first_steps, first_turn, meta_version, request_id, stream_beside
+from .channel import Channel, respond, respond_at_once
 from .checks import UNKNOWN
 
 if TYPE_CHECKING:
@@ -133,7 +133,9 @@ class ModernWire:
         events = worker.connection.receive_message(body, message)
         for event in events:
             if type(event) is Answer:
-                await respond(send, _immediate_status(event), event.data)
+                sending = respond_at_once(send, _immediate_status(event), event.data)
+                if sending is not None:
+                    await sending
                 return
         request = events[0] if events else None
         if type(request) is Request:
@@ -144,11 +146,15 @@ class ModernWire:
         if listening:
             self._open_listen_stream(client, request_id(message))
             worker.listening = True
-        rest = await first_steps(session, events)
+        rest = first_steps(session, events)
         if rest is None:
+            if not channel.complete():
+                await first_turn()
             answer = channel.immediate_answer()
             if answer is not None:
-                await respond(send, _modern_status(answer), answer.data)
+                sending = respond_at_once(send, _modern_status(answer), answer.data)
+                if sending is not None:
+                    await sending
                 return
             if not listening and channel.complete():
                 await channel.send_whole(send)  # all queued: nothing to wait for
