@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from .replicas import Replicas
 
 SESSION_HEADER = b"mcp-session-id"
+#: The same, as request headers are read (by name, decoded).
+_SESSION_HEADER_NAME = "mcp-session-id"
 
 
 class LegacyWire:
@@ -81,7 +83,7 @@ class LegacyWire:
     ) -> None:
         """A legacy POST: ``initialize`` without ``Mcp-Session-Id`` opens a session, anything
         else goes to the session it names."""
-        session_id = headers.get(SESSION_HEADER.decode())
+        session_id = headers.get(_SESSION_HEADER_NAME)
         if session_id is None:
             if not is_initialize(message):
                 raise HttpError(
@@ -224,7 +226,7 @@ class LegacyWire:
     async def get(self, headers: dict[str, str], caller: Identity | None, receive: Receive, send: Send) -> None:
         if not accepts(headers.get("accept", ""), "text/event-stream"):
             raise HttpError(406, INVALID_REQUEST, "Not Acceptable: a GET stream is text/event-stream")
-        session_id = headers.get(SESSION_HEADER.decode())
+        session_id = headers.get(_SESSION_HEADER_NAME)
         if session_id is None:
             raise HttpError(400, INVALID_REQUEST, "Bad Request: no Mcp-Session-Id header")
         legacy = await self.held(session_id, caller, None)
@@ -287,7 +289,7 @@ class LegacyWire:
         await channel.resume(send, place[1], disconnected)
 
     async def delete(self, headers: dict[str, str], caller: Identity | None, send: Send) -> None:
-        session_id = headers.get(SESSION_HEADER.decode())
+        session_id = headers.get(_SESSION_HEADER_NAME)
         if session_id is None:
             raise HttpError(
                 400, INVALID_REQUEST, "Bad Request: DELETE needs the Mcp-Session-Id header of the session to end"
