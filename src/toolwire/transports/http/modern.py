@@ -80,19 +80,20 @@ class ModernWire:
         the request, for the header check and the dispatch to read."""
         if not isinstance(message, dict):
             raise HttpError(400, INVALID_REQUEST, "Invalid Request: a POST carries one JSON-RPC object")
-        id = request_id(message)
         if "method" not in message:
-            raise HttpError(400, INVALID_REQUEST, "Invalid Request: a 2026-07-28 client sends no responses", id)
+            problem = "Invalid Request: a 2026-07-28 client sends no responses"
+            raise HttpError(400, INVALID_REQUEST, problem, request_id(message))
         if "id" not in message:
             await respond(send, 202)  # notifications carry nothing to act on over HTTP
             return
         version = headers.get(http_headers.PROTOCOL_VERSION)
         if version is None:
-            raise HttpError(400, HEADER_MISMATCH, "Header mismatch: the MCP-Protocol-Version header is missing", id)
+            problem = "Header mismatch: the MCP-Protocol-Version header is missing"
+            raise HttpError(400, HEADER_MISMATCH, problem, request_id(message))
         stated = meta_version(message)
         if stated is not None and stated != version:
             problem = f"MCP-Protocol-Version header value {shown(version)} does not match body value {shown(stated)}"
-            raise HttpError(400, HEADER_MISMATCH, f"Header mismatch: {problem}", id)
+            raise HttpError(400, HEADER_MISMATCH, f"Header mismatch: {problem}", request_id(message))
         calls = message.get("method") == "tools/call"
         if calls and target is UNKNOWN:
             target = self.server.target_of("tools/call", message.get("params"))
@@ -101,7 +102,7 @@ class ModernWire:
                 headers, message, target.header_parameters if calls and target is not None else None
             )
         except ProtocolError as exc:
-            raise HttpError(400, exc.code, exc.message, id, exc.data) from None
+            raise HttpError(400, exc.code, exc.message, request_id(message), exc.data) from None
         worker = self._idle.pop() if self._idle else _Stateless(self.server)
         worker.channel = Channel(1, status=_modern_status, keep_alive=self.keep_alive)
         worker.session.peer = client
