@@ -190,15 +190,30 @@ class StreamableHTTP:
         self._started = False  # the server's lifespan entered
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await self._lifespan(receive, send)
-            return
         if scope["type"] != "http":
+            if scope["type"] == "lifespan":
+                await self._lifespan(receive, send)
             return
         if not self._started:  # an ASGI server (or a parent app) that sends no lifespan events
             await self._start()
-        try:
-            await self._http(scope, receive, send)
+        try:  # the MCP endpoint's requests are routed here, without a coroutine of their own
+            headers = request_headers(scope)
+            checks = self.checks
+            if headers.get("host") not in checks.good_hosts or len(headers) != len(scope["headers"]):
+                checks.check_host(scope, headers)  # before anything else: two Hosts, a Host that is not one
+            path = route_path(scope).rstrip("/") or "/"
+            if path != self.path:
+                await self._elsewhere(path, scope, headers, receive, send)
+                return
+            if "origin" in headers or headers.get("host") not in checks.good_hosts:  # else nothing to check
+                checks.check_origin(headers)
+            caller = await checks.authenticate(headers) if self.auth is not None else None
+            client = f"caller:{caller.name}" if caller is not None else self.proxies.client(scope)
+            method = scope.get("method")
+            if method == "POST":
+                await self._post(headers, client, caller, receive, send)
+            else:
+                await self._other(method, headers, caller, receive, send)
         except HttpError as exc:
             allowed = b"POST" if self.stateless else b"GET, POST, DELETE"
             allow = [(b"allow", allowed)] if exc.status == 405 and not exc.headers else []
@@ -251,38 +266,34 @@ class StreamableHTTP:
 
     # -- routing -----------------------------------------------------------------------------
 
-    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        headers = request_headers(scope)
+    async def _elsewhere(self, path: str, scope: Scope, headers: dict[str, str], receive: Receive, send: Send) -> None:
+        """A request for another path than the MCP endpoint's: metadata, the authorization
+        server's endpoints, documents, the pages mounted beside; else 404."""
         checks = self.checks
-        if headers.get("host") not in checks.good_hosts or len(headers) != len(scope["headers"]):
-            checks.check_host(scope, headers)  # before anything else: two Hosts, a Host that is not one
-        path = route_path(scope).rstrip("/") or "/"
-        if path != self.path:
-            if path in checks.metadata_paths:
-                await checks.metadata(scope, send)
-                return
-            if self.authorization is not None and path in self.authorization.paths:
-                checks.check_origin({"host": headers.get("host", "")})
-                await self.authorization.handle(path, scope, headers, receive, send)
-                return
-            document = self.documents.find(path)
-            if document is not None:
-                await self.documents.serve(document, scope, send, checks)
-                return
-            if self.pages is not None:
-                scope["app"] = self
-                await self.pages(scope, receive, send)
-                return
-            raise HttpError(404, INVALID_REQUEST, f"Not found: the MCP endpoint is {self.path}")
-        if "origin" in headers or headers.get("host") not in checks.good_hosts:  # else nothing to check
-            checks.check_origin(headers)
-        caller = await checks.authenticate(headers) if self.auth is not None else None
-        client = f"caller:{caller.name}" if caller is not None else self.proxies.client(scope)
-        method = scope.get("method")
+        if path in checks.metadata_paths:
+            await checks.metadata(scope, send)
+            return
+        if self.authorization is not None and path in self.authorization.paths:
+            checks.check_origin({"host": headers.get("host", "")})
+            await self.authorization.handle(path, scope, headers, receive, send)
+            return
+        document = self.documents.find(path)
+        if document is not None:
+            await self.documents.serve(document, scope, send, checks)
+            return
+        if self.pages is not None:
+            scope["app"] = self
+            await self.pages(scope, receive, send)
+            return
+        raise HttpError(404, INVALID_REQUEST, f"Not found: the MCP endpoint is {self.path}")
+
+    async def _other(
+        self, method: object, headers: dict[str, str], caller: Identity | None, receive: Receive, send: Send
+    ) -> None:
+        """A request to the MCP endpoint other than a POST: a legacy session's GET stream or
+        its end (DELETE); else 405."""
         version = headers.get(http_headers.PROTOCOL_VERSION)
-        if method == "POST":
-            await self._post(headers, client, caller, receive, send)
-        elif method == "GET":
+        if method == "GET":
             if version in MODERN_VERSIONS or self.stateless:
                 raise HttpError(405, INVALID_REQUEST, "Method not allowed: this endpoint opens no GET stream")
             await self.legacy.get(headers, caller, receive, send)
