@@ -149,9 +149,10 @@ class ModernWire:
             worker.listening = True
         rest = first_steps(session, events)
         if rest is None:
-            if not channel.complete():
-                await first_turn()
             answer = channel.immediate_answer()
+            if answer is None and not channel.complete():
+                await first_turn()
+                answer = channel.immediate_answer()
             if answer is not None:
                 sending = respond_at_once(send, _modern_status(answer), answer.data)
                 if sending is not None:
@@ -176,7 +177,8 @@ class ModernWire:
             self._close_listen_stream(client)
         self.requests.discard(worker.session)
         worker.channel = None
-        if worker.clean and len(self._idle) < MAX_IDLE_WORKERS:
+        # clean: nothing left of the request (no call, subscription or handshake state)
+        if worker.session.idle and worker.connection.legacy is None and len(self._idle) < MAX_IDLE_WORKERS:
             self._idle.append(worker)
             return True
         return False
@@ -218,11 +220,6 @@ class _Stateless:
     def route(self, message: Outgoing, related: RequestId | None) -> None:
         if self.channel is not None:
             self.channel.put(message)
-
-    @property
-    def clean(self) -> bool:
-        """Nothing left of the last request: no call, subscription or handshake state."""
-        return self.session.idle and self.connection.legacy is None
 
 
 def _modern_status(answer: Answer) -> int:
