@@ -5,6 +5,7 @@ is not applied (the old one goes on); a call in flight finishes under the old po
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -18,6 +19,7 @@ from tests.gateway.test_gateway import BASIC
 from tests.gateway.test_relaying import RELAY
 from tests.gateway.test_reload import upstream
 from tests.gateway.waiting import ListChanges
+from tests.guards.test_guards_audit import open_descriptors
 from toolwire.client import Client
 from toolwire.gateway import Gateway
 from toolwire.gateway.reload import ConfigWatcher
@@ -103,3 +105,23 @@ async def test_a_call_in_flight_finishes_under_the_old_policy(tmp_path: Path) ->
         assert (await client.call_tool("relay.ask")).text == "hello Ada"
         refused = await client.call_tool("relay.ask")
         assert refused.is_error and "relay.ask is not allowed" in refused.text
+
+
+async def test_reloaded_policies_leave_one_audit_file_open(tmp_path: Path) -> None:
+    # Each changed policy opens its audit file anew; the old one's is closed once nothing
+    # refers to it (its calls done), so reloads do not pile up open files.
+    config = tmp_path / "gateway.toml"
+    audited = '[audit]\nfile = "calls.jsonl"\n'
+    config.write_text("[gateway]\nreload = false\n" + upstream("basic", BASIC) + ALLOWED + audited)
+    gateway = Gateway.from_file(config)
+    watcher = ConfigWatcher(gateway)
+    async with Client(gateway.server) as client:
+        for number in range(6):
+            denied = f'deny = ["basic/nothing{number}"]\n'
+            config.write_text("[gateway]\nreload = false\n" + upstream("basic", BASIC) + ALLOWED + denied + audited)
+            await watcher.check()
+            assert (await client.call_tool("basic.echo", {"text": str(number)})).text == str(number)
+            gc.collect()
+            assert open_descriptors(tmp_path / "calls.jsonl") == 1
+    starts = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    assert [record["arguments"] for record in starts if record["phase"] == "start"] == [{"text": "string(1)"}] * 6

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 import signal
 import subprocess
@@ -141,6 +142,32 @@ def test_a_file_sink_rotates_and_can_fsync(tmp_path: Path) -> None:
     assert (tmp_path / "b.jsonl").read_bytes() == b""
     batched.close()
     assert (tmp_path / "b.jsonl").read_bytes() == b'{"n":1}\n'
+
+
+def open_descriptors(path: Path) -> int:
+    """How many of this process's file descriptors are open on ``path`` (Linux)."""
+    found = 0
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(FileNotFoundError):  # the listing's own, closed by now
+            found += os.readlink(f"/proc/self/fd/{fd}") == str(path)
+    return found
+
+
+def test_a_file_sink_dropped_without_close_writes_what_it_holds_and_closes_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "dropped.jsonl"
+    sink = FileSink(path, durability="batched")
+    sink({"phase": "start", "n": 1})
+    sink({"phase": "end", "n": 1})  # held until the next start record, or the sink's end
+    assert open_descriptors(path) == 1
+    del sink
+    gc.collect()
+    assert open_descriptors(path) == 0
+    assert [orjson.loads(line)["phase"] for line in path.read_bytes().splitlines()] == ["start", "end"]
+    closed = FileSink(path)
+    closed.close()
+    closed.close()  # a second close does nothing
+    with pytest.raises(OSError):
+        closed({"phase": "start"})
 
 
 async def test_size_caps_name_the_cap() -> None:

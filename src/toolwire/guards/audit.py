@@ -62,7 +62,8 @@ class FileSink:
     began but loses the end records held (a call without one may have finished).
     ``max_bytes``: when the file would pass it, it becomes ``path.1`` (``path.1`` becomes
     ``path.2``... up to ``backups``) and a new file starts. ``OSError`` if the file cannot
-    be opened.
+    be opened. A sink dropped without :meth:`close` (a gateway's old policy, once the last
+    call under it ended) writes what it holds and closes its file when it is collected.
     """
 
     BATCH = 64
@@ -128,8 +129,19 @@ class FileSink:
         self._fd = self._open()
 
     def close(self) -> None:
-        self.flush()
-        os.close(self._fd)
+        """Write what is held, and close the file (once; later records are refused with ``OSError``)."""
+        if self._fd < 0:
+            return
+        try:
+            self.flush()
+        finally:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __del__(self) -> None:
+        if getattr(self, "_fd", -1) >= 0:  # not when the file never opened
+            with contextlib.suppress(OSError):
+                self.close()
 
 
 def stderr_sink(record: dict[str, Any]) -> None:
