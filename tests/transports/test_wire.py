@@ -612,4 +612,10 @@ async def test_a_body_all_in_over_the_limit_is_413_with_its_declared_length() ->
             )
             status, _, answer = await peer.answer()
             assert (status, problem in answer) == (413 if b"limit" in problem else 400, True), answer
+        # all in, without a Content-Length: the body itself is past the limit
+        head = b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ntransfer-encoding: chunked\r\n"
+        head += b"content-type: application/json\r\naccept: application/json, text/event-stream\r\n\r\n"
+        peer.send(head + b"11\r\n" + b'{"jsonrpc":"2.0"}' + b"\r\n0\r\n\r\n")
+        status, _, answer = await peer.answer()
+        assert status == 413 and b"the body exceeds the limit of 10 bytes" in answer, answer
         peer.close()

@@ -318,7 +318,7 @@ class StreamableHTTP:
                 INVALID_REQUEST,
                 "Not Acceptable: the Accept header must list application/json and text/event-stream",
             )
-        body = body_at_once(receive, self.max_body_bytes)
+        body = body_at_once(headers, receive, self.max_body_bytes)
         if body is None:
             body = await read_body(headers, receive, self.max_body_bytes, self.body_timeout)
         try:

@@ -95,33 +95,49 @@ def is_initialize(message: Any) -> bool:
     return isinstance(message, dict) and message.get("method") == "initialize"
 
 
-def body_at_once(receive: Receive, limit: int) -> bytes | None:
-    """The request's body when toolwire's own server has it all, within ``limit`` bytes,
-    without a coroutine; ``None`` otherwise: then :func:`read_body` reads it (and says
-    what is wrong with it)."""
+def body_at_once(headers: dict[str, str], receive: Receive, limit: int) -> bytes | None:
+    """The request's body when toolwire's own server has it all, without a coroutine (413
+    past ``limit`` bytes, as :func:`read_body`); ``None`` otherwise: then :func:`read_body`
+    reads it."""
     request = getattr(receive, "__self__", None)
-    body = request.whole_body() if type(request) is WireRequest else None
-    # a Content-Length it has is this length (its parser holds the body to it)
-    return body if body is not None and len(body) <= limit else None
+    body = request.whole_body() if type(request) is WireRequest else None  # taken: not twice
+    if body is not None and len(body) > limit:
+        raise _too_large(headers, limit)
+    return body
+
+
+def _declares_past(headers: dict[str, str], limit: int) -> bool:
+    """Whether the request's ``Content-Length`` is past ``limit`` bytes."""
+    declared = headers.get("content-length")
+    return declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit
+
+
+def _too_large(headers: dict[str, str], limit: int) -> HttpError:
+    """413 for a body past ``limit`` bytes, naming the length it declared if it declared one
+    (a Content-Length toolwire's own server has is the body's length: its parser holds the
+    body to it)."""
+    if _declares_past(headers, limit):
+        declared = headers["content-length"]
+        return HttpError(413, INVALID_REQUEST, f"Payload too large: {declared} bytes exceeds the limit of {limit}")
+    return HttpError(413, INVALID_REQUEST, f"Payload too large: the body exceeds the limit of {limit} bytes")
 
 
 async def read_body(headers: dict[str, str], receive: Receive, limit: int, timeout: float) -> bytes:
     """The request's body: 413 past ``limit`` bytes, 408 (and the connection closed)
     when it takes longer than ``timeout`` seconds (timed only when it is not all there at
     once, as it nearly always is), 400 when the client goes away first."""
-    body = body_at_once(receive, limit)
+    body = body_at_once(headers, receive, limit)
     if body is not None:
         return body
-    declared = headers.get("content-length")
-    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
-        raise HttpError(413, INVALID_REQUEST, f"Payload too large: {declared} bytes exceeds the limit of {limit}")
+    if _declares_past(headers, limit):
+        raise _too_large(headers, limit)
     message: Any
     message, rest = at_once(receive())
     if rest is None and message["type"] == "http.request" and not message.get("more_body"):
         body = bytes(message.get("body", b""))
     if body is not None:
         if len(body) > limit:
-            raise HttpError(413, INVALID_REQUEST, f"Payload too large: the body exceeds the limit of {limit} bytes")
+            raise _too_large(headers, limit)
         return body
     chunks: list[bytes] = []
     size = 0
