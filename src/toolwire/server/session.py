@@ -46,6 +46,7 @@ from ..protocol.versions import META_SUBSCRIPTION_ID
 from ..tools.tool import Tool
 from .context import ClientRequestFailed, InputRequired
 from .stepping import Rest
+from .subscriptions import tell_list_changed, tell_resource_updated
 from .unraised import FINISHED, boxed, unboxed
 
 if TYPE_CHECKING:
@@ -491,32 +492,18 @@ class ServerSession:
         what that authenticated caller opened (the session, or a subscription)."""
         if caller is not None:
             if self._on_loop(functools.partial(self.list_changed, caller=caller), kind):
-                self._tell_changed(kind, caller)
+                tell_list_changed(self, kind, caller)
         elif self._on_loop(self.list_changed, kind):
-            self._tell_changed(kind, None)
-
-    def _tell_changed(self, kind: str, caller: str | None) -> None:
-        method = f"notifications/{kind}/list_changed"
-        if self.connection.legacy is not None and (caller is None or caller == self.owner):
-            self.send(self.connection.notify(None, method, {}))
-        key = f"{kind}ListChanged"
-        for request, honoured in list(self.subscriptions.values()):
-            if honoured.get(key) and (caller is None or caller == self.caller_name(request)):
-                self.send_for(request, method, {"_meta": {META_SUBSCRIPTION_ID: request.id}})
+            tell_list_changed(self, kind, None)
 
     def _caller_rules_changed(self, kinds: frozenset[str], caller: str) -> None:
         for kind in sorted(kinds):
             self.list_changed(kind, caller)
 
     def resource_updated(self, uri: str) -> None:
-        if not self._on_loop(self.resource_updated, uri):
-            return
-        method = "notifications/resources/updated"
-        if uri in self.resource_subscriptions:
-            self.send(self.connection.notify(None, method, {"uri": uri}))
-        for request, honoured in list(self.subscriptions.values()):
-            if uri in honoured.get("resourceSubscriptions", ()):
-                self.send_for(request, method, {"_meta": {META_SUBSCRIPTION_ID: request.id}, "uri": uri})
+        """Tell the client resource ``uri`` changed, if it subscribed to it (either era)."""
+        if self._on_loop(self.resource_updated, uri):
+            tell_resource_updated(self, uri)
 
     def _on_loop(self, callback: Callable[[str], None], argument: str) -> bool:
         """Whether the caller may go on here; from another thread, ``callback(argument)`` is

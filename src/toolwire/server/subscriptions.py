@@ -3,7 +3,8 @@
 The request stays open as the subscription: it is acknowledged at once with what the
 server honours of what was asked (list changes of what it offers, resource updates, and
 what extensions add: the tasks extension's ``taskIds``), then the session sends each
-change on it (see :meth:`ServerSession.list_changed` and
+change on it (:func:`tell_list_changed` and :func:`tell_resource_updated`, which also tell
+legacy clients, for :meth:`ServerSession.list_changed` and
 :meth:`ServerSession.resource_updated`) until the client cancels it or the session
 closes, which answers it. A malformed filter is ``-32602``; an extension may refuse the
 subscription (the tasks extension: ``-32021`` for task notifications without declaring it).
@@ -54,3 +55,27 @@ def listen(session: ServerSession, request: Request) -> None:
     for extension in listeners:
         extension.acknowledged(session, honoured)
     return None
+
+
+def tell_list_changed(session: ServerSession, kind: str, caller: str | None) -> None:
+    """Send ``notifications/{kind}/list_changed`` to a legacy client (unless ``caller`` is
+    given and did not open the session) and on each subscription that asked for it (of
+    ``caller``, if given). On the session's loop."""
+    method = f"notifications/{kind}/list_changed"
+    if session.connection.legacy is not None and (caller is None or caller == session.owner):
+        session.send(session.connection.notify(None, method, {}))
+    key = f"{kind}ListChanged"
+    for request, honoured in list(session.subscriptions.values()):
+        if honoured.get(key) and (caller is None or caller == session.caller_name(request)):
+            session.send_for(request, method, {"_meta": {META_SUBSCRIPTION_ID: request.id}})
+
+
+def tell_resource_updated(session: ServerSession, uri: str) -> None:
+    """Send ``notifications/resources/updated`` for ``uri`` to a legacy client that
+    subscribed to it and on each subscription that watches it. On the session's loop."""
+    method = "notifications/resources/updated"
+    if uri in session.resource_subscriptions:
+        session.send(session.connection.notify(None, method, {"uri": uri}))
+    for request, honoured in list(session.subscriptions.values()):
+        if uri in honoured.get("resourceSubscriptions", ()):
+            session.send_for(request, method, {"_meta": {META_SUBSCRIPTION_ID: request.id}, "uri": uri})
