@@ -172,3 +172,30 @@ async def test_a_cancelled_call_that_ends_late_leaves_a_newer_call_with_its_id_c
     await asyncio.wait_for(cancelled["new"].wait(), 10)
     await session.close(1.0)
     assert answers == []  # cancelled calls are never answered
+
+
+async def test_calls_taken_at_once_from_a_read_keep_its_order_cancellations_and_refusals() -> None:
+    """Lines a read holds whole go one at a time: a direct call queued at once is cancelled
+    by a later line of the same read; calls the hot path does not take (wrong arguments, a
+    disabled tool) are answered as ever, in between."""
+    server = build([])
+    session, answers = await opened(server)
+    session.feed(lines(call(1, "mark", value="first")))  # its schema's flat form is made
+    await until(answers, 1)
+    answers.clear()
+    mark = server.registry.by_key["mark"]
+    assert mark.direct is not None and mark.direct.validator.simple is not None  # taken at once from now on
+    server.registry.by_key["pause"].enabled = False
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}
+    session.feed(
+        lines(
+            call(2, "mark", value="x"), cancel, call(3, "mark", value=5), call(4, "pause"), call(5, "mark", value="y")
+        )
+    )
+    await until(answers, 3)
+    await session.close(0.1)  # whatever was still to come, sent
+    by_id = {answer["id"]: answer for answer in answers}
+    assert sorted(by_id) == [3, 4, 5]  # 2 never answered
+    assert by_id[3]["result"]["isError"] is True and "value" in by_id[3]["result"]["content"][0]["text"]
+    assert "Unknown tool: pause" in str(by_id[4])
+    assert texts(answers)[5] == "unset"

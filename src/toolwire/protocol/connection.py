@@ -121,6 +121,9 @@ class ServerConnection:
         self.max_depth = max_depth
         self.legacy_only = legacy_only
         self.modern_only = modern_only
+        #: Methods whose requests need the connection's own handling, by era (see :meth:`receive_line`).
+        self._legacy_own = modern_only | _HANDSHAKE_METHODS | {"logging/setLevel"}
+        self._modern_own = legacy_only | {"server/discover"}
         #: The codec the handshake chose, or ``None`` before (and without) one.
         self.legacy: Codec | None = None
         self.client_capabilities: dict[str, Any] = {}
@@ -162,6 +165,63 @@ class ServerConnection:
             events.append(self._too_large(len(buffer)))
             self._discarding = True
             buffer.clear()
+        return events
+
+    def whole_lines(self, data: bytes) -> list[bytes] | None:
+        """``data``'s lines, when it ends a line and no line began in an earlier read: each
+        line then goes to :meth:`receive_line`, which makes of it what :meth:`receive_data`
+        would. ``None`` otherwise: feed ``data`` to :meth:`receive_data`."""
+        if data[-1:] != b"\n" or self._buffer or self._discarding:
+            return None
+        lines = data.split(b"\n")
+        lines.pop()  # the empty rest after the last newline
+        return lines
+
+    def receive_line(self, line: bytes) -> Request | list[Event]:
+        """One whole line of the stream (see :meth:`whole_lines`): the request it puts in
+        flight, when it is a request that passes every check and needs nothing of the
+        connection's own (no handshake, no log level, no discovery); else the events the
+        line makes. Either way what :meth:`receive_data` would make of it: this is a
+        stream's hot path, the checks of :meth:`_receive` that a plain request passes, in
+        one place; anything else takes the general way."""
+        if len(line) > self.max_message_bytes:
+            return [self._too_large(len(line))]
+        try:
+            message = _loads(line)
+        except orjson.JSONDecodeError:
+            message = _NOT_DECODED  # the general way says why (or nothing, for a blank line)
+        else:
+            if len(line) > 2 * self.max_depth and too_deep(line, message, self.max_depth):
+                message = _NOT_DECODED  # the general way refuses it
+        if type(message) is dict and message.get("jsonrpc") == "2.0":
+            method = message.get("method")
+            params = message.get("params")
+            id = message.get("id")
+            if type(method) is str and type(params) is dict and (type(id) is int or type(id) is str):
+                meta = params.get("_meta")
+                version = meta.get(META_PROTOCOL_VERSION) if type(meta) is dict else None
+                request: Request | None = None
+                if version is None:  # _receive's legacy request, for a method the connection does not answer itself
+                    codec = self.legacy
+                    if codec is not None and method not in self._legacy_own and id not in self.in_flight:
+                        request = Request(
+                            id, method, params, meta, codec, self.client_capabilities, self.client_info, self.log_level
+                        )
+                elif (  # _modern_request's request, without a log level
+                    version in MODERN_VERSIONS
+                    and method not in self._modern_own
+                    and meta.get(META_LOG_LEVEL) is None  # type: ignore[union-attr]
+                    and id not in self.in_flight
+                ):
+                    capabilities = meta.get(META_CLIENT_CAPABILITIES)  # type: ignore[union-attr]
+                    if type(capabilities) is dict:
+                        client_info = meta.get(META_CLIENT_INFO)  # type: ignore[union-attr]
+                        request = Request(id, method, params, meta, codec_for(version), capabilities, client_info, None)
+                if request is not None:
+                    self.in_flight[id] = request
+                    return request
+        events: list[Event] = []
+        self._parse(line, events, blank_ok=True, decoded=message)  # the general way, its checks in full
         return events
 
     def receive_message(self, data: bytes | str, decoded: Any = _NOT_DECODED) -> list[Event]:

@@ -44,6 +44,7 @@ from ..protocol.incoming import Cancelled, Request, RequestId, Response
 from ..protocol.outgoing import Answer, Outgoing
 from ..protocol.versions import META_SUBSCRIPTION_ID
 from ..tools.tool import Tool
+from .calls import ANSWER_CALL, call_tool
 from .context import ClientRequestFailed, InputRequired
 from .stepping import Rest
 from .subscriptions import tell_list_changed, tell_resource_updated
@@ -129,10 +130,10 @@ class ServerSession:
         #: them off (cancelled them) since.
         self._inline_calls: dict[RequestId, bool] = {}
         self._adopting: list[Coroutine[Any, Any, None]] | None = None
-        #: Calls started and not yet run (Python 3.11), in order: run by one task, see
-        #: _run_queued. By request id: the request and its work.
-        self._queued: dict[RequestId, tuple[Request, Coroutine[Any, Any, Any], Tool | None, Finish | None]] = {}
-        self._queue: collections.deque[tuple[RequestId, str]] = collections.deque()
+        #: Calls started and not yet run (Python 3.11), their ids in order: run by one task, see
+        #: _run_queued. By request id: the request, its work, and the tool (or method) called.
+        self._queued: dict[RequestId, tuple[Request, Coroutine[Any, Any, Any], Tool | None, Finish | None, str]] = {}
+        self._queue: collections.deque[RequestId] = collections.deque()
         self._runner_due = False  # a task will run what is queued
         #: Tools (and methods) whose calls waited: theirs get a task of their own at once.
         self._waited: set[str] = set()
@@ -182,8 +183,60 @@ class ServerSession:
     # -- input -----------------------------------------------------------------------------
 
     def feed(self, data: bytes) -> None:
-        """Bytes from a newline-delimited stream (stdio)."""
-        self.handle(self.connection.receive_data(data))
+        """Bytes from a newline-delimited stream (stdio): whole lines one at a time (see
+        :meth:`_feed_lines`), a line split across reads the general way."""
+        connection = self.connection
+        lines = connection.whole_lines(data)
+        if lines is None:
+            self.handle(connection.receive_data(data))
+        else:
+            self._feed_lines(lines)
+
+    def _feed_lines(self, lines: list[bytes]) -> None:
+        """Act on whole lines in order, as :meth:`handle` acts on their events. On Python
+        3.11, a ``tools/call`` that :func:`.calls.call_tool` would queue with the tool's own
+        coroutine (no guards, visibility rules or extension taking calls; a tool called
+        directly, its arguments taken as they are: :meth:`.DirectCall.takes`) is queued here,
+        the same way, without its route: the stream's hot path."""
+        connection = self.connection
+        server = self.server
+        route = self._routes.get("tools/call")
+        direct = (
+            not EAGER_TASKS
+            and route is not None
+            and route.handler is call_tool
+            and not route.checked
+            and server.guarded is None
+            and not server.call_claimers
+        )
+        tools, queued, queue, waited = self.tools, self._queued, self._queue, self._waited
+        for line in lines:
+            got = connection.receive_line(line)
+            if type(got) is not Request:
+                self.handle(got)  # type: ignore[arg-type]  # the line's events
+                continue
+            request: Request = got
+            if direct and request.method == "tools/call":  # call_tool's and start's checks, inlined
+                params = request.params
+                name = params.get("name")
+                arguments = params.get("arguments")
+                tool = tools.get(name) if type(name) is str else None
+                if (
+                    tool is not None
+                    and type(arguments) is dict
+                    and tool.enabled
+                    and tool.name not in waited
+                    and request.id not in queued
+                ):
+                    call = tool.direct
+                    if call is not None and call.takes(arguments):
+                        queued[request.id] = (request, call.handler(**arguments), tool, ANSWER_CALL, tool.name)
+                        queue.append(request.id)
+                        continue
+            self.handle([request])
+        if queue and not self._runner_due:
+            self._runner_due = True
+            self._loop.create_task(self._run_queued())
 
     def feed_message(self, data: bytes) -> None:
         """One whole message (an HTTP body, an in-memory message)."""
@@ -330,8 +383,8 @@ class ServerSession:
             if type(what) is not str or what in self._waited or request.id in self._queued:
                 self._tasks[request.id] = self._loop.create_task(self._finish(request, work, tool, finish))
                 return
-            self._queued[request.id] = (request, work, tool, finish)
-            self._queue.append((request.id, what))
+            self._queued[request.id] = (request, work, tool, finish, what)
+            self._queue.append(request.id)
             if not self._runner_due:
                 self._runner_due = True
                 self._loop.create_task(self._run_queued())
@@ -349,11 +402,11 @@ class ServerSession:
         assert task is not None
         queue, queued = self._queue, self._queued
         while queue:
-            id, what = queue.popleft()
+            id = queue.popleft()
             entry = queued.pop(id, None)
             if entry is None:
                 continue  # called off before it ran
-            request, work, tool, finish = entry
+            request, work, tool, finish, what = entry
             self._tasks[id] = task
             context = _copy_context()
             rest: Awaitable[Any] | None = None
@@ -369,11 +422,20 @@ class ServerSession:
                 self._tasks.pop(id, None)
                 continue
             if waiting is _FINISHED:  # answered without waiting: what _finish does, without its coroutine
+                value = box[0]
                 if finish is None:
-                    self._send_here(box[0], id)
+                    self._send_here(value, id)
+                elif finish is ANSWER_CALL and type(value) is str and tool.text_results and self._route is None:  # type: ignore[union-attr]
+                    try:  # answer_call's answer of a text, made at once (it needs no context)
+                        answer = self.connection.respond_text(request, value)
+                    except Exception:
+                        self._failed_outside(request)
+                    else:
+                        if answer is not None and not self._closed:
+                            self._write(answer.data)  # type: ignore[misc]
                 else:  # _finished, inlined
                     try:
-                        self._send_here(context.run(finish, self, request, tool, box[0], None), id)
+                        self._send_here(context.run(finish, self, request, tool, value, None), id)
                     except Exception:
                         self._failed_outside(request)
                 if request.task is None:
