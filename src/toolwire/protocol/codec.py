@@ -359,6 +359,8 @@ def object_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 _CODECS: dict[str, Codec] = {v: Codec(v) for v in (*LEGACY_VERSIONS, *MODERN_VERSIONS)}
+#: The 2026-07-28-era codecs by version: a request's ``_meta`` names one (absent: not served).
+MODERN_CODECS: dict[str, Codec] = {v: _CODECS[v] for v in MODERN_VERSIONS}
 
 
 def codec_for(version: str) -> Codec:

@@ -38,7 +38,7 @@ from typing import Any, Final
 
 import orjson
 
-from .codec import LOG_SEVERITY, Codec, codec_for
+from .codec import LOG_SEVERITY, MODERN_CODECS, Codec, codec_for
 from .errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -85,6 +85,8 @@ _dumps: Final = orjson.dumps
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 _NOT_DECODED: Final[Any] = object()
+#: ``[`` as bytes hold it (see :func:`too_deep`).
+_OPEN_SQUARE: Final = ord("[")
 DEFAULT_MAX_DEPTH = 64
 #: A ``tools/call`` answer of one text block in pieces (see :meth:`ServerConnection.respond_text`):
 #: its start, what comes between its id and its text, and its end, which follows the rest of
@@ -191,7 +193,10 @@ class ServerConnection:
         except orjson.JSONDecodeError:
             message = _NOT_DECODED  # the general way says why (or nothing, for a blank line)
         else:
-            if len(line) > 2 * self.max_depth and too_deep(line, message, self.max_depth):
+            depth = self.max_depth
+            # too_deep's first filter, inlined: a line holding no `[` nests too deep only when long
+            filtered = len(line) > 2 * depth and (_OPEN_SQUARE in line or len(line) >= 5 * depth + 2)
+            if filtered and too_deep(line, message, depth):
                 message = _NOT_DECODED  # the general way refuses it
         if type(message) is dict and message.get("jsonrpc") == "2.0":
             method = message.get("method")
@@ -207,16 +212,18 @@ class ServerConnection:
                         request = Request(
                             id, method, params, meta, codec, self.client_capabilities, self.client_info, self.log_level
                         )
-                elif (  # _modern_request's request, without a log level
-                    version in MODERN_VERSIONS
-                    and method not in self._modern_own
-                    and meta.get(META_LOG_LEVEL) is None  # type: ignore[union-attr]
-                    and id not in self.in_flight
-                ):
-                    capabilities = meta.get(META_CLIENT_CAPABILITIES)  # type: ignore[union-attr]
-                    if type(capabilities) is dict:
-                        client_info = meta.get(META_CLIENT_INFO)  # type: ignore[union-attr]
-                        request = Request(id, method, params, meta, codec_for(version), capabilities, client_info, None)
+                else:  # _modern_request's request, without a log level
+                    codec = MODERN_CODECS.get(version) if type(version) is str else None
+                    if (
+                        codec is not None
+                        and method not in self._modern_own
+                        and meta.get(META_LOG_LEVEL) is None  # type: ignore[union-attr]
+                        and id not in self.in_flight
+                    ):
+                        capabilities = meta.get(META_CLIENT_CAPABILITIES)  # type: ignore[union-attr]
+                        if type(capabilities) is dict:
+                            client_info = meta.get(META_CLIENT_INFO)  # type: ignore[union-attr]
+                            request = Request(id, method, params, meta, codec, capabilities, client_info, None)
                 if request is not None:
                     self.in_flight[id] = request
                     return request
@@ -484,6 +491,12 @@ class ServerConnection:
         same bytes). ``TypeError`` for a text JSON cannot carry (a lone surrogate), as there."""
         if request.batch is not None:
             return self.respond(request, {"content": [{"type": "text", "text": text}]})
+        data = self.text_answer(request, text)
+        return None if data is None else Answer(data, request.id)
+
+    def text_answer(self, request: Request, text: str) -> bytes | None:
+        """The bytes of :meth:`respond_text`'s answer to ``request``, which is not part of a
+        batch; ``None`` and ``TypeError`` as there."""
         encoded = _dumps(text)  # before the request counts as answered
         identity = self.identity
         tail = identity.text_ends.get(request.codec.version) or identity.text_end(request.codec)
@@ -491,8 +504,7 @@ class ServerConnection:
             return None
         del self.in_flight[request.id]
         start, text_start, end = _TEXT_ANSWER  # joined: cheaper than a bytes template's `%`
-        data = b"".join((start, _dumps(request.id), text_start, encoded, tail, end, self.terminator))
-        return Answer(data, request.id)
+        return b"".join((start, _dumps(request.id), text_start, encoded, tail, end, self.terminator))
 
     def respond_raw(self, request: Request, result_json: bytes) -> Answer | None:
         """Like :meth:`respond` with a result already finished and encoded (cached pages)."""
@@ -588,10 +600,6 @@ def _log_level(level: Any) -> str:
             f"Invalid params: log level must be one of {', '.join(LOG_SEVERITY)}, not {level!r}",
         )
     return level
-
-
-#: ``[`` as bytes hold it (see :func:`too_deep`).
-_OPEN_SQUARE: Final = ord("[")
 
 
 def too_deep(data: bytes | str, message: Any, limit: int) -> bool:

@@ -425,14 +425,20 @@ class ServerSession:
                 value = box[0]
                 if finish is None:
                     self._send_here(value, id)
-                elif finish is ANSWER_CALL and type(value) is str and tool.text_results and self._route is None:  # type: ignore[union-attr]
-                    try:  # answer_call's answer of a text, made at once (it needs no context)
-                        answer = self.connection.respond_text(request, value)
+                elif (
+                    finish is ANSWER_CALL
+                    and type(value) is str
+                    and tool.text_results  # type: ignore[union-attr]
+                    and request.batch is None
+                    and self._route is None
+                ):
+                    try:  # answer_call's answer of a text, written at once (it needs no context)
+                        data = self.connection.text_answer(request, value)
                     except Exception:
                         self._failed_outside(request)
                     else:
-                        if answer is not None and not self._closed:
-                            self._write(answer.data)  # type: ignore[misc]
+                        if data is not None and not self._closed:
+                            self._write(data)  # type: ignore[misc]
                 else:  # _finished, inlined
                     try:
                         self._send_here(context.run(finish, self, request, tool, value, None), id)

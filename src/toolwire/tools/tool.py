@@ -197,7 +197,7 @@ class Tool:
         #: whose arguments are among its parameters is ``handler(**arguments)``). ``None`` otherwise.
         direct = self.is_async and not raw and not self._converters and context_param is None
         self.direct = (
-            DirectCall(handler, self._params, self.input_validator)
+            DirectCall(handler, self._params, input_schema)
             if direct and type(self).invoke is Tool.invoke
             else None
         )
@@ -376,7 +376,7 @@ class Tool:
         :mod:`toolwire.tools.threads`) unless the tool is ``inline``. ``loop``: the running
         event loop, if the caller has it at hand (else a plain function's call looks it up)."""
         direct = self.direct
-        if direct is not None and arguments.keys() <= direct.params:
+        if direct is not None and arguments.keys() <= self._params:
             return self.handler(**arguments)  # type: ignore[no-any-return]
         if self._raw:
             args: tuple[Any, ...] = (arguments,) if self._context_param is None else (arguments, context)
