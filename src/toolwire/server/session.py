@@ -118,6 +118,8 @@ class ServerSession:
         self.tools: dict[str, Tool] = server.registry.by_key  # type: ignore[assignment]
         self._write = write
         self._route = route
+        #: Whether messages go to one newline-delimited stream (several may leave in one write).
+        self._stream = write is not None and connection.terminator == b"\n"
         #: Set by transports that can end a request's connection but keep its stream
         #: (resumable HTTP): ``closer(request_id)``; see :meth:`Context.close_stream`.
         self.stream_closer: Callable[[RequestId], None] | None = None
@@ -221,17 +223,18 @@ class ServerSession:
                 name = params.get("name")
                 arguments = params.get("arguments")
                 tool = tools.get(name) if type(name) is str else None
+                id = request.id
                 if (
                     tool is not None
                     and type(arguments) is dict
                     and tool.enabled
                     and tool.name not in waited
-                    and request.id not in queued
+                    and id not in queued
                 ):
                     call = tool.direct
                     if call is not None and call.takes(arguments):
-                        queued[request.id] = (request, call.handler(**arguments), tool, ANSWER_CALL, tool.name)
-                        queue.append(request.id)
+                        queued[id] = (request, call.handler(**arguments), tool, ANSWER_CALL, tool.name)
+                        queue.append(id)
                         continue
             self.handle([request])
         if queue and not self._runner_due:
@@ -401,13 +404,21 @@ class ServerSession:
         task = asyncio.current_task(self._loop)
         assert task is not None
         queue, queued = self._queue, self._queued
+        # Text answers made at once, written together (before anything else is sent, and
+        # when the loop ends): a stream takes several messages in one write.
+        texts: list[bytes] | None = [] if self._stream else None
         while queue:
             id = queue.popleft()
             entry = queued.pop(id, None)
             if entry is None:
                 continue  # called off before it ran
             request, work, tool, finish, what = entry
-            self._tasks[id] = task
+            # A call that can reach the session may look its task up from its first step (a
+            # guard's deadline); a tool's own coroutine (finish: ANSWER_CALL) cannot, and is
+            # found once it waits.
+            known = finish is not ANSWER_CALL
+            if known:
+                self._tasks[id] = task
             context = _copy_context()
             rest: Awaitable[Any] | None = None
             box: list[Any] = []
@@ -415,43 +426,53 @@ class ServerSession:
             try:  # its first step, at once, in its own context; its end raises nothing (see .unraised)
                 waiting = context.run(_next, steps, _FINISHED)
             except (Exception, InputRequired) as raised:
+                self._write_texts(texts)
                 if finish is None:
                     self._failed_outside(request)
                 else:
                     self._finished(context, finish, request, tool, None, raised)
-                self._tasks.pop(id, None)
+                if known:
+                    self._tasks.pop(id, None)
                 continue
             if waiting is _FINISHED:  # answered without waiting: what _finish does, without its coroutine
                 value = box[0]
-                if finish is None:
-                    self._send_here(value, id)
-                elif (
+                if (
                     finish is ANSWER_CALL
                     and type(value) is str
                     and tool.text_results  # type: ignore[union-attr]
                     and request.batch is None
                     and self._route is None
                 ):
-                    try:  # answer_call's answer of a text, written at once (it needs no context)
+                    try:  # answer_call's answer of a text, made at once (it needs no context)
                         data = self.connection.text_answer(request, value)
                     except Exception:
+                        self._write_texts(texts)
                         self._failed_outside(request)
                     else:
                         if data is not None and not self._closed:
-                            self._write(data)  # type: ignore[misc]
-                else:  # _finished, inlined
-                    try:
-                        self._send_here(context.run(finish, self, request, tool, value, None), id)
-                    except Exception:
-                        self._failed_outside(request)
-                if request.task is None:
+                            if texts is None:
+                                self._write(data)  # type: ignore[misc]
+                            else:
+                                texts.append(data)
+                else:
+                    self._write_texts(texts)
+                    if finish is None:
+                        self._send_here(value, id)
+                    else:  # _finished, inlined
+                        try:
+                            self._send_here(context.run(finish, self, request, tool, value, None), id)
+                        except Exception:
+                            self._failed_outside(request)
+                if known and request.task is None:
                     self._tasks.pop(id, None)
                 if not task.cancelling():
                     continue
             else:
+                self._tasks[id] = task
                 rest = unboxed(Rest(steps, waiting, context), box)
                 if len(self._waited) < MAX_WAITED:
                     self._waited.add(what)
+            self._write_texts(texts)
             if queue:
                 self._loop.create_task(self._run_queued())  # the rest go on without waiting for this one
             else:
@@ -459,7 +480,14 @@ class ServerSession:
             if rest is not None:
                 await self._finish(request, rest, tool, finish)
             return
+        self._write_texts(texts)
         self._runner_due = False
+
+    def _write_texts(self, texts: list[bytes] | None) -> None:
+        """Write the text answers :meth:`_run_queued` holds, in one piece."""
+        if texts:
+            self._write(b"".join(texts))  # type: ignore[misc]
+            texts.clear()
 
     def _may_run_inline(self, request: Request, tool: Tool | None) -> bool:
         """Whether ``request``, a call of ``tool`` (if it is a ``tools/call`` of a registered
