@@ -186,8 +186,9 @@ class ServerConnection:
         line makes. Either way what :meth:`receive_data` would make of it: this is a
         stream's hot path, the checks of :meth:`_receive` that a plain request passes, in
         one place; anything else takes the general way."""
-        if len(line) > self.max_message_bytes:
-            return [self._too_large(len(line))]
+        size = len(line)
+        if size > self.max_message_bytes:
+            return [self._too_large(size)]
         try:
             message = _loads(line)
         except orjson.JSONDecodeError:
@@ -195,7 +196,7 @@ class ServerConnection:
         else:
             depth = self.max_depth
             # too_deep's first filter, inlined: a line holding no `[` nests too deep only when long
-            filtered = len(line) > 2 * depth and (_OPEN_SQUARE in line or len(line) >= 5 * depth + 2)
+            filtered = size > 2 * depth and (_OPEN_SQUARE in line or size >= 5 * depth + 2)
             if filtered and too_deep(line, message, depth):
                 message = _NOT_DECODED  # the general way refuses it
         if type(message) is dict and message.get("jsonrpc") == "2.0":
@@ -205,15 +206,17 @@ class ServerConnection:
             if type(method) is str and type(params) is dict and (type(id) is int or type(id) is str):
                 meta = params.get("_meta")
                 version = meta.get(META_PROTOCOL_VERSION) if type(meta) is dict else None
-                request: Request | None = None
+                request: Request
                 if version is None:  # _receive's legacy request, for a method the connection does not answer itself
                     codec = self.legacy
                     if codec is not None and method not in self._legacy_own and id not in self.in_flight:
                         request = Request(
                             id, method, params, meta, codec, self.client_capabilities, self.client_info, self.log_level
                         )
-                else:  # _modern_request's request, without a log level
-                    codec = MODERN_CODECS.get(version) if type(version) is str else None
+                        self.in_flight[id] = request
+                        return request
+                elif type(version) is str:  # _modern_request's request, without a log level
+                    codec = MODERN_CODECS.get(version)
                     if (
                         codec is not None
                         and method not in self._modern_own
@@ -224,9 +227,8 @@ class ServerConnection:
                         if type(capabilities) is dict:
                             client_info = meta.get(META_CLIENT_INFO)  # type: ignore[union-attr]
                             request = Request(id, method, params, meta, codec, capabilities, client_info, None)
-                if request is not None:
-                    self.in_flight[id] = request
-                    return request
+                            self.in_flight[id] = request
+                            return request
         events: list[Event] = []
         self._parse(line, events, blank_ok=True, decoded=message)  # the general way, its checks in full
         return events

@@ -47,9 +47,9 @@ class Request:
         "codec",
         "id",
         "log_level",
+        "meta",
         "method",
         "params",
-        "progress_token",
         "target",
         "task",
     )
@@ -72,7 +72,8 @@ class Request:
         self.capabilities = capabilities
         self.client_info = client_info
         self.log_level = log_level
-        self.progress_token = meta.get("progressToken") if type(meta) is dict else None
+        #: The request's ``_meta`` as sent (anything; usually absent: ``None``).
+        self.meta = meta
         self.cancelled = False
         self.batch: Batch | None = None
         #: The caller's verified identity, set by a transport that authenticates (HTTP).
@@ -83,6 +84,12 @@ class Request:
         self.claim: Any = None
         #: What the request names (a tool, prompt, resource), once looked up.
         self.target: Any = None
+
+    @property
+    def progress_token(self) -> Any:
+        """The token the client asked progress notifications with, or ``None``."""
+        meta = self.meta
+        return meta.get("progressToken") if type(meta) is dict else None
 
     def __repr__(self) -> str:
         return f"Request({self.id!r}, {self.method!r}, {self.codec.version})"

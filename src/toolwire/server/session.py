@@ -73,6 +73,14 @@ _FINISHED: Final = FINISHED
 Finish = Callable[["ServerSession", Request, Any, Any, "Exception | InputRequired | None"], "Answer | None"]
 
 
+def _called(request: Request, tool: Tool | None) -> Any:
+    """What a call of ``tool`` (if registered) made by ``request`` is known by among those
+    that waited: the tool's name (or the name it was called by), else the method."""
+    if tool is not None:
+        return tool.name
+    return request.params.get("name") if request.method == "tools/call" else request.method
+
+
 class ServerSession:
     """Serves ``connection`` for ``server``; ``write`` sends bytes to the peer.
 
@@ -133,8 +141,8 @@ class ServerSession:
         self._inline_calls: dict[RequestId, bool] = {}
         self._adopting: list[Coroutine[Any, Any, None]] | None = None
         #: Calls started and not yet run (Python 3.11), their ids in order: run by one task, see
-        #: _run_queued. By request id: the request, its work, and the tool (or method) called.
-        self._queued: dict[RequestId, tuple[Request, Coroutine[Any, Any, Any], Tool | None, Finish | None, str]] = {}
+        #: _run_queued. By request id: the request and its work.
+        self._queued: dict[RequestId, tuple[Request, Coroutine[Any, Any, Any], Tool | None, Finish | None]] = {}
         self._queue: collections.deque[RequestId] = collections.deque()
         self._runner_due = False  # a task will run what is queued
         #: Tools (and methods) whose calls waited: theirs get a task of their own at once.
@@ -228,12 +236,12 @@ class ServerSession:
                     tool is not None
                     and type(arguments) is dict
                     and tool.enabled
-                    and tool.name not in waited
+                    and (not waited or tool.name not in waited)
                     and id not in queued
                 ):
                     call = tool.direct
                     if call is not None and call.takes(arguments):
-                        queued[id] = (request, call.handler(**arguments), tool, ANSWER_CALL, tool.name)
+                        queued[id] = (request, call.handler(**arguments), tool, ANSWER_CALL)
                         queue.append(id)
                         continue
             self.handle([request])
@@ -379,14 +387,11 @@ class ServerSession:
             if not task.done() and request.task is None:
                 self._tasks[request.id] = task
         else:
-            if tool is not None:
-                what: Any = tool.name
-            else:
-                what = request.params.get("name") if request.method == "tools/call" else request.method
+            what = _called(request, tool)
             if type(what) is not str or what in self._waited or request.id in self._queued:
                 self._tasks[request.id] = self._loop.create_task(self._finish(request, work, tool, finish))
                 return
-            self._queued[request.id] = (request, work, tool, finish, what)
+            self._queued[request.id] = (request, work, tool, finish)
             self._queue.append(request.id)
             if not self._runner_due:
                 self._runner_due = True
@@ -412,7 +417,7 @@ class ServerSession:
             entry = queued.pop(id, None)
             if entry is None:
                 continue  # called off before it ran
-            request, work, tool, finish, what = entry
+            request, work, tool, finish = entry
             # A call that can reach the session may look its task up from its first step (a
             # guard's deadline); a tool's own coroutine (finish: ANSWER_CALL) cannot, and is
             # found once it waits.
@@ -471,7 +476,7 @@ class ServerSession:
                 self._tasks[id] = task
                 rest = unboxed(Rest(steps, waiting, context), box)
                 if len(self._waited) < MAX_WAITED:
-                    self._waited.add(what)
+                    self._waited.add(_called(request, tool))
             self._write_texts(texts)
             if queue:
                 self._loop.create_task(self._run_queued())  # the rest go on without waiting for this one
