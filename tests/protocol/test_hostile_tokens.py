@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.support.rawclient import RawClient, modern_meta, toolwire_command
@@ -106,6 +106,7 @@ def test_a_request_state_is_taken_back_only_as_sealed(answers: dict[str, int]) -
 
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.text(max_size=100), st.binary(max_size=60).map(tokens.encode), st.integers(), st.none()))
+@example("0" * 13 + "\x1f" * 8 + "\U0001093a" * 19)  # quoted, 40 characters take 277
 def test_task_and_skill_cursors_are_a_position_or_invalid_params(cursor: Any) -> None:
     for read in (lambda: tasks_cursor(cursor), lambda: skills_cursor(cursor, 1000)):
         try:

@@ -89,9 +89,9 @@ _NOT_DECODED: Final[Any] = object()
 _OPEN_SQUARE: Final = ord("[")
 DEFAULT_MAX_DEPTH = 64
 #: A ``tools/call`` answer of one text block in pieces (see :meth:`ServerConnection.respond_text`):
-#: its start, what comes between its id and its text, and its end, which follows the rest of
-#: the result (:meth:`Codec.text_result_end`) and comes before the terminator.
-_TEXT_ANSWER: Final = (b'{"jsonrpc":"2.0","id":', b',"result":{"content":[{"type":"text","text":', b"}")
+#: its start, and what comes between its id and its text (its end after the text is the
+#: server identity's :meth:`~.identity.ServerIdentity.text_end`).
+_TEXT_ANSWER: Final = (b'{"jsonrpc":"2.0","id":', b',"result":{"content":[{"type":"text","text":')
 
 
 class ServerConnection:
@@ -505,8 +505,8 @@ class ServerConnection:
         if request.cancelled or self.in_flight.get(request.id) is not request:  # _answer's, inlined
             return None
         del self.in_flight[request.id]
-        start, text_start, end = _TEXT_ANSWER  # joined: cheaper than a bytes template's `%`
-        return b"".join((start, _dumps(request.id), text_start, encoded, tail, end, self.terminator))
+        start, text_start = _TEXT_ANSWER  # joined: cheaper than a bytes template's `%`
+        return b"".join((start, _dumps(request.id), text_start, encoded, tail, self.terminator))
 
     def respond_raw(self, request: Request, result_json: bytes) -> Answer | None:
         """Like :meth:`respond` with a result already finished and encoded (cached pages)."""

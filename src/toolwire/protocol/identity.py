@@ -44,7 +44,7 @@ class ServerIdentity:
         self.cache_scope = cache_scope
         self.contributions = contributions if contributions is not None else []
         self._rendered: dict[str, dict[str, Any]] = {}
-        #: By version: what ends a result of one text block, once :meth:`text_end` made it.
+        #: By version: what ends an answer of one text block, once :meth:`text_end` made it.
         self.text_ends: dict[str, bytes] = {}
 
     def capabilities_in(self, codec: Codec) -> dict[str, Any]:
@@ -61,9 +61,10 @@ class ServerIdentity:
         return rendered
 
     def text_end(self, codec: Codec) -> bytes:
-        """What ends a result of one text block in ``codec``'s version, after its text
-        (:meth:`Codec.text_result_end` with this server's info), kept in :attr:`text_ends`."""
-        end = self.text_ends[codec.version] = codec.text_result_end(self.info)
+        """What ends an answer of one text block in ``codec``'s version, after its text:
+        the result's end (:meth:`Codec.text_result_end` with this server's info), then the
+        message's; kept in :attr:`text_ends`."""
+        end = self.text_ends[codec.version] = codec.text_result_end(self.info) + b"}"
         return end
 
     def changed(self) -> None:

@@ -88,10 +88,16 @@ def read_offset(cursor: Any, kind: str) -> int | None:
 
 
 def shown(token: Any) -> str:
-    """``token`` for an error message: at most 40 characters of it, quoted."""
+    """``token`` for an error message: quoted, at most 40 of its characters and 80 of their
+    quoted form (a character may be quoted as ten: ``\\U0001093a``)."""
     if type(token) is not str:
         return f"a {type(token).__name__}"
-    return repr(token) if len(token) <= 40 else f"{token[:40]!r}... ({len(token)} characters)"
+    size = min(len(token), 40)
+    quoted = repr(token[:size])
+    while len(quoted) > 80:
+        size //= 2
+        quoted = repr(token[:size])
+    return quoted if size == len(token) else f"{quoted}... ({len(token)} characters)"
 
 
 def invalid_cursor(cursor: Any, listing: str) -> str:

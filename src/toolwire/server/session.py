@@ -228,9 +228,12 @@ class ServerSession:
             request: Request = got
             if direct and request.method == "tools/call":  # call_tool's and start's checks, inlined
                 params = request.params
-                name = params.get("name")
+                name: Any = params.get("name")
                 arguments = params.get("arguments")
-                tool = tools.get(name) if type(name) is str else None
+                try:
+                    tool = tools.get(name)
+                except TypeError:  # a name that cannot key a dict (a list...): call_tool refuses it
+                    tool = None
                 id = request.id
                 if (
                     tool is not None
@@ -425,9 +428,8 @@ class ServerSession:
             if known:
                 self._tasks[id] = task
             context = _copy_context()
-            rest: Awaitable[Any] | None = None
             box: list[Any] = []
-            steps = _boxed(box, work).__await__()
+            steps = _boxed(box, work)
             try:  # its first step, at once, in its own context; its end raises nothing (see .unraised)
                 waiting = context.run(_next, steps, _FINISHED)
             except (Exception, InputRequired) as raised:
@@ -454,11 +456,11 @@ class ServerSession:
                         self._write_texts(texts)
                         self._failed_outside(request)
                     else:
-                        if data is not None and not self._closed:
-                            if texts is None:
-                                self._write(data)  # type: ignore[misc]
-                            else:
+                        if data is not None:
+                            if texts is not None:
                                 texts.append(data)
+                            elif not self._closed:
+                                self._write(data)  # type: ignore[misc]
                 else:
                     self._write_texts(texts)
                     if finish is None:
@@ -472,6 +474,7 @@ class ServerSession:
                     self._tasks.pop(id, None)
                 if not task.cancelling():
                     continue
+                rest: Awaitable[Any] | None = None  # cancelled: the rest go on in another task
             else:
                 self._tasks[id] = task
                 rest = unboxed(Rest(steps, waiting, context), box)
@@ -489,9 +492,11 @@ class ServerSession:
         self._runner_due = False
 
     def _write_texts(self, texts: list[bytes] | None) -> None:
-        """Write the text answers :meth:`_run_queued` holds, in one piece."""
+        """Write the text answers :meth:`_run_queued` holds, in one piece (unless the
+        session closed meanwhile)."""
         if texts:
-            self._write(b"".join(texts))  # type: ignore[misc]
+            if not self._closed:
+                self._write(b"".join(texts))  # type: ignore[misc]
             texts.clear()
 
     def _may_run_inline(self, request: Request, tool: Tool | None) -> bool:

@@ -18,28 +18,20 @@ from .validation import simple_schema
 
 
 class DirectCall:
-    """``handler``: the tool's ``async def``; ``params``: its parameters' names; ``schema``:
-    its input schema, whose flat form (when it has one) :meth:`takes` checks against."""
+    """``handler``: the tool's ``async def``; ``kinds``: the Python types each parameter's
+    value may have, by name (the schema's flat form's properties that name a parameter);
+    ``required``: the names the schema requires, all among them. See :func:`direct_call`."""
 
     __slots__ = ("handler", "kinds", "required", "size")
 
-    def __init__(self, handler: Callable[..., Any], params: frozenset[str], schema: dict[str, Any]) -> None:
+    def __init__(
+        self, handler: Callable[..., Any], kinds: dict[str, tuple[type, ...]], required: frozenset[str]
+    ) -> None:
         self.handler = handler
-        simple = simple_schema(schema)
-        #: The Python types each parameter's value may have, by name (the flat form's
-        #: properties that name a parameter); ``None`` if the schema has no flat form or
-        #: requires a name that is not among them: :meth:`takes` then takes nothing.
-        self.kinds: dict[str, tuple[type, ...]] | None = None
-        #: The required names, and how many arguments there are when each of ``kinds`` is given.
-        self.required: frozenset[str] = frozenset()
-        self.size = -1
-        if simple is not None:
-            required, types, _extra = simple
-            kinds = {name: accepted for name, accepted in types.items() if name in params}
-            if required <= kinds.keys():
-                self.kinds = kinds
-                self.required = required
-                self.size = len(kinds)
+        self.kinds = kinds
+        self.required = required
+        #: How many arguments there are when each of ``kinds`` is given.
+        self.size = len(kinds)
 
     def takes(self, arguments: dict[str, Any]) -> bool:
         """Whether ``arguments`` can go to ``handler(**arguments)`` as they are: each names a
@@ -48,11 +40,22 @@ class DirectCall:
         verdict and message; an argument the flat form does not list), never that they are
         invalid."""
         kinds = self.kinds
-        if kinds is None:
-            return False
         for name, value in arguments.items():
             accepted = kinds.get(name)
             if accepted is None or type(value) not in accepted:
                 return False
         # each argument names one of kinds: all of them given is all the required ones given
         return len(arguments) == self.size or arguments.keys() >= self.required
+
+
+def direct_call(handler: Callable[..., Any], params: frozenset[str], schema: dict[str, Any]) -> DirectCall | None:
+    """What calling ``handler`` (an ``async def`` taking ``params`` as they are) at once takes,
+    for a tool whose input schema is ``schema``; ``None`` if the schema has no flat form
+    (:func:`~.validation.simple_schema`) or requires a name that is not a parameter: its
+    calls then take the full path."""
+    simple = simple_schema(schema)
+    if simple is None:
+        return None
+    required, types, _extra = simple
+    kinds = {name: accepted for name, accepted in types.items() if name in params}
+    return DirectCall(handler, kinds, required) if required <= kinds.keys() else None

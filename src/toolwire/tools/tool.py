@@ -17,7 +17,7 @@ import orjson
 
 from ..auth.identity import scope_set
 from ..errors import ToolwireError
-from .direct import DirectCall
+from .direct import DirectCall, direct_call
 from .results import ToolResult, build_result, raw_result
 from .schema import SchemaBuilder
 from .signature import parameters_schema, parse_docstring, read_signature
@@ -192,15 +192,14 @@ class Tool:
         self._params = frozenset(input_schema.get("properties", ()))
         #: Checks the arguments against ``input_schema`` (see :meth:`validate_arguments`).
         self.input_validator = Validator(input_schema, lenient=bool(options.get("lenient")))
-        #: When the handler is an ``async def`` taking the arguments as they are (no converters,
-        #: no context, the base class's :meth:`invoke`): what calling it at once takes (a call
-        #: whose arguments are among its parameters is ``handler(**arguments)``). ``None`` otherwise.
-        direct = self.is_async and not raw and not self._converters and context_param is None
-        self.direct = (
-            DirectCall(handler, self._params, input_schema)
-            if direct and type(self).invoke is Tool.invoke
-            else None
-        )
+        #: Whether the handler is an ``async def`` taking the arguments as they are (no
+        #: converters, no context, the base class's :meth:`invoke`): :meth:`invoke` then
+        #: calls it with them, once they are among its parameters.
+        plain = self.is_async and not raw and not self._converters and context_param is None
+        self._plain = plain and type(self).invoke is Tool.invoke
+        #: What calling such a handler at once takes, when its schema has a flat form
+        #: (``handler(**arguments)``, once :meth:`DirectCall.takes` the arguments); ``None`` otherwise.
+        self.direct: DirectCall | None = direct_call(handler, self._params, input_schema) if self._plain else None
         self._output = Validator(output_schema) if output_schema is not None else None
         #: Whether a call's coroutine is the handler's own (an ``async def`` without a context):
         #: the session then makes the answer from what it returns (``calls.answer_call``).
@@ -375,8 +374,7 @@ class Tool:
         to the parameters' types); a plain function runs on a worker thread (see
         :mod:`toolwire.tools.threads`) unless the tool is ``inline``. ``loop``: the running
         event loop, if the caller has it at hand (else a plain function's call looks it up)."""
-        direct = self.direct
-        if direct is not None and arguments.keys() <= self._params:
+        if self._plain and arguments.keys() <= self._params:
             return self.handler(**arguments)  # type: ignore[no-any-return]
         if self._raw:
             args: tuple[Any, ...] = (arguments,) if self._context_param is None else (arguments, context)
