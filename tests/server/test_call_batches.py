@@ -196,3 +196,27 @@ async def test_calls_taken_at_once_from_a_read_keep_its_order_cancellations_and_
     assert by_id[3]["result"]["isError"] is True and "value" in by_id[3]["result"]["content"][0]["text"]
     assert "Unknown tool: pause" in str(by_id[4])
     assert texts(answers)[5] == "unset"
+
+
+class Later:
+    """An awaitable that is no coroutine (only ``__await__``), as a tool's ``invoke`` may give."""
+
+    def __await__(self) -> Any:
+        yield from ()
+        return "later"
+
+
+async def test_a_queued_call_whose_tool_gives_another_awaitable_is_answered() -> None:
+    server = build([])
+
+    @server.tool
+    async def shaped(items: list[int]) -> str:
+        """No flat schema: validated, then invoked."""
+        return "never"
+
+    server.registry.by_key["shaped"].invoke = lambda arguments, context=None, loop=None: Later()  # type: ignore[method-assign]
+    session, answers = await opened(server)
+    session.feed(lines(call(1, "shaped", items=[1]), call(2, "mark", value="x")))
+    await until(answers, 2)
+    assert texts(answers) == {1: "later", 2: "unset"}
+    await session.close(0.1)

@@ -30,6 +30,7 @@ import functools
 import os
 import sys
 import threading
+import types
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Final
 
@@ -48,7 +49,7 @@ from .calls import ANSWER_CALL, call_tool
 from .context import ClientRequestFailed, InputRequired
 from .stepping import Rest
 from .subscriptions import tell_list_changed, tell_resource_updated
-from .unraised import FINISHED, boxed, unboxed
+from .unraised import FINISHED, awaited, boxed, unboxed
 
 if TYPE_CHECKING:
     from ..auth.identity import Identity
@@ -67,6 +68,7 @@ _copy_context: Final = contextvars.copy_context
 _next: Final = next
 _boxed: Final = boxed
 _FINISHED: Final = FINISHED
+_COROUTINE: Final = types.CoroutineType
 
 #: How a call whose work is its tool's own coroutine is answered (``calls.answer_call``):
 #: ``finish(session, request, tool, value, raised)``, given what the coroutine returned or raised.
@@ -394,6 +396,8 @@ class ServerSession:
             if type(what) is not str or what in self._waited or request.id in self._queued:
                 self._tasks[request.id] = self._loop.create_task(self._finish(request, work, tool, finish))
                 return
+            if type(work) is not _COROUTINE:  # a tool's invoke may give any awaitable
+                work = awaited(work)
             self._queued[request.id] = (request, work, tool, finish)
             self._queue.append(request.id)
             if not self._runner_due:
@@ -408,7 +412,8 @@ class ServerSession:
         start at once, this saves a task and its scheduling per call. The tool (or method)
         of a call that waited gets a task of its own for its later calls (a plain function
         on a worker thread always waits). A call that fails outright is logged and the
-        others run on."""
+        others run on. On a stream, the text answers of the calls that finish at once leave
+        together, in one write, before anything else is sent and when the run ends."""
         task = asyncio.current_task(self._loop)
         assert task is not None
         queue, queued = self._queue, self._queued

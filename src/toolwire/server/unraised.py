@@ -24,9 +24,16 @@ FINISHED: Any = object()
 
 @types.coroutine
 def boxed(box: list[Any], work: Coroutine[Any, Any, Any]) -> Generator[Any, Any, None]:
-    """Take ``work`` (a coroutine) to its end and append its value to ``box``; what it
-    raises propagates. Its steps: ``next(boxed(box, work), FINISHED)``."""
+    """Take ``work`` (a coroutine: see :func:`awaited` for other awaitables) to its end and
+    append its value to ``box``; what it raises propagates. Its steps: ``next(boxed(box,
+    work), FINISHED)``."""
     box.append((yield from work))  # a coroutine, which a types.coroutine generator may take
+
+
+async def awaited(work: Awaitable[Any]) -> Any:
+    """``work``, an awaitable that is no coroutine (a future, an object with ``__await__``),
+    as a coroutine that :func:`boxed` can take."""
+    return await work
 
 
 async def unboxed(rest: Awaitable[None], box: list[Any]) -> Any:
