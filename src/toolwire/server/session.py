@@ -222,10 +222,11 @@ class ServerSession:
             and not server.call_claimers
         )
         tools, queued, queue, waited = self.tools, self._queued, self._queue, self._waited
+        pending: list[Any] = []  # the lines' events for handle, handed over before a call is queued here
         for line in lines:
             got = connection.receive_line(line)
             if type(got) is not Request:
-                self.handle(got)  # type: ignore[arg-type]  # the line's events
+                pending += got  # type: ignore[arg-type]  # the line's events
                 continue
             request: Request = got
             if direct and request.method == "tools/call":  # call_tool's and start's checks, inlined
@@ -236,20 +237,25 @@ class ServerSession:
                     tool = tools.get(name)
                 except TypeError:  # a name that cannot key a dict (a list...): call_tool refuses it
                     tool = None
-                id = request.id
-                if (
-                    tool is not None
-                    and type(arguments) is dict
-                    and tool.enabled
-                    and (not waited or tool.name not in waited)
-                    and id not in queued
-                ):
+                if tool is not None and type(arguments) is dict:
                     call = tool.direct
-                    if call is not None and call.takes(arguments):
+                    id = request.id
+                    if (
+                        call is not None
+                        and tool.enabled
+                        and (not waited or tool.name not in waited)
+                        and id not in queued
+                        and call.takes(arguments)
+                    ):
+                        if pending:
+                            self.handle(pending)
+                            pending = []
                         queued[id] = (request, call.handler(**arguments), tool, ANSWER_CALL)
                         queue.append(id)
                         continue
-            self.handle([request])
+            pending.append(request)
+        if pending:
+            self.handle(pending)
         if queue and not self._runner_due:
             self._runner_due = True
             self._loop.create_task(self._run_queued())
@@ -417,8 +423,8 @@ class ServerSession:
         task = asyncio.current_task(self._loop)
         assert task is not None
         queue, queued = self._queue, self._queued
-        # Text answers made at once, written together (before anything else is sent, and
-        # when the loop ends): a stream takes several messages in one write.
+        # On a stream, the text answers made at once, written together (before anything
+        # else is sent, and when the loop ends): it takes several messages in one write.
         texts: list[bytes] | None = [] if self._stream else None
         while queue:
             id = queue.popleft()
@@ -449,11 +455,11 @@ class ServerSession:
             if waiting is _FINISHED:  # answered without waiting: what _finish does, without its coroutine
                 value = box[0]
                 if (
-                    finish is ANSWER_CALL
+                    texts is not None
+                    and finish is ANSWER_CALL
                     and type(value) is str
                     and tool.text_results  # type: ignore[union-attr]
                     and request.batch is None
-                    and self._route is None
                 ):
                     try:  # answer_call's answer of a text, made at once (it needs no context)
                         data = self.connection.text_answer(request, value)
@@ -462,10 +468,7 @@ class ServerSession:
                         self._failed_outside(request)
                     else:
                         if data is not None:
-                            if texts is not None:
-                                texts.append(data)
-                            elif not self._closed:
-                                self._write(data)  # type: ignore[misc]
+                            texts.append(data)
                 else:
                     self._write_texts(texts)
                     if finish is None:
