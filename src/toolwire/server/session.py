@@ -484,7 +484,8 @@ class ServerSession:
                     continue
                 rest: Awaitable[Any] | None = None  # cancelled: the rest go on in another task
             else:
-                self._tasks[id] = task
+                if not known:  # found from its first wait on (one that could detach, a task, is found already)
+                    self._tasks[id] = task
                 rest = unboxed(Rest(steps, waiting, context), box)
                 if len(self._waited) < MAX_WAITED:
                     self._waited.add(_called(request, tool))
