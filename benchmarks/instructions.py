@@ -27,7 +27,8 @@ and stateless 2026-07-28 requests carrying ``_meta`` (after a ``server/discover`
 Each path is counted against its **raw floor** in the same run: ``stdio_floor.py`` (a bare
 asyncio + uvloop JSON-RPC loop) and ``http_floor.py`` (a bare ASGI app on uvicorn with
 httptools and uvloop). ``--peers`` adds the official MCP SDK (``sdk_echo_server.py``, the
-SDK's ``MCPServer``; slow: a few minutes), when it is installed. Every answer is checked.
+SDK's ``MCPServer``) and FastMCP (``fastmcp_echo_server.py``), each when it is installed
+(slow: a few minutes each). Every answer is checked.
 
 ``--tool echo_inline`` or ``echo_sync`` counts toolwire's plain ``def`` tools instead (called
 on the event loop, or on a worker thread); ``--guards`` serves ``guarded_echo_server.py``
@@ -86,12 +87,16 @@ SERVERS = {
     ("stdio", "floor"): ["benchmarks/stdio_floor.py"],
     ("stdio", "toolwire"): ["-m", "toolwire", "run", "benchmarks/echo_server.py"],
     ("stdio", "sdk"): ["benchmarks/sdk_echo_server.py"],
+    ("stdio", "fastmcp"): ["benchmarks/fastmcp_echo_server.py"],
     ("http", "floor"): ["benchmarks/http_floor.py"],
     ("http", "toolwire"): ["benchmarks/http_echo_server.py"],
     ("http", "sdk"): ["benchmarks/sdk_echo_server.py", "--http"],
+    ("http", "fastmcp"): ["benchmarks/fastmcp_echo_server.py", "--http"],
 }
 GUARDED = ["-m", "toolwire", "run", "benchmarks/guarded_echo_server.py"]
-NAMES = {"floor": "raw floor", "toolwire": "toolwire", "sdk": "official SDK"}
+NAMES = {"floor": "raw floor", "toolwire": "toolwire", "sdk": "official SDK", "fastmcp": "FastMCP"}
+#: The peers ``--peers`` counts, each when its package is installed: server -> package.
+PEERS = {"sdk": "mcp", "fastmcp": "fastmcp"}
 
 
 def calls_template(era: str, tool: str) -> bytes:
@@ -103,7 +108,7 @@ def calls_template(era: str, tool: str) -> bytes:
 def check(body: bytes, id: int, where: str) -> None:
     """Exit unless ``body`` (JSON, or an SSE stream whose last event is the answer) answers
     call ``id`` with the text ``hello``."""
-    if body.startswith(b"event:") or body.startswith(b"data:"):
+    if not body.startswith(b"{"):  # a stream: events, and comments (a server's pings, under callgrind's pace)
         body = [line for line in body.split(b"\n") if line.startswith(b"data:")][-1][5:]
     message = json.loads(body)
     result = message.get("result") or {}
@@ -429,13 +434,13 @@ def servers_of(path: str, peers: bool) -> list[str]:
     if path == "session":
         return ["toolwire"]
     servers = ["floor", "toolwire"]
-    if peers and importlib.util.find_spec("mcp") is not None:
-        servers.append("sdk")
+    if peers:
+        servers += [server for server, package in PEERS.items() if importlib.util.find_spec(package) is not None]
     return servers
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    servers = [server for server in ("floor", "toolwire", "sdk") if any(server in row for row in rows)]
+    servers = [server for server in NAMES if any(server in row for row in rows)]
     titles = []
     for server in servers:
         titles.append(NAMES[server])
@@ -480,7 +485,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, help=f"N: each case runs N and 2N calls (default {DEFAULT_CALLS})")
     parser.add_argument("--only", choices=PATHS, help="one path only (session: only so)")
-    parser.add_argument("--peers", action="store_true", help="also the official SDK (slow)")
+    parser.add_argument("--peers", action="store_true", help="also the official SDK and FastMCP, if installed (slow)")
     parser.add_argument("--compiled", action="store_true", help="build this tree's compiled wheel; count it")
     parser.add_argument("--tool", choices=("echo", "echo_inline", "echo_sync"), default="echo", help="toolwire's tool")
     parser.add_argument("--guards", action="store_true", help="toolwire with guards on (stdio)")
@@ -508,7 +513,7 @@ def main() -> None:
             for era in ERAS:
                 row: dict[str, Any] = {"path": path, "era": era}
                 for server in servers_of(path, args.peers):
-                    calls = args.calls or (PEER_CALLS if server == "sdk" else DEFAULT_CALLS)[path]
+                    calls = args.calls or (PEER_CALLS if server in PEERS else DEFAULT_CALLS)[path]
                     if path != "http":
                         calls = max(calls // BURST, 1) * BURST
                     row[server] = per_call(path, server, era, calls, Path(folder), args)
